@@ -1,0 +1,78 @@
+// swift-tools-version:6.0
+// PayPanel: the backend behind an Apple Pay panel that lives inside a push notification.
+// No outside Swift packages: only the toolchain and two system libraries (SQLite 3, OpenSSL 3).
+import PackageDescription
+
+let package = Package(
+    name: "PayPanel",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "paypanel", targets: ["paypanel"]),
+        .library(name: "PayPanel", targets: ["PayPanel"]),
+    ],
+    targets: [
+        // System libraries: a module map that links the library plus a shim header for the
+        // macros and variadic functions Swift cannot import directly.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            path: "Sources/COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+
+        // Embeds Migrations/**/*.sql into the library at build time, so the binary carries its
+        // schema wherever it is copied (a runtime file lookup would break that).
+        .executableTarget(name: "embed-migrations", path: "Sources/embed-migrations"),
+        .plugin(
+            name: "EmbedMigrationsPlugin",
+            capability: .buildTool(),
+            dependencies: ["embed-migrations"],
+            path: "Sources/EmbedMigrationsPlugin"
+        ),
+
+        // All the logic, in feature folders. Never prints.
+        .target(
+            name: "PayPanel",
+            dependencies: ["CSQLite", "COpenSSL"],
+            path: "Sources/PayPanel",
+            plugins: ["EmbedMigrationsPlugin"]
+        ),
+        // The deterministic, stateful mock payment processor with its own SQLite ledger.
+        .target(
+            name: "MockProcessor",
+            dependencies: ["PayPanel"],
+            path: "Sources/MockProcessor"
+        ),
+        // The command-line program: argument parsing and terminal drawing only.
+        .executableTarget(
+            name: "paypanel",
+            dependencies: ["PayPanel", "MockProcessor"],
+            path: "Sources/paypanel"
+        ),
+
+        // Shared by the test targets: temporary directories, fixture paths, running the binary.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(
+            name: "PayPanelTests",
+            dependencies: ["PayPanel", "TestSupport"],
+            path: "Tests/PayPanelTests"
+        ),
+        .testTarget(
+            name: "MockProcessorTests",
+            dependencies: ["MockProcessor", "PayPanel", "TestSupport"],
+            path: "Tests/MockProcessorTests"
+        ),
+        // Runs the built `paypanel` binary and compares stdout, stderr and exit code.
+        .testTarget(
+            name: "paypanelCLITests",
+            dependencies: ["paypanel", "TestSupport"],
+            path: "Tests/paypanelCLITests"
+        ),
+    ]
+)

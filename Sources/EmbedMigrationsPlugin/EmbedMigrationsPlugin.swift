@@ -1,0 +1,37 @@
+import Foundation
+import PackagePlugin
+
+/// Build-tool plugin: turns every `Migrations/**/*.sql` file of the package into a generated
+/// Swift source of the target, so the schema travels inside the binary.
+///
+/// The directory is listed here, at build-planning time, rather than in `Package.swift`
+/// (whose evaluation is cached): a new migration file is picked up by the next build.
+@main
+struct EmbedMigrationsPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
+        let migrations = context.package.directoryURL.appending(path: "Migrations")
+        let sqlFiles = Self.sqlFiles(under: migrations)
+        let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrationFiles.swift")
+        return [
+            .buildCommand(
+                displayName: "Embedding \(sqlFiles.count) migration file(s) into \(target.name)",
+                executable: try context.tool(named: "embed-migrations").url,
+                arguments: [output.path(percentEncoded: false), migrations.path(percentEncoded: false)]
+                    + sqlFiles.map { $0.path(percentEncoded: false) },
+                inputFiles: sqlFiles,
+                outputFiles: [output]
+            )
+        ]
+    }
+
+    private static func sqlFiles(under directory: URL) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(
+            at: directory, includingPropertiesForKeys: [.isRegularFileKey]
+        ) else { return [] }
+        var files: [URL] = []
+        for case let url as URL in enumerator where url.pathExtension == "sql" {
+            files.append(url)
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+internal import CSQLite
+
+/// One SQLite connection with PayPanel's settings: WAL, `synchronous=FULL`, foreign keys on,
+/// a busy timeout, extended result codes, defensive mode. Files are created 0600.
+///
+/// A connection has one owner (an actor, or one command) and is deliberately not `Sendable`.
+public final class Database {
+    let handle: OpaquePointer
+    /// The file path (or `:memory:`), used in error messages.
+    public let path: String
+    /// How long a write waits for another process's lock before failing with "locked".
+    public let busyTimeout: Duration
+    private var statementCache: [String: Statement] = [:]
+    private var transactionDepth = 0
+
+    /// How to open a database.
+    public struct Options: Sendable {
+        /// Open read-only (no migrations, no writes).
+        public var readOnly = false
+        /// Create the file (mode 0600) when it does not exist.
+        public var create = true
+        public var busyTimeout: Duration = .seconds(5)
+
+        public init(readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5)) {
+            self.readOnly = readOnly
+            self.create = create
+            self.busyTimeout = busyTimeout
+        }
+    }
+
+    /// Opens (and when allowed creates) the database at `path`; `:memory:` gives a private
+    /// in-memory database.
+    public init(path: String, options: Options = Options()) throws(DatabaseError) {
+        self.path = path
+        self.busyTimeout = options.busyTimeout
+        let inMemory = path == ":memory:"
+        if !inMemory && !options.readOnly && options.create {
+            try Database.createFilePrivately(path)
+        }
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if inMemory { flags |= SQLITE_OPEN_MEMORY | SQLITE_OPEN_CREATE }
+        var connection: OpaquePointer?
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard code == SQLITE_OK, let connection else {
+            let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(connection)
+            throw DatabaseError(extendedCode: code, sqliteMessage: message, sql: nil, path: path)
+        }
+        self.handle = connection
+        sqlite3_extended_result_codes(connection, 1)
+        _ = paypanel_sqlite3_enable_defensive(connection)
+        _ = paypanel_sqlite3_disable_load_extension(connection)
+        let milliseconds = options.busyTimeout.components.seconds * 1000 + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
+        // The first statement reads the header: a file that is not a database fails here.
+        try execute("PRAGMA foreign_keys = ON")
+        try execute("PRAGMA trusted_schema = OFF")
+        if !inMemory && !options.readOnly {
+            try execute("PRAGMA journal_mode = WAL")
+            // FULL: a committed payment survives power loss, not just a process crash.
+            try execute("PRAGMA synchronous = FULL")
+        }
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Creates an empty file readable by its owner only, before SQLite opens it; SQLite gives
+    /// the -wal and -shm files the same permissions.
+    private static func createFilePrivately(_ path: String) throws(DatabaseError) {
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        let reason = errno
+        if reason == EEXIST { return }
+        throw DatabaseError(extendedCode: 14, sqliteMessage: String(cString: strerror(reason)), sql: nil, path: path)
+    }
+
+    func error(code: Int32, sql: String?) -> DatabaseError {
+        let extended = sqlite3_extended_errcode(handle)
+        let message = String(cString: sqlite3_errmsg(handle))
+        return DatabaseError(extendedCode: extended != 0 ? extended : code, sqliteMessage: message, sql: sql, path: path)
+    }
+
+    // MARK: - Statements
+
+    /// A prepared statement for `sql`, cached on this connection.
+    public func statement(_ sql: String) throws(DatabaseError) -> Statement {
+        if let cached = statementCache[sql] { return cached }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Runs one statement that returns no rows.
+    public func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// Runs a script of several statements (migrations). No bound values.
+    public func executeScript(_ sql: String) throws(DatabaseError) {
+        var error: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &error)
+        if code != SQLITE_OK {
+            let failure = self.error(code: code, sql: nil)
+            sqlite3_free(error)
+            throw DatabaseError(extendedCode: failure.extendedCode, sqliteMessage: failure.sqliteMessage,
+                                sql: Database.firstLine(of: sql), path: path)
+        }
+    }
+
+    private static func firstLine(of script: String) -> String {
+        let line = script.split(separator: "\n").first { !String($0).trimmingWhitespace().isEmpty && !$0.hasPrefix("--") }
+        return line.map(String.init) ?? ""
+    }
+
+    /// Runs a query, calling `body` with each row. The row is only valid inside `body`.
+    public func query(
+        _ sql: String, _ values: [any DatabaseBindable] = [], _ body: (Row) throws -> Void
+    ) throws {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        while try statement.step() {
+            try body(Row(statement: statement))
+        }
+    }
+
+    /// The first row mapped by `transform`, or nil when there is none.
+    public func queryFirst<T>(
+        _ sql: String, _ values: [any DatabaseBindable] = [], _ transform: (Row) throws -> T
+    ) throws -> T? {
+        let statement = try statement(sql)
+        try statement.bind(values)
+        defer { statement.reset() }
+        guard try statement.step() else { return nil }
+        return try transform(Row(statement: statement))
+    }
+
+    /// Every row mapped by `transform`.
+    public func queryAll<T>(
+        _ sql: String, _ values: [any DatabaseBindable] = [], _ transform: (Row) throws -> T
+    ) throws -> [T] {
+        var results: [T] = []
+        try query(sql, values) { results.append(try transform($0)) }
+        return results
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so two
+    /// writers never deadlock on upgrading a read lock. Commits when `body` returns, rolls back
+    /// when it throws. SQLite's busy handler waits up to `busyTimeout` for the lock; a few
+    /// SQLITE_BUSY cases skip that handler (WAL recovery, a snapshot gone stale), so the whole
+    /// transaction is retried until the same timeout is spent. `body` may therefore run more
+    /// than once and must only touch the database. Nested calls join the outer transaction.
+    public func write<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try body() }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: busyTimeout)
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                return try runTransaction(begin: "BEGIN IMMEDIATE", body)
+            } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
+                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+                pause = min(pause * 2, .milliseconds(50))
+                _ = error
+            }
+        }
+    }
+
+    /// Runs `body` in a read transaction: one consistent snapshot for several queries.
+    public func read<T>(_ body: () throws -> T) throws -> T {
+        if transactionDepth > 0 { return try body() }
+        return try runTransaction(begin: "BEGIN DEFERRED", body)
+    }
+
+    private func runTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
+        try execute(begin)
+        transactionDepth += 1
+        do {
+            let result = try body()
+            transactionDepth -= 1
+            do {
+                try execute("COMMIT")
+            } catch {
+                try? execute("ROLLBACK")
+                throw error
+            }
+            return result
+        } catch {
+            transactionDepth -= 1
+            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// True inside `write` or `read`.
+    public var isInTransaction: Bool { transactionDepth > 0 }
+}

@@ -1,0 +1,49 @@
+/// One forward-only schema change: a `Migrations/NNNN_name.sql` file embedded at build time.
+/// Once shipped it is never edited; its checksum is recorded so an edit is noticed.
+public struct Migration: Sendable, Equatable {
+    /// The file name without `.sql`, e.g. `0001_init`. Sorting by it gives the order.
+    public let identifier: String
+    public let sql: String
+
+    public init(identifier: String, sql: String) {
+        self.identifier = identifier
+        self.sql = sql
+    }
+
+    /// SHA-256 of the SQL text, hex.
+    public var checksum: String { SHA256.hash(sql).hexString }
+}
+
+/// The ordered migrations of one database kind: `main` (the payments database, top-level
+/// `Migrations/*.sql`) or a named set in a subfolder (`Migrations/processor/*.sql` for the mock
+/// processor's ledger).
+public struct MigrationSet: Sendable {
+    public let name: String
+    /// The `PRAGMA application_id` the set's first migration stamps on the file, so one kind
+    /// of database is never mistaken for another.
+    public let applicationID: Int32
+    public let migrations: [Migration]
+
+    public init(name: String, applicationID: Int32, migrations: [Migration]) {
+        self.name = name
+        self.applicationID = applicationID
+        self.migrations = migrations.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// The payments database's migrations ('PAYP').
+    public static let main = embedded(folder: nil, name: "main", applicationID: 0x5041_5950)
+    /// The mock processor ledger's migrations ('PAY3').
+    public static let processor = embedded(folder: "processor", name: "processor", applicationID: 0x5041_5933)
+
+    /// The embedded files directly inside `folder` (nil: the top level of `Migrations/`).
+    static func embedded(folder: String?, name: String, applicationID: Int32) -> MigrationSet {
+        let prefix = folder.map { $0 + "/" } ?? ""
+        let migrations = EmbeddedMigrationFiles.all.compactMap { file -> Migration? in
+            guard file.path.hasPrefix(prefix), file.path.hasSuffix(".sql") else { return nil }
+            let rest = file.path.dropFirst(prefix.count)
+            guard !rest.contains("/") else { return nil }
+            return Migration(identifier: String(rest.dropLast(4)), sql: file.sql)
+        }
+        return MigrationSet(name: name, applicationID: applicationID, migrations: migrations)
+    }
+}

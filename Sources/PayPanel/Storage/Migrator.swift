@@ -1,0 +1,129 @@
+import Foundation
+
+/// Applies a `MigrationSet` to a database, each migration in its own `BEGIN IMMEDIATE`
+/// transaction together with its bookkeeping row in `schema_migrations`.
+///
+/// It refuses, before changing anything, a database that holds a migration this program does
+/// not know (a newer PayPanel migrated it) or whose applied migration's text has changed.
+/// Several processes may migrate the same file at once: each migration is re-checked inside
+/// its transaction, so it is applied exactly once.
+public struct Migrator: Sendable {
+    public let set: MigrationSet
+    public let clock: any WallClock
+
+    public init(set: MigrationSet, clock: any WallClock = SystemClock()) {
+        self.set = set
+        self.clock = clock
+    }
+
+    /// A migration as recorded in a database.
+    public struct AppliedMigration: Sendable, Equatable {
+        public let identifier: String
+        public let checksum: String
+        public let appliedAt: Date
+    }
+
+    /// What a database holds compared with this program's migrations.
+    public struct Status: Sendable {
+        public let applied: [AppliedMigration]
+        public let pending: [Migration]
+    }
+
+    /// Applies every pending migration; returns the identifiers applied now.
+    @discardableResult
+    public func migrate(_ database: Database) throws -> [String] {
+        try verify(database)
+        var appliedNow: [String] = []
+        for migration in set.migrations {
+            let applied: Bool = try database.write {
+                if try appliedMigrations(database).contains(where: { $0.identifier == migration.identifier }) {
+                    return false
+                }
+                try database.executeScript(migration.sql)
+                try database.execute(
+                    "INSERT INTO schema_migrations (identifier, checksum, applied_at) VALUES (?, ?, ?)",
+                    [migration.identifier, migration.checksum, clock.now()])
+                return true
+            }
+            if applied { appliedNow.append(migration.identifier) }
+        }
+        try verify(database)
+        return appliedNow
+    }
+
+    /// Applied and pending migrations, after the same checks as `migrate`.
+    public func status(_ database: Database) throws -> Status {
+        let applied = try verify(database)
+        let pending = set.migrations.filter { migration in !applied.contains { $0.identifier == migration.identifier } }
+        return Status(applied: applied, pending: pending)
+    }
+
+    /// Refuses unknown or changed migrations and files that are not this kind of database.
+    @discardableResult
+    func verify(_ database: Database) throws -> [AppliedMigration] {
+        let applied = try database.read { try appliedMigrations(database) }
+        let applicationID = try database.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
+        if applicationID != 0 && applicationID != set.applicationID {
+            throw MigrationError(path: database.path, reason: .notAPayPanelDatabase(set: set.name))
+        }
+        if applied.isEmpty {
+            let foreignTables = try database.queryFirst(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") { $0.int(0) } ?? 0
+            if foreignTables > 0 {
+                throw MigrationError(path: database.path, reason: .notAPayPanelDatabase(set: set.name))
+            }
+        }
+        for record in applied {
+            guard let known = set.migrations.first(where: { $0.identifier == record.identifier }) else {
+                throw MigrationError(path: database.path, reason: .unknownMigration(record.identifier))
+            }
+            if known.checksum != record.checksum {
+                throw MigrationError(path: database.path, reason: .checksumChanged(record.identifier))
+            }
+        }
+        return applied
+    }
+
+    private func appliedMigrations(_ database: Database) throws -> [AppliedMigration] {
+        let hasTable = try database.queryFirst(
+            "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'") { _ in true } ?? false
+        guard hasTable else { return [] }
+        return try database.queryAll(
+            "SELECT identifier, checksum, applied_at FROM schema_migrations ORDER BY identifier"
+        ) { row in
+            AppliedMigration(identifier: row.string(0), checksum: row.string(1),
+                             appliedAt: Timestamp.date(epochMilliseconds: row.int64(2)))
+        }
+    }
+}
+
+/// Why a database cannot be used by this program; nothing was written.
+public struct MigrationError: PayPanelError, Equatable {
+    public enum Reason: Sendable, Equatable {
+        case unknownMigration(String)
+        case checksumChanged(String)
+        case notAPayPanelDatabase(set: String)
+    }
+
+    public let path: String
+    public let reason: Reason
+
+    public var code: String {
+        switch reason {
+        case .unknownMigration: "database_newer_than_program"
+        case .checksumChanged: "migration_changed"
+        case .notAPayPanelDatabase: "not_a_paypanel_database"
+        }
+    }
+
+    public var message: String {
+        switch reason {
+        case .unknownMigration(let identifier):
+            "database \(path) was migrated by a newer PayPanel (it has migration \(identifier), which this program does not know): upgrade paypanel, or point --db at another file"
+        case .checksumChanged(let identifier):
+            "database \(path) applied a different version of migration \(identifier) than this program ships: shipped migrations must never be edited; restore the original file or use a new database"
+        case .notAPayPanelDatabase(let set):
+            "\(path) is a SQLite database but not a PayPanel \(set == "main" ? "payments" : set) database: point the option at one, or at a new path"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+internal import CSQLite
+
+/// A prepared statement. Owned by one `Database` and used from its owner's thread only
+/// (deliberately not `Sendable`).
+public final class Statement {
+    let handle: OpaquePointer
+    public let sql: String
+    unowned let database: Database
+
+    init(database: Database, sql: String) throws(DatabaseError) {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw database.error(code: code, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Clears previous bindings and binds `values` to parameters 1…n.
+    func bind(_ values: [any DatabaseBindable]) throws(DatabaseError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw DatabaseError(extendedCode: 25, sqliteMessage: "\(values.count) values bound to \(expected) parameters",
+                                sql: sql, path: database.path)
+        }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            var code: Int32 = SQLITE_OK
+            switch value.databaseValue {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
+            case .real(let real): code = sqlite3_bind_double(handle, index, real)
+            case .text(let text):
+                let utf8 = Array(text.utf8)
+                // An empty string still needs a valid pointer to be '' rather than NULL.
+                (utf8.isEmpty ? [0] : utf8).withUnsafeBufferPointer { buffer in
+                    buffer.withMemoryRebound(to: CChar.self) { chars in
+                        paypanel_sqlite3_bind_text_transient(handle, index, chars.baseAddress, Int32(utf8.count), &code)
+                    }
+                }
+            case .blob(let bytes):
+                bytes.withUnsafeBytes { buffer in
+                    // A zero-length blob still needs a non-null pointer to be a blob, not NULL.
+                    let empty: [UInt8] = [0]
+                    if let base = buffer.baseAddress {
+                        paypanel_sqlite3_bind_blob_transient(handle, index, base, Int32(buffer.count), &code)
+                    } else {
+                        empty.withUnsafeBytes { paypanel_sqlite3_bind_blob_transient(handle, index, $0.baseAddress, 0, &code) }
+                    }
+                }
+            }
+            guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
+        }
+    }
+
+    /// Advances one row: true when a row is available, false when done.
+    func step() throws(DatabaseError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = database.error(code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+    }
+}
+
+/// The current row of a statement being stepped. Valid only inside the closure it is given
+/// to: the statement moves on (or is reset) as soon as the closure returns.
+public struct Row {
+    let statement: Statement
+
+    public var columnCount: Int { Int(sqlite3_column_count(statement.handle)) }
+
+    public func isNull(_ index: Int) -> Bool {
+        sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL
+    }
+
+    public func int64(_ index: Int) -> Int64 {
+        sqlite3_column_int64(statement.handle, Int32(index))
+    }
+
+    public func int(_ index: Int) -> Int {
+        Int(int64(index))
+    }
+
+    public func optionalInt64(_ index: Int) -> Int64? {
+        isNull(index) ? nil : int64(index)
+    }
+
+    public func bool(_ index: Int) -> Bool {
+        int64(index) != 0
+    }
+
+    public func double(_ index: Int) -> Double {
+        sqlite3_column_double(statement.handle, Int32(index))
+    }
+
+    public func string(_ index: Int) -> String {
+        guard let text = sqlite3_column_text(statement.handle, Int32(index)) else { return "" }
+        let length = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+        return String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
+    }
+
+    public func optionalString(_ index: Int) -> String? {
+        isNull(index) ? nil : string(index)
+    }
+
+    public func blob(_ index: Int) -> [UInt8] {
+        let length = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
+        guard length > 0, let bytes = sqlite3_column_blob(statement.handle, Int32(index)) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+    }
+
+    public func value(_ index: Int) -> DatabaseValue {
+        switch sqlite3_column_type(statement.handle, Int32(index)) {
+        case SQLITE_NULL: .null
+        case SQLITE_INTEGER: .integer(int64(index))
+        case SQLITE_FLOAT: .real(double(index))
+        case SQLITE_BLOB: .blob(blob(index))
+        default: .text(string(index))
+        }
+    }
+}

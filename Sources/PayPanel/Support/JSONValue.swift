@@ -1,0 +1,149 @@
+/// A JSON document as parsed, keeping what `JSONSerialization` loses: the literal text of
+/// numbers (so `10.00` and `1e3` can be told apart and never pass through `Double`), the order
+/// of object keys, and the difference between `true` and `1`.
+public enum JSONValue: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case number(JSONNumber)
+    case string(String)
+    case array([JSONValue])
+    case object(JSONObject)
+
+    /// The JSON type name used in error messages ("a string", "a number", …).
+    public var typeDescription: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    public var numberValue: JSONNumber? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The value as an `Int64` when it is a JSON integer literal that fits (no fraction, no exponent).
+    public var int64Value: Int64? { numberValue?.int64Value }
+
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    public var objectValue: JSONObject? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// Member lookup on an object; `nil` for other types or a missing key.
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+}
+
+/// A JSON number kept as its literal text. Conversions are explicit and exact.
+public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
+    /// The literal as it appeared in the document (already known to match the JSON grammar).
+    public let literal: String
+
+    init(validatedLiteral: String) {
+        self.literal = validatedLiteral
+    }
+
+    public init(_ value: Int64) {
+        self.literal = String(value)
+    }
+
+    public init(_ value: Int) {
+        self.literal = String(value)
+    }
+
+    /// True when the literal has no fraction and no exponent.
+    public var isInteger: Bool {
+        !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+    }
+
+    /// The exact integer value, or nil when the literal is not an integer or does not fit.
+    public var int64Value: Int64? {
+        isInteger ? Int64(literal) : nil
+    }
+
+    public var description: String { literal }
+}
+
+/// A JSON object with its members in document order. Keys are unique (the parser rejects
+/// duplicates, which different JSON readers would resolve differently).
+public struct JSONObject: Sendable, Equatable {
+    public private(set) var members: [(key: String, value: JSONValue)]
+
+    public init(_ members: [(key: String, value: JSONValue)] = []) {
+        self.members = members
+    }
+
+    public var keys: [String] { members.map(\.key) }
+    public var isEmpty: Bool { members.isEmpty }
+    public var count: Int { members.count }
+
+    public subscript(key: String) -> JSONValue? {
+        get { members.first(where: { $0.key == key })?.value }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append((key, newValue))
+            }
+        }
+    }
+
+    public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
+        lhs.members.count == rhs.members.count
+            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+    }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByStringLiteral,
+    ExpressibleByIntegerLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int64) { self = .number(JSONNumber(value)) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(JSONObject(elements.map { (key: $0.0, value: $0.1) }))
+    }
+}
+
+extension JSONValue {
+    /// `.string(value)` or `.null` when the value is absent.
+    public static func optional(_ value: String?) -> JSONValue {
+        value.map(JSONValue.string) ?? .null
+    }
+
+    /// `.number(value)` or `.null` when the value is absent.
+    public static func optional(_ value: Int64?) -> JSONValue {
+        value.map { .number(JSONNumber($0)) } ?? .null
+    }
+
+    public static func number(_ value: Int64) -> JSONValue { .number(JSONNumber(value)) }
+    public static func number(_ value: Int) -> JSONValue { .number(JSONNumber(value)) }
+}
+
+/// A type with a JSON form for machine output (`--json`).
+public protocol JSONRepresentable {
+    var json: JSONValue { get }
+}

@@ -1,0 +1,82 @@
+/// Writes `JSONValue`s as text: compact (the form whose UTF-8 size APNs limits) or pretty
+/// (two-space indent, for people). Members keep their order; `/` and non-ASCII are not escaped.
+public enum JSONWriter {
+    public enum Style: Sendable {
+        case compact
+        case pretty
+    }
+
+    public static func string(_ value: JSONValue, style: Style = .compact) -> String {
+        var output = ""
+        write(value, style: style, indent: 0, into: &output)
+        return output
+    }
+
+    private static func write(_ value: JSONValue, style: Style, indent: Int, into output: inout String) {
+        switch value {
+        case .null: output += "null"
+        case .bool(let flag): output += flag ? "true" : "false"
+        case .number(let number): output += number.literal
+        case .string(let text): writeString(text, into: &output)
+        case .array(let elements):
+            guard !elements.isEmpty else { output += "[]"; return }
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                newline(style: style, indent: indent + 1, into: &output)
+                write(element, style: style, indent: indent + 1, into: &output)
+            }
+            newline(style: style, indent: indent, into: &output)
+            output += "]"
+        case .object(let object):
+            guard !object.isEmpty else { output += "{}"; return }
+            output += "{"
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { output += "," }
+                newline(style: style, indent: indent + 1, into: &output)
+                writeString(member.key, into: &output)
+                output += style == .pretty ? ": " : ":"
+                write(member.value, style: style, indent: indent + 1, into: &output)
+            }
+            newline(style: style, indent: indent, into: &output)
+            output += "}"
+        }
+    }
+
+    /// `text` as a JSON string literal: how error messages quote user input, so control
+    /// characters and trailing newlines are visible instead of breaking the line.
+    public static func quoted(_ text: String) -> String {
+        var output = ""
+        writeString(text, into: &output)
+        return output
+    }
+
+    private static func newline(style: Style, indent: Int, into output: inout String) {
+        guard style == .pretty else { return }
+        output += "\n"
+        output += String(repeating: "  ", count: indent)
+    }
+
+    private static func writeString(_ text: String, into output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case "\u{08}": output += "\\b"
+            case "\u{0C}": output += "\\f"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    output.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        output += "\""
+    }
+}

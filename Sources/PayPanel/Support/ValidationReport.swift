@@ -1,0 +1,185 @@
+/// Where in a JSON document a problem is: `paymentSummaryItems[1].amount`, or `$` for the
+/// document itself.
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
+    private enum Component: Sendable, Hashable {
+        case key(String)
+        case index(Int)
+    }
+
+    private var components: [Component] = []
+
+    public static let root = FieldPath()
+
+    public func appending(_ key: String) -> FieldPath {
+        var copy = self
+        copy.components.append(.key(key))
+        return copy
+    }
+
+    public func appending(index: Int) -> FieldPath {
+        var copy = self
+        copy.components.append(.index(index))
+        return copy
+    }
+
+    public var description: String {
+        guard !components.isEmpty else { return "$" }
+        var text = ""
+        for component in components {
+            switch component {
+            case .key(let key): text += text.isEmpty ? key : ".\(key)"
+            case .index(let index): text += "[\(index)]"
+            }
+        }
+        return text
+    }
+}
+
+/// One problem found by a validator: the field it concerns and a plain reason.
+public struct ValidationIssue: Sendable, Equatable, CustomStringConvertible, JSONRepresentable {
+    public let path: String
+    public let reason: String
+
+    public init(path: FieldPath, reason: String) {
+        self.path = path.description
+        self.reason = reason
+    }
+
+    /// `<path>: <reason>`, the form the CLI prints after `error:` or `warning:`.
+    public var description: String { "\(path): \(reason)" }
+
+    public var json: JSONValue { ["path": .string(path), "reason": .string(reason)] }
+}
+
+/// Everything a validator found: all errors (not just the first) and the warnings.
+public struct ValidationReport: Sendable, Equatable, JSONRepresentable {
+    public private(set) var errors: [ValidationIssue] = []
+    public private(set) var warnings: [ValidationIssue] = []
+
+    public init() {}
+
+    public var isValid: Bool { errors.isEmpty }
+
+    public mutating func error(_ path: FieldPath, _ reason: String) {
+        errors.append(ValidationIssue(path: path, reason: reason))
+    }
+
+    public mutating func warning(_ path: FieldPath, _ reason: String) {
+        warnings.append(ValidationIssue(path: path, reason: reason))
+    }
+
+    public mutating func merge(_ other: ValidationReport) {
+        errors += other.errors
+        warnings += other.warnings
+    }
+
+    /// `{"valid", "errors": [{"path", "reason"}], "warnings": [...]}`.
+    public var json: JSONValue {
+        [
+            "valid": .bool(isValid),
+            "errors": .array(errors.map(\.json)),
+            "warnings": .array(warnings.map(\.json)),
+        ]
+    }
+}
+
+/// Reads fields out of a JSON object while recording every type problem in a report, so a
+/// validator can keep going and report all violations at once.
+public struct JSONFieldReader {
+    public var report = ValidationReport()
+
+    public init() {}
+
+    /// The object at `path`, or nil after recording an error.
+    public mutating func object(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> JSONObject? {
+        guard let value, value != .null else {
+            if required { report.error(path, "is required") }
+            return nil
+        }
+        guard let object = value.objectValue else {
+            report.error(path, "must be an object, not \(value.typeDescription)")
+            return nil
+        }
+        return object
+    }
+
+    /// The array at `path`, or nil after recording an error.
+    public mutating func array(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> [JSONValue]? {
+        guard let value, value != .null else {
+            if required { report.error(path, "is required") }
+            return nil
+        }
+        guard let array = value.arrayValue else {
+            report.error(path, "must be an array, not \(value.typeDescription)")
+            return nil
+        }
+        return array
+    }
+
+    /// The string at `path`, or nil after recording an error. `nonEmpty` also rejects "".
+    public mutating func string(
+        _ value: JSONValue?, at path: FieldPath, required: Bool = true, nonEmpty: Bool = false
+    ) -> String? {
+        guard let value, value != .null else {
+            if required { report.error(path, "is required") }
+            return nil
+        }
+        guard let string = value.stringValue else {
+            report.error(path, "must be a string, not \(value.typeDescription)")
+            return nil
+        }
+        if nonEmpty && string.trimmingWhitespace().isEmpty {
+            report.error(path, "must not be empty")
+            return nil
+        }
+        return string
+    }
+
+    /// The integer at `path` (a JSON integer literal that fits in Int64), or nil after an error.
+    public mutating func integer(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Int64? {
+        guard let value, value != .null else {
+            if required { report.error(path, "is required") }
+            return nil
+        }
+        guard let number = value.numberValue else {
+            report.error(path, "must be an integer, not \(value.typeDescription)")
+            return nil
+        }
+        guard let integer = number.int64Value else {
+            report.error(path, "must be a whole number that fits in 64 bits, not \(number.literal)")
+            return nil
+        }
+        return integer
+    }
+
+    /// The boolean at `path`, or nil after recording an error.
+    public mutating func bool(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Bool? {
+        guard let value, value != .null else {
+            if required { report.error(path, "is required") }
+            return nil
+        }
+        guard let flag = value.boolValue else {
+            report.error(path, "must be true or false, not \(value.typeDescription)")
+            return nil
+        }
+        return flag
+    }
+
+    /// Warns about members the format does not define (they are ignored, not an error).
+    public mutating func warnUnknownKeys(_ object: JSONObject, known: Set<String>, at path: FieldPath) {
+        for key in object.keys where !known.contains(key) {
+            report.warning(path.appending(key), "unknown key, ignored")
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing Unicode white space.
+    public func trimmingWhitespace() -> String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}
