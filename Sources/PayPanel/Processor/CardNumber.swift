@@ -80,8 +80,8 @@ public struct CardExpiry: Sendable, Hashable, CustomStringConvertible {
     /// Four-digit year.
     public let year: Int
 
-    public init(month: Int, year: Int) throws(CardNumberError) {
-        guard (1...12).contains(month), (2000...2099).contains(year) else { throw CardNumberError.notDigits }
+    public init(month: Int, year: Int) throws(CardExpiryError) {
+        guard (1...12).contains(month), (2000...2099).contains(year) else { throw CardExpiryError(text: "\(month)/\(year)") }
         self.month = month
         self.year = year
     }
