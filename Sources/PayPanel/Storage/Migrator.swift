@@ -127,3 +127,22 @@ public struct MigrationError: PayPanelError, Equatable {
         }
     }
 }
+
+extension Database {
+    /// Opens the database at `path` and brings it up to date with `set`: what every command
+    /// does before touching data. A read-only open only verifies (it refuses newer or changed
+    /// schemas but applies nothing).
+    public static func openMigrated(
+        path: String, set: MigrationSet = .main, clock: any WallClock = SystemClock(),
+        options: Database.Options = Database.Options()
+    ) throws -> Database {
+        let database = try Database(path: path, options: options)
+        let migrator = Migrator(set: set, clock: clock)
+        if options.readOnly {
+            try migrator.verify(database)
+        } else {
+            try migrator.migrate(database)
+        }
+        return database
+    }
+}

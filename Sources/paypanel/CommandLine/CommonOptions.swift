@@ -37,6 +37,13 @@ extension ParsedArguments {
     }
 }
 
+extension ParsedArguments {
+    /// Opens the payments database named by `--db` / `$PAYPANEL_DB` / the default, migrated.
+    func openDatabase(environment: [String: String], clock: any WallClock) throws -> Database {
+        try Database.openMigrated(path: databasePath(environment: environment), set: .main, clock: clock)
+    }
+}
+
 /// A failure the CLI itself detects (an unreadable input file, say), shown as `Error: …`, exit 1.
 struct CLIFailure: PayPanelError {
     let code: String
