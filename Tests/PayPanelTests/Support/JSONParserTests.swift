@@ -1,0 +1,76 @@
+import PayPanel
+import Testing
+
+@Suite struct JSONParserTests {
+    @Test func keepsNumberLiteralsAndMemberOrder() throws {
+        let value = try JSONParser().parse(#"{"b": 10.00, "a": 1e3, "c": -0, "d": 123456789012345678901234567890}"#)
+        let object = try #require(value.objectValue)
+        #expect(object.keys == ["b", "a", "c", "d"])
+        #expect(object["b"]?.numberValue?.literal == "10.00")
+        #expect(object["a"]?.numberValue?.isInteger == false)
+        #expect(object["d"]?.int64Value == nil)  // too large: no silent rounding
+    }
+
+    @Test func distinguishesBooleansFromNumbers() throws {
+        let value = try JSONParser().parse(#"[true, 1, false, 0, null]"#)
+        #expect(value == [true, 1, false, 0, nil])
+    }
+
+    @Test(arguments: [
+        (#"{"a": 1,}"#, "expected a member name"), (#"[1,]"#, "expected a value"), (#"{"a": 1, "a": 2}"#, "duplicate member"),
+        ("[01]", "leading zeros"), ("[1.]", "after '.'"), ("[+1]", "unexpected '+'"), ("[NaN]", "unexpected 'N'"),
+        (#"["\ud800"]"#, "lone high surrogate"), (#"["\udc00"]"#, "lone low surrogate"), ("\"a\tb\"", "control character"),
+        (#"["\x"]"#, "invalid escape"), ("{} {}", "after the end"), ("", "unexpected end"), ("// c\n{}", "unexpected '/'"),
+        ("[1 2]", "expected ',' or ']'"), ("tru", "expected 'true'"),
+    ])
+    func rejectsNonStandardJSON(text: String, reason: String) {
+        #expect {
+            try JSONParser().parse(text)
+        } throws: { error in
+            (error as? JSONParseError)?.reason.contains(reason) == true
+        }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xE2, 0x82]] {
+            #expect(throws: JSONParseError.self) { try JSONParser().parse(bytes) }
+        }
+    }
+
+    @Test func boundsNestingDepth() {
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        #expect(throws: JSONParseError.self) { try JSONParser().parse(deep) }
+        let fine = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        #expect(throws: Never.self) { try JSONParser().parse(fine) }
+        // Far deeper input fails the same way instead of exhausting the stack.
+        let hostile = String(repeating: "[", count: 100_000)
+        #expect(throws: JSONParseError.self) { try JSONParser().parse(hostile) }
+    }
+
+    @Test func reportsLineAndColumn() {
+        #expect {
+            try JSONParser().parse("{\n  \"a\": tru\n}")
+        } throws: { error in
+            guard let error = error as? JSONParseError else { return false }
+            return error.line == 2 && error.column == 8
+        }
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        let value = try JSONParser().parse(#"["\u00e9\ud83d\ude00\n\/"]"#)
+        #expect(value == ["é😀\n/"])
+    }
+
+    @Test(arguments: [
+        #"{"a":[1,2.50,{"b":null}],"c":"é\"\\\n\u0001"}"#, "[]", "{}", #""x""#, "-1.5e-3",
+    ])
+    func writerRoundTripsCompactJSON(text: String) throws {
+        let value = try JSONParser().parse(text)
+        #expect(try JSONParser().parse(JSONWriter.string(value)) == value)
+        #expect(try JSONParser().parse(JSONWriter.string(value, style: .pretty)) == value)
+    }
+
+    @Test func quotedMakesControlCharactersVisible() {
+        #expect(JSONWriter.quoted("a\nb\u{1}") == #""a\nb\u0001""#)
+    }
+}
