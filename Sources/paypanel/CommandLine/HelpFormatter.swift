@@ -5,7 +5,10 @@ enum HelpFormatter {
 
     static func help(for spec: CommandSpec, path: String) -> String {
         var text = "OVERVIEW: \(spec.abstract)\n"
-        if let discussion = spec.discussion { text += "\n\(discussion)\n" }
+        if let discussion = spec.discussion {
+            let paragraphs = discussion.split(separator: "\n", omittingEmptySubsequences: false)
+            text += "\n" + paragraphs.map { wrap(String($0), width: 80).joined(separator: "\n") }.joined(separator: "\n") + "\n"
+        }
         text += "\nUSAGE: \(path) \(spec.generatedUsage)".trimmingTrailingSpaces() + "\n"
         if !spec.arguments.isEmpty {
             text += "\nARGUMENTS:\n"
