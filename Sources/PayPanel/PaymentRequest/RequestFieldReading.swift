@@ -3,19 +3,18 @@
 /// fields). Each records its problems and returns nil when the field is unusable.
 extension JSONFieldReader {
     public mutating func country(_ value: JSONValue?, at path: FieldPath) -> Country? {
-        guard let code = string(value, at: path) else { return nil }
-        do {
-            return try Country(alpha2: code)
-        } catch {
-            report.error(path, error.message)
-            return nil
-        }
+        code(value, at: path) { code throws(MoneyError) in try Country(alpha2: code) }
     }
 
     public mutating func currency(_ value: JSONValue?, at path: FieldPath) -> Currency? {
+        code(value, at: path) { code throws(MoneyError) in try Currency(code: code) }
+    }
+
+    /// A string code looked up by `lookup`, whose error message is recorded at `path`.
+    private mutating func code<T>(_ value: JSONValue?, at path: FieldPath, _ lookup: (String) throws(MoneyError) -> T) -> T? {
         guard let code = string(value, at: path) else { return nil }
         do {
-            return try Currency(code: code)
+            return try lookup(code)
         } catch {
             report.error(path, error.message)
             return nil

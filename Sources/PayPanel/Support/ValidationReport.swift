@@ -90,42 +90,37 @@ public struct JSONFieldReader {
 
     public init() {}
 
-    /// The object at `path`, or nil after recording an error.
-    public mutating func object(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> JSONObject? {
+    /// The value at `path` converted by `extract`, or nil after recording why not: "is required"
+    /// when absent or null (and `required`), "must be <kind>, not <type>" when `extract` fails.
+    public mutating func typed<T>(
+        _ value: JSONValue?, at path: FieldPath, required: Bool, kind: String, _ extract: (JSONValue) -> T?
+    ) -> T? {
         guard let value, value != .null else {
             if required { report.error(path, "is required") }
             return nil
         }
-        guard let object = value.objectValue else {
-            report.error(path, "must be an object, not \(value.typeDescription)")
+        guard let typed = extract(value) else {
+            report.error(path, "must be \(kind), not \(value.typeDescription)")
             return nil
         }
-        return object
+        return typed
+    }
+
+    /// The object at `path`, or nil after recording an error.
+    public mutating func object(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> JSONObject? {
+        typed(value, at: path, required: required, kind: "an object") { $0.objectValue }
     }
 
     /// The array at `path`, or nil after recording an error.
     public mutating func array(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> [JSONValue]? {
-        guard let value, value != .null else {
-            if required { report.error(path, "is required") }
-            return nil
-        }
-        guard let array = value.arrayValue else {
-            report.error(path, "must be an array, not \(value.typeDescription)")
-            return nil
-        }
-        return array
+        typed(value, at: path, required: required, kind: "an array") { $0.arrayValue }
     }
 
     /// The string at `path`, or nil after recording an error. `nonEmpty` also rejects "".
     public mutating func string(
         _ value: JSONValue?, at path: FieldPath, required: Bool = true, nonEmpty: Bool = false
     ) -> String? {
-        guard let value, value != .null else {
-            if required { report.error(path, "is required") }
-            return nil
-        }
-        guard let string = value.stringValue else {
-            report.error(path, "must be a string, not \(value.typeDescription)")
+        guard let string = typed(value, at: path, required: required, kind: "a string", { $0.stringValue }) else {
             return nil
         }
         if nonEmpty && string.trimmingWhitespace().isEmpty {
@@ -137,12 +132,7 @@ public struct JSONFieldReader {
 
     /// The integer at `path` (a JSON integer literal that fits in Int64), or nil after an error.
     public mutating func integer(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Int64? {
-        guard let value, value != .null else {
-            if required { report.error(path, "is required") }
-            return nil
-        }
-        guard let number = value.numberValue else {
-            report.error(path, "must be an integer, not \(value.typeDescription)")
+        guard let number = typed(value, at: path, required: required, kind: "an integer", { $0.numberValue }) else {
             return nil
         }
         guard let integer = number.int64Value else {
@@ -154,15 +144,7 @@ public struct JSONFieldReader {
 
     /// The boolean at `path`, or nil after recording an error.
     public mutating func bool(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Bool? {
-        guard let value, value != .null else {
-            if required { report.error(path, "is required") }
-            return nil
-        }
-        guard let flag = value.boolValue else {
-            report.error(path, "must be true or false, not \(value.typeDescription)")
-            return nil
-        }
-        return flag
+        typed(value, at: path, required: required, kind: "true or false") { $0.boolValue }
     }
 
     /// Warns about members the format does not define (they are ignored, not an error).
