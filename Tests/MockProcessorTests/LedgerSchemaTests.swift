@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct LedgerSchemaTests {
     @Test func processorLedgerHasItsOwnMigrations() throws {
-        let set = MockProcessorLedger.migrations
+        let set = ProcessorLedger.migrations
         #expect(set.name == "processor")
         #expect(set.migrations.first?.identifier == "0001_init")
         let database = try Database(path: ":memory:")
