@@ -35,18 +35,3 @@ public struct ManualClockSleeper: Sleeper {
         clock.advance(by: duration.timeInterval)
     }
 }
-
-extension Duration {
-    /// The duration in seconds, for `Date` arithmetic.
-    var timeInterval: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
-    }
-
-    /// Whole seconds and milliseconds for messages: `25 s`, `1.5 s`, `250 ms`.
-    var spoken: String {
-        let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
-        if milliseconds < 1000 { return "\(milliseconds) ms" }
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-        return "\(Double(milliseconds) / 1000) s"
-    }
-}
