@@ -39,7 +39,7 @@ public final class ProcessorLedger {
     /// its captures, voids and refunds, or a refund reference). Refunds pending past their
     /// settlement time read as approved, as they are at `now`.
     public func entries(reference: String? = nil, now: Date) throws -> [LedgerEntry] {
-        let filter = reference == nil ? "" : "WHERE reference = ? OR refund_reference = ?"
+        let filter = reference == nil ? "" : " WHERE reference = ? OR refund_reference = ?"
         let values: [any DatabaseBindable] = [now] + (reference.map { [$0, $0] } ?? [])
         return try database.read {
             try database.queryAll(Self.selectEntries + filter + " ORDER BY id", values, Self.entry)
