@@ -80,7 +80,7 @@ public enum TriggerTable {
                 "approved, answered after n seconds (1–\(MockTrigger.maximumSlowSeconds)); past the caller's timeout the approval is still recorded and the caller gets `unknown`",
                 normally, "approved")
         case .captureFail:
-            (authorize, later, lookup) = ("approved", "every capture declined `capture_failed`; void and refund work", "approved")
+            (authorize, later, lookup) = ("approved", "every capture declined `capture_failed`; the authorization can still be voided", "approved")
         case .captureTimeout:
             (authorize, later, lookup) = (
                 "approved",
@@ -122,8 +122,8 @@ public enum TriggerTable {
         var lines = ["| trigger | test cards | authorize | later | lookup |", "|---|---|---|---|---|"]
         for row in rows(configuration: configuration) {
             let trigger = row.trigger.hasPrefix("(") ? row.trigger : "`\(row.trigger)`"
-            let cards = row.cards.joined(separator: ", ")
-            lines.append("| \(trigger) | \(cards) | \(row.authorize) | \(row.later) | \(row.lookup) |")
+            let cells = [trigger, row.cards.joined(separator: ", "), row.authorize, row.later, row.lookup]
+            lines.append("| " + cells.map { $0.isEmpty ? "—" : $0 }.joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n") + "\n"
     }
