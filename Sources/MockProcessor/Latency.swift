@@ -17,6 +17,7 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
     /// The largest base delay accepted: a minute already means a hung processor.
     public static let maximum = Duration.seconds(60)
 
+    /// A latency from its parts; refuses negative values, a base above `maximum` and a jitter above the base.
     public init(base: Duration, jitter: Duration = .zero) throws(LatencyError) {
         guard base >= .zero, jitter >= .zero else { throw LatencyError(text: "\(base)±\(jitter)", reason: .negative) }
         guard base <= Latency.maximum else {
@@ -110,6 +111,7 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
 
 /// Why a latency was refused.
 public struct LatencyError: PayPanelError, Equatable {
+    /// What exactly was wrong.
     public enum Reason: Sendable, Equatable {
         case empty
         case malformed

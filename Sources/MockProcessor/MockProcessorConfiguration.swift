@@ -15,6 +15,7 @@ public struct MockProcessorConfiguration: Sendable, Equatable {
     /// Seeds the latency jitter: the same seed gives the same delays.
     public var latencySeed: UInt64
 
+    /// The defaults, or other rules and timing for tests.
     public init(
         authorizationWindow: Duration = .seconds(7 * 24 * 3600),
         cryptogramLifetime: Duration = .seconds(10 * 60),

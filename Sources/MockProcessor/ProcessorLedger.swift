@@ -172,7 +172,9 @@ public final class ProcessorLedger {
 
 /// A ledger row this program cannot read: the file was edited by hand or by something else.
 public struct LedgerCorruption: PayPanelError, Equatable {
+    /// The entry's ledger number.
     public let sequence: Int64
+    /// What was wrong with it.
     public let detail: String
     public var code: String { "processor_ledger_corrupt" }
     public var message: String {

@@ -10,6 +10,7 @@ public protocol Sleeper: Sendable {
 
 /// Really waits, on the continuous clock: what the CLI uses.
 public struct TaskSleeper: Sleeper {
+    /// The real-time sleeper.
     public init() {}
 
     public func sleep(for duration: Duration) async {
@@ -26,6 +27,7 @@ public struct TaskSleeper: Sleeper {
 public struct ManualClockSleeper: Sleeper {
     public let clock: ManualClock
 
+    /// Moves `clock` forward for every wait.
     public init(clock: ManualClock) {
         self.clock = clock
     }

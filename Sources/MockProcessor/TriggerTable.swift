@@ -24,6 +24,7 @@ public struct TriggerTableRow: Sendable, Equatable {
 /// trigger list and test-card list the processor selects with, so `paypanel processor triggers`
 /// and docs/mock-processor.md (checked by a test) cannot drift from the code.
 public enum TriggerTable {
+    /// Every trigger in catalog order, then the processor's own rules.
     public static func rows(configuration: MockProcessorConfiguration = MockProcessorConfiguration()) -> [TriggerTableRow] {
         MockTrigger.catalog.map { row(for: $0, configuration: configuration) } + ruleRows(configuration: configuration)
     }
