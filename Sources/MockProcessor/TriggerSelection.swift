@@ -2,7 +2,7 @@ import Foundation
 import PayPanel
 
 /// Where an authorization's trigger came from, in precedence order.
-public enum TriggerSource: String, Sendable {
+enum TriggerSource: String, Sendable {
     /// `AuthorizationRequest.scenario`: tests force an outcome.
     case scenario
     /// The cardholder name: a magic value or a chain.
