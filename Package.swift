@@ -71,7 +71,8 @@ let package = Package(
         // Runs the built `paypanel` binary and compares stdout, stderr and exit code.
         .testTarget(
             name: "paypanelCLITests",
-            dependencies: ["paypanel", "TestSupport"],
+            // MockProcessor and PayPanel: tests prepare ledgers and databases for the binary to read.
+            dependencies: ["paypanel", "MockProcessor", "PayPanel", "TestSupport"],
             path: "Tests/paypanelCLITests"
         ),
     ]

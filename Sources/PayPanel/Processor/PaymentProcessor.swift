@@ -72,15 +72,21 @@ public enum PaymentMethodData: Sendable, CustomStringConvertible {
 public struct Cryptogram: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The cryptogram as delivered (base64). Handle with care: never store, log or print it.
     public let value: String
+    /// When the wallet generated it (the token's signing time), if known. A cryptogram is good
+    /// for one authorization shortly after it was made; processors refuse old ones, and this is
+    /// what the mock processor measures that age from (against its injected clock).
+    public let generatedAt: Date?
 
-    public init(_ value: String) {
+    public init(_ value: String, generatedAt: Date? = nil) {
         self.value = value
+        self.generatedAt = generatedAt
     }
 
     public var description: String { "<cryptogram>" }
     public var debugDescription: String { "Cryptogram(<redacted>)" }
 }
 
+/// An authorization: reserve `amount` on the card or network token, identified by the attempt id.
 public struct AuthorizationRequest: Sendable {
     /// The attempt id: the caller's reference and the processor's idempotency key.
     public let reference: String
@@ -97,6 +103,7 @@ public struct AuthorizationRequest: Sendable {
     }
 }
 
+/// A capture of (part of) an approved authorization.
 public struct CaptureRequest: Sendable {
     /// The attempt id of the authorization to capture.
     public let reference: String
@@ -108,6 +115,7 @@ public struct CaptureRequest: Sendable {
     }
 }
 
+/// A refund of (part of) a captured authorization, with its own idempotency key.
 public struct RefundRequest: Sendable {
     /// The attempt id of the captured authorization.
     public let reference: String
@@ -177,6 +185,29 @@ public struct DeclineCode: Sendable, Hashable, CustomStringConvertible {
     public static let captureFailed = DeclineCode("capture_failed")
     public static let voidFailed = DeclineCode("void_failed")
     public static let refundFailed = DeclineCode("refund_failed")
+
+    // Refusals of the request itself rather than of the card: the operation broke one of the
+    // processor's rules (Stripe answers these with a 400 or 402). Never retryable as is.
+    /// The request is malformed (empty reference, unknown mock scenario): fix the caller.
+    public static let invalidRequest = DeclineCode("invalid_request")
+    /// The amount is zero or negative.
+    public static let invalidAmount = DeclineCode("invalid_amount")
+    /// The currency differs from the authorization's.
+    public static let currencyMismatch = DeclineCode("currency_mismatch")
+    /// More than can still be captured or refunded.
+    public static let amountTooLarge = DeclineCode("amount_too_large")
+    /// No authorization has this reference.
+    public static let authorizationNotFound = DeclineCode("authorization_not_found")
+    /// The authorization was declined or still waits for its 3-D Secure challenge.
+    public static let authorizationNotApproved = DeclineCode("authorization_not_approved")
+    /// Already captured: it cannot be voided or captured again.
+    public static let alreadyCaptured = DeclineCode("already_captured")
+    /// Already voided: nothing left to capture or refund.
+    public static let alreadyVoided = DeclineCode("already_voided")
+    /// Refund before capture: void the authorization instead.
+    public static let notCaptured = DeclineCode("not_captured")
+    /// The reference (idempotency key) was used before with different parameters.
+    public static let idempotencyKeyReused = DeclineCode("idempotency_key_reused")
 
     /// Declines after which the payer may simply try another card (soft declines).
     public var isRetryableWithAnotherCard: Bool {

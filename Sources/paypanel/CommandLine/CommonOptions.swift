@@ -1,4 +1,5 @@
 import Foundation
+import MockProcessor
 import PayPanel
 
 /// Options several commands share, with one definition and one way of resolving them.
@@ -10,7 +11,16 @@ enum CommonOptions {
     static let database = OptionSpec.value(
         "--db", "path", help: "The payments database (default: ./paypanel.sqlite, or $PAYPANEL_DB). Created when missing.")
 
+    static let processorDatabase = OptionSpec.value(
+        "--processor-db", "path",
+        help: "The mock processor's ledger (default: ./paypanel-processor.sqlite, or $PAYPANEL_PROCESSOR_DB).")
+    static let latency = OptionSpec.value(
+        "--latency", "latency", help: "How long the mock processor takes to answer, e.g. 50ms, 50ms±20ms or 50ms+-20ms (default: 0).")
+    static let latencySeed = OptionSpec.value(
+        "--latency-seed", "seed", help: "Seeds the latency jitter: the same seed gives the same delays (default: 0).")
+
     static let databaseEnvironmentVariable = "PAYPANEL_DB"
+    static let processorDatabaseEnvironmentVariable = "PAYPANEL_PROCESSOR_DB"
     static let nowEnvironmentVariable = "PAYPANEL_NOW"
     static let defaultDatabasePath = "paypanel.sqlite"
 }
@@ -34,6 +44,15 @@ extension ParsedArguments {
         if let path = value(CommonOptions.database.name), !path.isEmpty { return path }
         if let path = environment[CommonOptions.databaseEnvironmentVariable], !path.isEmpty { return path }
         return CommonOptions.defaultDatabasePath
+    }
+
+    /// The mock processor's ledger path: `--processor-db`, else `$PAYPANEL_PROCESSOR_DB`, else
+    /// `./paypanel-processor.sqlite`. Open it with `openProcessorLedger` / `openMockProcessor`.
+    func processorDatabasePath(environment: [String: String]) -> String {
+        let option = spec.option(named: CommonOptions.processorDatabase.name) != nil ? value(CommonOptions.processorDatabase.name) : nil
+        if let path = option, !path.isEmpty { return path }
+        if let path = environment[CommonOptions.processorDatabaseEnvironmentVariable], !path.isEmpty { return path }
+        return ProcessorLedger.defaultPath
     }
 }
 

@@ -8,5 +8,8 @@ enum CommandTree {
             .group(
                 name: "request", abstract: "Build and validate Apple Pay payment requests.",
                 children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),
+            .group(
+                name: "processor", abstract: "Inspect the mock payment processor: its ledger and its triggers.",
+                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self)]),
         ])
 }
