@@ -8,5 +8,12 @@ enum CommandTree {
             .group(
                 name: "request", abstract: "Build and validate Apple Pay payment requests.",
                 children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),
+            .group(
+                name: "notify", abstract: "Build, validate, show and mutate payment-action pushes; schedule, deliver and answer notifications.",
+                children: [
+                    .command(NotifyBuildCommand.self), .command(NotifyValidateCommand.self), .command(NotifyShowCommand.self),
+                    .command(NotifyMutateCommand.self), .command(NotifyScheduleCommand.self), .command(NotifyDeliverCommand.self),
+                    .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
+                ]),
         ])
 }
