@@ -2,7 +2,9 @@
 -- show: scheduled (delivered_at NULL), delivered when due (delivered_at and delivery_sequence
 -- set together, in one BEGIN IMMEDIATE claim, so concurrent deliverers never show it twice),
 -- then possibly answered with one of its category's actions.
--- Times are integer milliseconds since the epoch, UTC.
+-- Times are integer milliseconds since the epoch, UTC. JSON columns are written by the library's
+-- JSONWriter; they carry no json_valid() CHECK because the connection runs with
+-- trusted_schema=OFF, under which SQLite 3.40 refuses JSON functions in the schema.
 
 CREATE TABLE scheduled_notifications (
     id                INTEGER PRIMARY KEY,
@@ -14,8 +16,8 @@ CREATE TABLE scheduled_notifications (
     body_hidden       INTEGER NOT NULL DEFAULT 0 CHECK (body_hidden IN (0, 1)),
     thread_id         TEXT,
     order_reference   TEXT,                        -- the panel's order, for panel updates
-    user_info         TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(user_info) AND json_type(user_info) = 'object'),
-    payload           TEXT CHECK (payload IS NULL OR (json_valid(payload) AND json_type(payload) = 'object')),
+    user_info         TEXT NOT NULL DEFAULT '{}',  -- a JSON object (compact)
+    payload           TEXT,                        -- the whole APNs payload (compact JSON), for panel pushes
     reveals_id        INTEGER REFERENCES scheduled_notifications (id),  -- the hidden one this re-delivers
     created_at        INTEGER NOT NULL,
     delivered_at      INTEGER,

@@ -75,16 +75,16 @@ public enum NotificationRenderer {
 
     /// The segmented control: every amount in a cell of the same width, the selected one in
     /// brackets (`[ 10.00 ]`) so the selection shows without colour. Cells that do not fit on
-    /// one row continue on the next.
-    static func segmentRows(_ selector: AmountSelector, innerWidth: Int) -> [String] {
+    /// one row continue on the next. Public so a terminal can draw the control on its own.
+    public static func segmentRows(_ selector: AmountSelector, innerWidth: Int) -> [String] {
         let labels = selector.options.map(\.decimalString)
         let labelWidth = labels.map { DisplayWidth.of($0) }.max() ?? 0
         let cellWidth = labelWidth + 4
         var rows: [String] = []
         var row = ""
         for (index, label) in labels.enumerated() {
-            let centred = String(repeating: " ", count: (labelWidth - DisplayWidth.of(label)) / 2) + label
-            let inner = centred.padded(toColumns: labelWidth)
+            // Right-aligned, as amounts are: the decimal points line up.
+            let inner = String(repeating: " ", count: labelWidth - DisplayWidth.of(label)) + label
             let cell = index == selector.selectedIndex ? "[ \(inner) ]" : "  \(inner)  "
             if !row.isEmpty, DisplayWidth.of(row) + 1 + cellWidth > innerWidth {
                 rows.append(row)

@@ -179,7 +179,7 @@ public final class NotificationScheduler {
             revealsID: row.optionalInt64(11))
     }
 
-    /// A JSON object column (the schema's CHECK guarantees it was valid when written).
+    /// A JSON object column, written by `JSONWriter` (nil if someone stored something else).
     private static func storedObject(_ text: String) -> JSONObject? {
         (try? JSONParser().parse(text))?.objectValue
     }

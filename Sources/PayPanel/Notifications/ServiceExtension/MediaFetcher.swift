@@ -91,6 +91,9 @@ public struct LocalFileFetcher: Sendable {
         guard let fileReal = realPath(joined) else {
             throw MediaFetchError(.unreachable, "\(path) does not exist in the attachments directory \(root)")
         }
+        guard fileReal != rootReal else {
+            throw MediaFetchError(.unreachable, "\(path) is the attachments directory itself, not a file")
+        }
         guard fileReal.hasPrefix(rootReal.hasSuffix("/") ? rootReal : rootReal + "/") else {
             throw MediaFetchError(.forbidden, "\(path) is outside the attachments directory \(root); only files inside it are read")
         }

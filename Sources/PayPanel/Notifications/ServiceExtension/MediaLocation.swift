@@ -20,6 +20,13 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
         /// The path and query as sent in the request line (`/offer.png?v=2`), never empty.
         public var target: String
 
+        public init(isSecure: Bool, host: String, port: Int, target: String) {
+            self.isSecure = isSecure
+            self.host = host
+            self.port = port
+            self.target = target
+        }
+
         public var description: String {
             let shownHost = host.contains(":") ? "[\(host)]" : host
             let defaultPort = isSecure ? 443 : 80
