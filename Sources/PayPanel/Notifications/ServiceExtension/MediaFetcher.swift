@@ -85,6 +85,12 @@ public struct LocalFileFetcher: Sendable {
 
     public func read(_ path: String, maximumBytes: Int) throws(MediaFetchError) -> FetchedMedia {
         let joined = path.hasPrefix("/") ? path : (root as NSString).appendingPathComponent(path)
+        // Lexically first, so `../x` is refused whether or not it exists; then after symlinks.
+        let rootLexical = (root as NSString).standardizingPath
+        let fileLexical = (joined as NSString).standardizingPath
+        guard fileLexical == rootLexical || fileLexical.hasPrefix(rootLexical.hasSuffix("/") ? rootLexical : rootLexical + "/") else {
+            throw MediaFetchError(.forbidden, "\(path) is outside the attachments directory \(root); only files inside it are read")
+        }
         guard let rootReal = realPath(root) else {
             throw MediaFetchError(.unreachable, "the attachments directory \(root) does not exist")
         }
