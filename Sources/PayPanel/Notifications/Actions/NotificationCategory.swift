@@ -30,6 +30,7 @@ public struct NotificationCategory: Sendable, Equatable {
         all.first { $0.identifier == identifier }
     }
 
+    /// This category's action named `identifier`, or nil.
     public func action(named identifier: String) -> NotificationAction? {
         actions.first { $0.identifier == identifier }
     }

@@ -155,6 +155,7 @@ public final class NotificationScheduler {
 
     // MARK: - Reading
 
+    /// The notification with `id`, or nil.
     public func notification(id: Int64) throws -> ScheduledNotification? {
         try database.queryFirst("SELECT \(Self.columns) FROM scheduled_notifications WHERE id = ?", [id], Self.notification(from:))
     }
