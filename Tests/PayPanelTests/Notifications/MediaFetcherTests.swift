@@ -58,6 +58,15 @@ import TestSupport
         #expect(server.receivedTargets == ["/a.png?v=1"])
     }
 
+    /// A host name goes through the bounded lookup (localhost comes from /etc/hosts, no network);
+    /// when it also resolves to ::1, where nothing listens, the next address is tried.
+    @Test func aHostNameIsResolvedAndEachAddressTried() throws {
+        let server = try LoopbackHTTPServer(routes: ["/a.gif": .ok(body: MagicBytes.gif, contentType: "image/gif")])
+        defer { server.stop() }
+        let response = try HTTPClient().get(try url("http://localhost:\(server.port)/a.gif"), maximumBytes: 1000, timeout: .seconds(10))
+        #expect(response.body == MagicBytes.gif)
+    }
+
     @Test func aChunkedBodyIsReassembled() throws {
         let body = [UInt8]((0..<5000).map { UInt8($0 % 251) })
         let server = try LoopbackHTTPServer(routes: ["/c.gif": .ok(body: body, contentType: "image/gif", chunkSize: 777)])

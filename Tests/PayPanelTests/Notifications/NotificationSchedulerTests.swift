@@ -43,6 +43,8 @@ import TestSupport
         for index in 0..<5 { try scheduler.schedule(text("n\(index)", at: start.addingTimeInterval(Double(-index)))) }
         #expect(try scheduler.deliverDue(limit: 2).map(\.request.content.title) == ["n4", "n3"])
         #expect(try scheduler.list(state: .pending).count == 3)
+        #expect(try scheduler.list(state: .delivered).map(\.request.content.title) == ["n3", "n4"])
+        #expect(try scheduler.nextPending()?.request.content.title == "n2")
     }
 
     @Test func concurrentDeliverersOnOneFileDeliverEachNotificationOnce() async throws {

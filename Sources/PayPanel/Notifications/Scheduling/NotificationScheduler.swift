@@ -162,9 +162,22 @@ public final class NotificationScheduler {
 
     /// Every notification, or only those in `state`, by id.
     public func list(state: ScheduledNotification.State? = nil) throws -> [ScheduledNotification] {
-        let all = try database.queryAll("SELECT \(Self.columns) FROM scheduled_notifications ORDER BY id", [], Self.notification(from:))
-        guard let state else { return all }
-        return all.filter { $0.state == state }
+        let condition: String
+        switch state {
+        case nil: condition = "1"
+        case .pending: condition = "delivered_at IS NULL"
+        case .delivered: condition = "delivered_at IS NOT NULL AND responded_at IS NULL"
+        case .responded: condition = "responded_at IS NOT NULL"
+        }
+        return try database.queryAll("SELECT \(Self.columns) FROM scheduled_notifications WHERE \(condition) ORDER BY id", [],
+                                     Self.notification(from:))
+    }
+
+    /// The pending notification due soonest, or nil when nothing is pending.
+    public func nextPending() throws -> ScheduledNotification? {
+        try database.queryFirst("""
+            SELECT \(Self.columns) FROM scheduled_notifications WHERE delivered_at IS NULL ORDER BY deliver_at, id LIMIT 1
+            """, [], Self.notification(from:))
     }
 
     private static func notification(from row: Row) throws -> ScheduledNotification {

@@ -39,7 +39,7 @@ struct NotifyDeliverCommand: CLICommand {
             return .success
         }
         if delivered.isEmpty {
-            let next = try scheduler.list(state: .pending).min { $0.request.deliverAt < $1.request.deliverAt }
+            let next = try scheduler.nextPending()
             let nextText = next.map { "; the next, \($0.id), is due at \(Timestamp.format($0.request.deliverAt))" } ?? ""
             console.print("nothing due at \(Timestamp.format(clock.now()))\(nextText)")
             return .success
