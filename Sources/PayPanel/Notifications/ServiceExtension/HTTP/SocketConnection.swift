@@ -51,7 +51,8 @@ final class SocketConnection {
                 lastFailure = String(cString: strerror(errno))
                 continue
             }
-            guard try connection.wait(for: Int16(POLLOUT), doing: "connecting to \(host):\(port)") else { continue }
+            // Ready or failed, SO_ERROR says which.
+            _ = try connection.wait(for: Int16(POLLOUT), doing: "connecting to \(host):\(port)")
             var socketError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length)
@@ -94,8 +95,8 @@ final class SocketConnection {
         }
     }
 
-    /// Waits until the socket is ready for `events`; throws `.timedOut` at the deadline.
-    /// Returns false when poll reports an error condition (the caller reads SO_ERROR).
+    /// Waits until the socket is ready for `events` or reports an error or hang-up; throws
+    /// `.timedOut` at the deadline. Returns false when only an error condition was reported.
     private func wait(for events: Int16, doing what: String) throws(MediaFetchError) -> Bool {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -104,7 +105,7 @@ final class SocketConnection {
                 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             var descriptorSet = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&descriptorSet, 1, milliseconds)
-            if ready > 0 { return descriptorSet.revents & events != 0 || descriptorSet.revents & Int16(POLLHUP) != 0 }
+            if ready > 0 { return descriptorSet.revents & (events | Int16(POLLHUP)) != 0 }
             if ready < 0 && errno != EINTR {
                 throw MediaFetchError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
             }
