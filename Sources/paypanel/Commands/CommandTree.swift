@@ -11,5 +11,12 @@ enum CommandTree {
             .group(
                 name: "processor", abstract: "Inspect the mock payment processor: its ledger and its triggers.",
                 children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self)]),
+            .group(
+                name: "notify", abstract: "Build, validate, show and mutate payment-action pushes; schedule, deliver and answer notifications.",
+                children: [
+                    .command(NotifyBuildCommand.self), .command(NotifyValidateCommand.self), .command(NotifyShowCommand.self),
+                    .command(NotifyMutateCommand.self), .command(NotifyScheduleCommand.self), .command(NotifyDeliverCommand.self),
+                    .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
+                ]),
         ])
 }

@@ -1,0 +1,47 @@
+import PayPanel
+
+/// `paypanel notify validate [FILE|-] [--json]`
+struct NotifyValidateCommand: CLICommand {
+    static let spec = CommandSpec(
+        name: "validate",
+        abstract: "Validate an APNs push payload: aps types, the panel, the media payload string and the 4096-byte limit.",
+        discussion: """
+            Reports every problem, one 'error: <path>: <reason>' line each on standard error, and \
+            warnings as 'warning: <path>: <reason>'. Exit 0 when valid, 1 when not.
+            """,
+        arguments: [.optional("file", help: "The payload JSON, or - for standard input (the default).")],
+        options: [CommonOptions.json])
+
+    let file: String?
+    let json: Bool
+
+    init(arguments: ParsedArguments) throws {
+        file = arguments.positional(0)
+        json = arguments.flag(CommonOptions.json.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let console = context.console
+        let result = PushPayloadReader.read(data: try InputFile.read(file, console: console, what: "notification payload"))
+        let report = result.report
+        if json {
+            var object = report.json.objectValue ?? JSONObject()
+            object["byteCount"] = .optional(result.compactByteCount.map(Int64.init))
+            object["maximumByteCount"] = .number(PushPayload.maximumByteCount)
+            console.printJSON(.object(object))
+        } else {
+            report.errors.forEach { console.printError("error: \($0)") }
+            report.warnings.forEach { console.printError("warning: \($0)") }
+            let name = file ?? "-"
+            let size = result.compactByteCount.map { " (\($0) of \(PushPayload.maximumByteCount) bytes)" } ?? ""
+            if report.isValid {
+                let kind = result.payload?.panel != nil ? "payment-action payload" : "push payload"
+                console.print("\(name): valid \(kind)\(size)")
+            } else {
+                let count = report.errors.count
+                console.print("\(name): invalid push payload: \(count) error\(count == 1 ? "" : "s")\(size)")
+            }
+        }
+        return report.isValid ? .success : .failure
+    }
+}
