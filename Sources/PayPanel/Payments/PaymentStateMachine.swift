@@ -204,6 +204,7 @@ public struct PaymentStateMachine: Sendable, Equatable {
     /// Stops at `requires_merchant_action`: the program cannot decide alone.
     mutating func requireMerchantAction(_ failure: PaymentFailure) {
         intent.inFlight = nil
+        intent.cancellationReason = nil  // a cancel whose void stays unknown is not a cancel yet
         intent.lastError = failure
         intent.status = .requiresMerchantAction
     }
