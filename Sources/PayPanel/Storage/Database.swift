@@ -21,11 +21,16 @@ public final class Database {
         /// Create the file (mode 0600) when it does not exist.
         public var create = true
         public var busyTimeout: Duration = .seconds(5)
+        /// Switch a file database to WAL on open. `openMigrated` turns this off and switches
+        /// only after checking the file is one of ours: the switch rewrites the file header,
+        /// and a file we refuse must be left exactly as it was.
+        public var writeAheadLog = true
 
-        public init(readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5)) {
+        public init(readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5), writeAheadLog: Bool = true) {
             self.readOnly = readOnly
             self.create = create
             self.busyTimeout = busyTimeout
+            self.writeAheadLog = writeAheadLog
         }
     }
 
@@ -58,10 +63,17 @@ public final class Database {
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA trusted_schema = OFF")
         if !inMemory && !options.readOnly {
-            try execute("PRAGMA journal_mode = WAL")
+            if options.writeAheadLog { try enableWriteAheadLog() }
             // FULL: a committed payment survives power loss, not just a process crash.
             try execute("PRAGMA synchronous = FULL")
         }
+    }
+
+    /// Switches the file to WAL (readers never block the writer). Persistent: it changes the
+    /// file header. Does nothing for in-memory databases.
+    public func enableWriteAheadLog() throws(DatabaseError) {
+        guard path != ":memory:" else { return }
+        try execute("PRAGMA journal_mode = WAL")
     }
 
     deinit {

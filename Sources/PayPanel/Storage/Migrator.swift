@@ -130,17 +130,20 @@ public struct MigrationError: PayPanelError, Equatable {
 
 extension Database {
     /// Opens the database at `path` and brings it up to date with `set`: what every command
-    /// does before touching data. A read-only open only verifies (it refuses newer or changed
-    /// schemas but applies nothing).
+    /// does before touching data. A file that is foreign, newer or changed is refused before
+    /// anything is written to it (the switch to WAL included). A read-only open only verifies.
     public static func openMigrated(
         path: String, set: MigrationSet = .main, clock: any WallClock = SystemClock(),
         options: Database.Options = Database.Options()
     ) throws -> Database {
-        let database = try Database(path: path, options: options)
+        var deferred = options
+        deferred.writeAheadLog = false
+        let database = try Database(path: path, options: deferred)
         let migrator = Migrator(set: set, clock: clock)
-        if options.readOnly {
-            try migrator.verify(database)
-        } else {
+        // Refuse foreign, newer or changed databases before anything touches the file.
+        try migrator.verify(database)
+        if !options.readOnly {
+            if options.writeAheadLog { try database.enableWriteAheadLog() }
             try migrator.migrate(database)
         }
         return database
