@@ -1,8 +1,15 @@
 import Foundation
 
-/// A JSON object with `members` in this order.
+extension JSONValue {
+    /// A JSON object with `members` in this order.
+    public static func orderedObject(_ members: [(String, JSONValue)]) -> JSONValue {
+        .object(JSONObject(members.map { (key: $0.0, value: $0.1) }))
+    }
+}
+
+/// Shorthand for `JSONValue.orderedObject` in this module.
 func jsonObject(_ members: [(String, JSONValue)]) -> JSONValue {
-    .object(JSONObject(members.map { (key: $0.0, value: $0.1) }))
+    .orderedObject(members)
 }
 
 // The JSON forms of intents, attempts, refunds and events (`--json`, outbox payloads, stored

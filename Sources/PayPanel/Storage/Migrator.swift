@@ -32,9 +32,11 @@ public struct Migrator: Sendable {
     /// Applies every pending migration; returns the identifiers applied now.
     @discardableResult
     public func migrate(_ database: Database) throws -> [String] {
-        try verify(database)
+        let alreadyApplied = Set(try verify(database).map(\.identifier))
         var appliedNow: [String] = []
-        for migration in set.migrations {
+        // An up-to-date database takes no write lock: a command on a busy file only waits when
+        // it has something to write.
+        for migration in set.migrations where !alreadyApplied.contains(migration.identifier) {
             let applied: Bool = try database.write {
                 if try appliedMigrations(database).contains(where: { $0.identifier == migration.identifier }) {
                     return false

@@ -8,5 +8,14 @@ enum CommandTree {
             .group(
                 name: "request", abstract: "Build and validate Apple Pay payment requests.",
                 children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),
+            .group(
+                name: "payments", abstract: "Create, inspect and cancel payment intents.",
+                children: [
+                    .command(PaymentsCreateCommand.self), .command(PaymentsShowCommand.self), .command(PaymentsListCommand.self),
+                    .command(PaymentsCancelCommand.self),
+                ]),
+            .group(
+                name: "db", abstract: "Create, migrate and inspect the payments database.",
+                children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
         ])
 }
