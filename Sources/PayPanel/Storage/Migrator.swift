@@ -63,7 +63,13 @@ public struct Migrator: Sendable {
     /// Refuses unknown or changed migrations and files that are not this kind of database.
     @discardableResult
     func verify(_ database: Database) throws -> [AppliedMigration] {
-        let applied = try database.read { try appliedMigrations(database) }
+        // One snapshot for every check: another process may commit a migration in between,
+        // and its tables without its bookkeeping row would look like a foreign database.
+        try database.read { try verifySnapshot(database) }
+    }
+
+    private func verifySnapshot(_ database: Database) throws -> [AppliedMigration] {
+        let applied = try appliedMigrations(database)
         let applicationID = try database.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
         if applicationID != 0 && applicationID != set.applicationID {
             throw MigrationError(path: database.path, reason: .notAPayPanelDatabase(set: set.name))
