@@ -7,7 +7,7 @@ struct DatabaseStatusCommand: CLICommand {
         name: "status",
         abstract: "Show the migrations a payments database has applied, their checksums, and the pending ones.",
         discussion: "Reads only: a missing database is reported with every migration pending, and is not created.",
-        options: [CommonOptions.database, CommonOptions.json])
+        options: [CommonOptions.database, CommonOptions.json, CommonOptions.now])
 
     let arguments: ParsedArguments
     let json: Bool
