@@ -133,6 +133,7 @@ public enum SheetState: Sendable, Equatable {
         }
     }
 
+    /// True while the sheet has not been answered.
     public var isAwaitingAnswer: Bool {
         if case .awaitingAnswer = self { return true }
         return false

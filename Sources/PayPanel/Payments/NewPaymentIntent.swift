@@ -8,6 +8,7 @@ public struct NewPaymentIntent: Sendable, Equatable {
     /// The longest order reference kept.
     public static let maximumOrderReferenceLength = 200
 
+    /// Checks the request; throws `invalid_amount` or `invalid_order_reference` with the reason.
     public init(amount: Amount, captureMethod: CaptureMethod = .automatic, orderReference: String? = nil) throws(PaymentInputError) {
         guard amount.minorUnits > 0 else {
             throw PaymentInputError(code: "invalid_amount", message: "the amount \(amount) must be above zero")
@@ -46,6 +47,7 @@ public struct PaymentInputError: PayPanelError, Equatable {
     public let code: String
     public let message: String
 
+    /// An error with a stable `code` and a message for people.
     public init(code: String, message: String) {
         self.code = code
         self.message = message

@@ -57,6 +57,7 @@ public enum VoidReason: String, Sendable, CaseIterable {
 /// Work due at a time, kept in the `timers` table. One timer per (intent, kind, reference):
 /// scheduling again moves it.
 public struct PaymentTimer: Sendable, Equatable {
+    /// What the timer does when it fires.
     public enum Kind: String, Sendable, CaseIterable {
         /// Nobody paid: cancel the intent (reference "").
         case abandonment
@@ -80,6 +81,7 @@ public struct PaymentTimer: Sendable, Equatable {
     public let reference: String
     public let dueAt: Date
 
+    /// A timer of `kind` about `reference`, due at `dueAt`.
     public init(kind: Kind, reference: String, dueAt: Date) {
         self.kind = kind
         self.reference = reference

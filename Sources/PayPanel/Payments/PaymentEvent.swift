@@ -69,6 +69,7 @@ public struct AttemptOpening: Sendable, Equatable {
     /// True when an Apple Pay sheet is waiting for the answer (it must get one within 30 s).
     public let answersPaymentSheet: Bool
 
+    /// A new attempt `attemptID` paying `amount` with `card`.
     public init(attemptID: String, source: AttemptSource, card: CardSummary, amount: Amount, answersPaymentSheet: Bool) {
         self.attemptID = attemptID
         self.source = source

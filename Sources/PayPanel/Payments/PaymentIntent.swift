@@ -109,6 +109,7 @@ public struct InFlightOperation: Sendable, Equatable {
     /// Retries after "not processed" answers (HTTP 503/429), with the same reference.
     public internal(set) var processorRetries: Int
 
+    /// A call in flight, as stored.
     public init(
         kind: Kind, attemptID: String, amount: Int64, voidPurpose: VoidPurpose? = nil, startedAt: Date,
         outcomeUnknownSince: Date? = nil, reconciliationLookups: Int = 0, processorRetries: Int = 0
@@ -145,6 +146,7 @@ public struct PaymentFailure: Sendable, Equatable {
     /// The attempt that failed, when an attempt did.
     public let attemptID: String?
 
+    /// A failure; digit runs that could be a card number are redacted from `message`.
     public init(code: FailureCode, declineCode: DeclineCode? = nil, message: String, attemptID: String?) {
         self.code = code
         self.declineCode = declineCode

@@ -25,6 +25,7 @@ public struct PaymentPolicy: Sendable, Equatable {
     /// Retries of a call the processor refused before processing (HTTP 503, 429).
     public var maximumProcessorRetries: Int
 
+    /// A policy; every number defaults to the standard one.
     public init(
         maximumAttempts: Int = 5, abandonAfter: TimeInterval = 24 * 3600, sheetAnswerDeadline: TimeInterval = 25,
         challengeTimeout: TimeInterval = 10 * 60, captureWindow: TimeInterval = 7 * 24 * 3600,

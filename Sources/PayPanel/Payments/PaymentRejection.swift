@@ -39,6 +39,7 @@ public struct PaymentRejection: PayPanelError, Equatable {
     public let intentID: String
     public let reason: Reason
 
+    /// The rejection of an event on `intentID` for `reason`.
     public init(intentID: String, reason: Reason) {
         self.intentID = intentID
         self.reason = reason

@@ -25,6 +25,7 @@ public enum PaymentTransitionTable {
         case canceled
         case expired
 
+        /// The intent's status in this situation.
         public var status: PaymentStatus {
             switch self {
             case .new: .requiresPaymentMethod

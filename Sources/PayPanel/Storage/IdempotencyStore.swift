@@ -23,6 +23,7 @@ public final class IdempotencyStore {
     /// the reclaiming run sees the crashed run's `resourceID` and must resume, not restart.
     public let inProgressLease: TimeInterval
 
+    /// A store on `database` (the payments database, so keys commit with what they protect).
     public init(database: Database, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
         self.database = database
         self.lifetime = lifetime

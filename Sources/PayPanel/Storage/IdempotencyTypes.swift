@@ -16,6 +16,7 @@ public struct IdempotentResponse: Sendable, Equatable {
     /// When the key was first used.
     public let firstUsedAt: Date
 
+    /// A response, fresh or replayed.
     public init(result: IdempotentResult, replayed: Bool, firstUsedAt: Date) {
         self.result = result
         self.replayed = replayed
@@ -47,6 +48,7 @@ public struct IdempotencyClaim: Sendable, Equatable {
 
 /// An idempotency key that cannot be used for this request. Nothing was run or stored.
 public struct IdempotencyError: PayPanelError, Equatable {
+    /// Why the key cannot be used.
     public enum Reason: Sendable, Equatable {
         /// The key was used with different parameters.
         case reused(firstUsedAt: Date, scope: String)

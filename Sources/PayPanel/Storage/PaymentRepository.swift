@@ -15,6 +15,7 @@ public final class PaymentRepository {
     public let database: Database
     public let policy: PaymentPolicy
 
+    /// A repository on a migrated payments database; `policy` is handed to every machine it loads.
     public init(database: Database, policy: PaymentPolicy = .standard) {
         self.database = database
         self.policy = policy

@@ -1,5 +1,6 @@
 /// Why the payments store refused or failed an operation. Nothing was written.
 public struct PaymentStoreError: PayPanelError, Equatable {
+    /// What went wrong.
     public enum Reason: Sendable, Equatable {
         case intentNotFound(String)
         /// Someone else changed the intent since the caller read it: reload and decide again.
@@ -17,6 +18,7 @@ public struct PaymentStoreError: PayPanelError, Equatable {
     /// The database file, for messages people can act on.
     public let path: String
 
+    /// The error for `reason` on the database at `path`.
     public init(reason: Reason, path: String) {
         self.reason = reason
         self.path = path
