@@ -26,7 +26,8 @@ public final class PaymentRepository {
     /// Creates the intent `id` (version 1) with its creation event, abandonment timer and
     /// `payment_intent.created` message.
     @discardableResult
-    public func create(_ request: NewPaymentIntent, id: String, at now: Date) throws -> PaymentIntent {
+    public func create(_ request: NewPaymentIntent, id: String, at time: Date) throws -> PaymentIntent {
+        let now = PaymentRepository.storedPrecision(time)
         let (machine, actions) = PaymentStateMachine.create(
             id: id, amount: request.amount, captureMethod: request.captureMethod, orderReference: request.orderReference,
             at: now, policy: policy)
@@ -76,7 +77,8 @@ public final class PaymentRepository {
         }
     }
 
-    private func applyInTransaction(_ event: PaymentEvent, to intentID: String, expectedVersion: Int64?, at now: Date) throws -> PaymentTransition {
+    private func applyInTransaction(_ event: PaymentEvent, to intentID: String, expectedVersion: Int64?, at time: Date) throws -> PaymentTransition {
+        let now = PaymentRepository.storedPrecision(time)
         guard var machine = try loadMachine(intentID) else {
             throw PaymentStoreError(reason: .intentNotFound(intentID), path: database.path)
         }
@@ -145,6 +147,12 @@ public final class PaymentRepository {
         try database.execute(
             "INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [intentID, version, type, from?.rawValue, to.rawValue, JSONWriter.string(data), now])
+    }
+
+    /// `time` cut to the milliseconds the database keeps, so the machine a transition returns
+    /// equals the one loaded back.
+    static func storedPrecision(_ time: Date) -> Date {
+        Timestamp.date(epochMilliseconds: Timestamp.epochMilliseconds(time))
     }
 
     // MARK: - Loading

@@ -36,14 +36,14 @@ enum PaymentRows {
         var inFlight: InFlightOperation?
         if let kindText = row.optionalString(13) {
             guard let kind = InFlightOperation.Kind(rawValue: kindText), let attemptID = row.optionalString(14),
-                let startedAt = row.optionalInt64(17)
+                let inFlightAmount = row.optionalInt64(15), let startedAt = row.optionalInt64(17)
             else { throw corrupt("incomplete in-flight operation") }
             let purpose = try row.optionalString(16).map { text throws(PaymentStoreError) in
                 guard let purpose = InFlightOperation.VoidPurpose(rawValue: text) else { throw corrupt("unknown void purpose") }
                 return purpose
             }
             inFlight = InFlightOperation(
-                kind: kind, attemptID: attemptID, amount: row.optionalInt64(15) ?? 0, voidPurpose: purpose,
+                kind: kind, attemptID: attemptID, amount: inFlightAmount, voidPurpose: purpose,
                 startedAt: date(startedAt), outcomeUnknownSince: row.optionalInt64(18).map(date),
                 reconciliationLookups: row.int(19), processorRetries: row.int(20))
         }

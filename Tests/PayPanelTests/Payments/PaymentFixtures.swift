@@ -8,7 +8,7 @@ typealias TableEvent = PaymentTransitionTable.Event
 /// A machine in a known situation, reached through real events from creation, with the time
 /// of its last event. Every step checks the invariants.
 struct PaymentFixture {
-    static let start = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T…Z
+    static let start = Date(timeIntervalSince1970: 1_795_000_000)  // 2026-11-18T11:06:40Z
     static let usd = try! Currency(code: "USD")  // a constant, not input
     static let amount = Amount(minorUnits: 1000, currency: usd)
 

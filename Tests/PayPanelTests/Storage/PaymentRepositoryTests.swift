@@ -58,6 +58,17 @@ import Testing
         #expect(try StorageFixtures.count(repository.database, "timers", where: "intent_id = ?", [intent.id]) == 0)
     }
 
+    @Test func timesAreKeptToTheMillisecondAndReadBackEqual() throws {
+        let repository = try StorageFixtures.memoryRepository()
+        var random = SeededRandomNumberGenerator(seed: 9)
+        let odd = StorageFixtures.start.addingTimeInterval(0.123_456_7)
+        let intent = try StorageFixtures.createIntent(repository, random: &random, at: odd)
+        #expect(try repository.intent(intent.id) == intent)
+        let transition = try repository.apply(.attemptOpened(PaymentFixture.opening("att_ms")), to: intent.id, expectedVersion: 1, at: odd.addingTimeInterval(1.000_9))
+        #expect(try repository.loadMachine(intent.id) == transition.machine)
+        #expect(Timestamp.format(transition.intent.updatedAt) == "2026-11-18T11:06:41.124Z")
+    }
+
     @Test func aStaleVersionChangesNothing() throws {
         let repository = try StorageFixtures.memoryRepository()
         var random = SeededRandomNumberGenerator(seed: 3)
