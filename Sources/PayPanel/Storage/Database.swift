@@ -21,11 +21,16 @@ public final class Database {
         /// Create the file (mode 0600) when it does not exist.
         public var create = true
         public var busyTimeout: Duration = .seconds(5)
+        /// Switch a file database to WAL on open. `openMigrated` turns this off and switches
+        /// only after checking the file is one of ours: the switch rewrites the file header,
+        /// and a file we refuse must be left exactly as it was.
+        public var writeAheadLog = true
 
-        public init(readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5)) {
+        public init(readOnly: Bool = false, create: Bool = true, busyTimeout: Duration = .seconds(5), writeAheadLog: Bool = true) {
             self.readOnly = readOnly
             self.create = create
             self.busyTimeout = busyTimeout
+            self.writeAheadLog = writeAheadLog
         }
     }
 
@@ -58,10 +63,46 @@ public final class Database {
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA trusted_schema = OFF")
         if !inMemory && !options.readOnly {
-            try execute("PRAGMA journal_mode = WAL")
+            if options.writeAheadLog { try enableWriteAheadLog() }
             // FULL: a committed payment survives power loss, not just a process crash.
             try execute("PRAGMA synchronous = FULL")
         }
+    }
+
+    /// Switches the file to WAL (readers never block the writer). Persistent: it changes the
+    /// file header. Does nothing for in-memory databases or a file already in WAL mode.
+    ///
+    /// The switch needs the file to itself and SQLite does not always wait for that through
+    /// the busy handler (several processes opening a new file at once), so it is retried here
+    /// until the busy timeout is spent.
+    public func enableWriteAheadLog() throws(DatabaseError) {
+        guard path != ":memory:" else { return }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: busyTimeout)
+        var pause = Duration.milliseconds(1)
+        while true {
+            var failure: DatabaseError?
+            do throws(DatabaseError) {
+                if try pragmaText("PRAGMA journal_mode") == "wal" { return }
+                if try pragmaText("PRAGMA journal_mode = WAL") == "wal" { return }
+            } catch {
+                guard error.isBusy else { throw error }
+                failure = error
+            }
+            guard clock.now < deadline else {
+                throw failure ?? DatabaseError(extendedCode: 5, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL", path: path)
+            }
+            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+            pause = min(pause * 2, .milliseconds(50))
+        }
+    }
+
+    /// The text the pragma `sql` returns (its first column of its first row).
+    private func pragmaText(_ sql: String) throws(DatabaseError) -> String {
+        let statement = try statement(sql)
+        try statement.bind([])
+        defer { statement.reset() }
+        return try statement.step() ? Row(statement: statement).string(0).lowercased() : ""
     }
 
     deinit {

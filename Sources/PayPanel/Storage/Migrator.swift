@@ -32,9 +32,11 @@ public struct Migrator: Sendable {
     /// Applies every pending migration; returns the identifiers applied now.
     @discardableResult
     public func migrate(_ database: Database) throws -> [String] {
-        try verify(database)
+        let alreadyApplied = Set(try verify(database).map(\.identifier))
         var appliedNow: [String] = []
-        for migration in set.migrations {
+        // An up-to-date database takes no write lock: a command on a busy file only waits when
+        // it has something to write.
+        for migration in set.migrations where !alreadyApplied.contains(migration.identifier) {
             let applied: Bool = try database.write {
                 if try appliedMigrations(database).contains(where: { $0.identifier == migration.identifier }) {
                     return false
@@ -61,7 +63,13 @@ public struct Migrator: Sendable {
     /// Refuses unknown or changed migrations and files that are not this kind of database.
     @discardableResult
     func verify(_ database: Database) throws -> [AppliedMigration] {
-        let applied = try database.read { try appliedMigrations(database) }
+        // One snapshot for every check: another process may commit a migration in between,
+        // and its tables without its bookkeeping row would look like a foreign database.
+        try database.read { try verifySnapshot(database) }
+    }
+
+    private func verifySnapshot(_ database: Database) throws -> [AppliedMigration] {
+        let applied = try appliedMigrations(database)
         let applicationID = try database.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
         if applicationID != 0 && applicationID != set.applicationID {
             throw MigrationError(path: database.path, reason: .notAPayPanelDatabase(set: set.name))
@@ -130,17 +138,20 @@ public struct MigrationError: PayPanelError, Equatable {
 
 extension Database {
     /// Opens the database at `path` and brings it up to date with `set`: what every command
-    /// does before touching data. A read-only open only verifies (it refuses newer or changed
-    /// schemas but applies nothing).
+    /// does before touching data. A file that is foreign, newer or changed is refused before
+    /// anything is written to it (the switch to WAL included). A read-only open only verifies.
     public static func openMigrated(
         path: String, set: MigrationSet = .main, clock: any WallClock = SystemClock(),
         options: Database.Options = Database.Options()
     ) throws -> Database {
-        let database = try Database(path: path, options: options)
+        var deferred = options
+        deferred.writeAheadLog = false
+        let database = try Database(path: path, options: deferred)
         let migrator = Migrator(set: set, clock: clock)
-        if options.readOnly {
-            try migrator.verify(database)
-        } else {
+        // Refuse foreign, newer or changed databases before anything touches the file.
+        try migrator.verify(database)
+        if !options.readOnly {
+            if options.writeAheadLog { try database.enableWriteAheadLog() }
             try migrator.migrate(database)
         }
         return database

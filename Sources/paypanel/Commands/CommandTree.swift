@@ -18,5 +18,14 @@ enum CommandTree {
                     .command(NotifyMutateCommand.self), .command(NotifyScheduleCommand.self), .command(NotifyDeliverCommand.self),
                     .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
                 ]),
+            .group(
+                name: "payments", abstract: "Create, inspect and cancel payment intents.",
+                children: [
+                    .command(PaymentsCreateCommand.self), .command(PaymentsShowCommand.self), .command(PaymentsListCommand.self),
+                    .command(PaymentsCancelCommand.self),
+                ]),
+            .group(
+                name: "db", abstract: "Create, migrate and inspect the payments database.",
+                children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
         ])
 }

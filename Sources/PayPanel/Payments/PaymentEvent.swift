@@ -1,0 +1,159 @@
+import Foundation
+
+/// Something that happened to an intent: the input of `PaymentStateMachine`. Each accepted
+/// event becomes one row of the intent's history (`events`), numbered by the new version.
+///
+/// Processor answers are passed as the processor gave them (`ProcessorOutcome`), tagged with
+/// the call they answer, so the executor needs no interpretation of its own.
+public enum PaymentEvent: Sendable, Equatable {
+    /// A card or an Apple Pay token was submitted: a new attempt starts authorizing.
+    case attemptOpened(AttemptOpening)
+    /// The processor answered a call (authorize, challenge completion, capture, void, refund).
+    case processorAnswered(ProcessorCall, ProcessorOutcome)
+    /// The cardholder passed the 3-D Secure challenge of `attemptID`.
+    case challengePassed(attemptID: String)
+    /// The cardholder failed the challenge.
+    case challengeFailed(attemptID: String)
+    /// The cardholder closed the challenge without finishing it.
+    case challengeAbandoned(attemptID: String)
+    /// The merchant captures `amount` minor units (nil: everything capturable).
+    case captureRequested(amount: Int64?)
+    /// The merchant cancels: before authorization it is final; after, the authorization is voided.
+    case cancelRequested(reason: CancellationReason)
+    /// The merchant refunds `amount` minor units of a captured intent as refund `refundID`.
+    case refundRequested(refundID: String, amount: Int64, reason: RefundReason?)
+    /// A lookup found the call at the processor, with this outcome.
+    case reconciliationFound(ProcessorCall, ProcessorOutcome)
+    /// A lookup says the processor never received the call. After the grace period that
+    /// means it failed; before, the lookup is repeated.
+    case reconciliationNotFound(ProcessorCall)
+    /// The lookup itself got no answer; it is repeated until the lookups run out.
+    case reconciliationUnavailable(ProcessorCall, reason: String)
+    /// The executor gives up reconciling the call: an operator must decide.
+    case reconciliationExhausted(ProcessorCall)
+    /// A timer of the intent came due.
+    case timerFired(PaymentTimer.Kind, reference: String)
+    /// An operator resolved an intent (or refund) that requires merchant action.
+    case operatorResolved(OperatorResolution, note: String?)
+
+    /// The snake_case name stored in the history: `attempt_opened`, `authorize_approved`, …
+    public var name: String {
+        switch self {
+        case .attemptOpened: "attempt_opened"
+        case .processorAnswered(let call, let outcome): "\(call.operationName)_\(outcome.eventSuffix)"
+        case .challengePassed: "challenge_passed"
+        case .challengeFailed: "challenge_failed"
+        case .challengeAbandoned: "challenge_abandoned"
+        case .captureRequested: "capture_requested"
+        case .cancelRequested: "cancel_requested"
+        case .refundRequested: "refund_requested"
+        case .reconciliationFound(let call, let outcome): "reconciled_\(call.operationName)_\(outcome.eventSuffix)"
+        case .reconciliationNotFound(let call): "reconciled_\(call.operationName)_not_found"
+        case .reconciliationUnavailable(let call, _): "reconciliation_\(call.operationName)_unavailable"
+        case .reconciliationExhausted(let call): "reconciliation_\(call.operationName)_exhausted"
+        case .timerFired(let kind, _): "timer_\(kind.rawValue)"
+        case .operatorResolved: "operator_resolved"
+        }
+    }
+}
+
+/// A new attempt: what the executor knows when a card or token is submitted. The attempt id
+/// comes from the caller's random source (the machine makes no ids).
+public struct AttemptOpening: Sendable, Equatable {
+    /// `att_…`: the processor reference and idempotency key of the authorization.
+    public let attemptID: String
+    public let source: AttemptSource
+    public let card: CardSummary
+    /// The amount the card or token is for; it must equal the intent's amount and currency.
+    public let amount: Amount
+    /// True when an Apple Pay sheet is waiting for the answer (it must get one within 30 s).
+    public let answersPaymentSheet: Bool
+
+    /// A new attempt `attemptID` paying `amount` with `card`.
+    public init(attemptID: String, source: AttemptSource, card: CardSummary, amount: Amount, answersPaymentSheet: Bool) {
+        self.attemptID = attemptID
+        self.source = source
+        self.card = card
+        self.amount = amount
+        self.answersPaymentSheet = answersPaymentSheet
+    }
+}
+
+/// A processor call, named by the reference it was made with.
+public enum ProcessorCall: Sendable, Hashable, CustomStringConvertible {
+    case authorize(attemptID: String)
+    case completeChallenge(attemptID: String)
+    case capture(attemptID: String)
+    case void(attemptID: String)
+    case refund(refundID: String)
+
+    /// The reference the processor knows the call by (the attempt id, or the refund id).
+    public var reference: String {
+        switch self {
+        case .authorize(let id), .completeChallenge(let id), .capture(let id), .void(let id), .refund(let id): id
+        }
+    }
+
+    /// The lookup operation (`completeChallenge` is looked up as the authorization it finishes).
+    public var operation: ProcessorOperation {
+        switch self {
+        case .authorize, .completeChallenge: .authorize
+        case .capture: .capture
+        case .void: .void
+        case .refund: .refund
+        }
+    }
+
+    /// `authorize`, `complete_challenge`, `capture`, `void`, `refund`.
+    public var operationName: String {
+        switch self {
+        case .authorize: "authorize"
+        case .completeChallenge: "complete_challenge"
+        case .capture: "capture"
+        case .void: "void"
+        case .refund: "refund"
+        }
+    }
+
+    public var description: String { "\(operationName) \(reference)" }
+}
+
+/// How an operator resolves what the program could not decide alone.
+public enum OperatorResolution: Sendable, Equatable {
+    /// No money is held: the payer may try again (→ requires_payment_method).
+    case retryPayment
+    /// Voided or settled outside the program (→ canceled).
+    case markCanceled
+    /// The processor holds a valid authorization of `amount` until `captureBefore`
+    /// (→ requires_capture).
+    case markAuthorized(amount: Int64, captureBefore: Date)
+    /// The processor captured `amount` (→ succeeded).
+    case markSucceeded(capturedAmount: Int64)
+    /// A refund in requires_merchant_action did, or did not, go through.
+    case markRefund(refundID: String, succeeded: Bool)
+
+    /// The snake_case name stored in the history.
+    public var name: String {
+        switch self {
+        case .retryPayment: "retry_payment"
+        case .markCanceled: "mark_canceled"
+        case .markAuthorized: "mark_authorized"
+        case .markSucceeded: "mark_succeeded"
+        case .markRefund(_, let succeeded): succeeded ? "mark_refund_succeeded" : "mark_refund_failed"
+        }
+    }
+}
+
+extension ProcessorOutcome {
+    /// `approved`, `declined`, `challenge_required`, `pending`, `not_processed`, `unknown`.
+    public var eventSuffix: String {
+        switch self {
+        case .approved: "approved"
+        case .declined: "declined"
+        case .challengeRequired: "challenge_required"
+        case .pending: "pending"
+        case .notProcessed: "not_processed"
+        case .unknown: "unknown"
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+
+// Capture, cancel and void, timers, and operator resolutions.
+extension PaymentStateMachine {
+    mutating func handleCaptureRequested(_ requested: Int64?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        guard intent.status == .requiresCapture, let attemptID = intent.currentAttemptID else {
+            throw notAllowed("capture_requested")
+        }
+        if let captureBefore = intent.captureBefore, now >= captureBefore {
+            throw reject(.authorizationExpired(captureBefore: captureBefore))
+        }
+        let capturable = intent.amountCapturable
+        let captureAmount = requested ?? capturable
+        guard captureAmount > 0, captureAmount <= capturable else {
+            throw reject(.captureAmountInvalid(requested: captureAmount, capturable: capturable, currency: intent.currency))
+        }
+        intent.lastError = nil
+        intent.status = .processing
+        intent.inFlight = InFlightOperation(kind: .capture, attemptID: attemptID, amount: captureAmount, startedAt: now)
+        return [.callProcessorCapture(attemptID: attemptID, amount: amount(captureAmount))]
+    }
+
+    mutating func handleCancelRequested(_ reason: CancellationReason, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        switch intent.status {
+        case .requiresPaymentMethod:
+            intent.cancellationReason = reason
+            intent.status = .canceled
+            return []
+        case .requiresAction:
+            if let attemptID = intent.currentAttemptID {
+                updateAttempt(attemptID, at: now) {
+                    $0.status = .failed
+                    $0.failure = PaymentFailure(code: .authenticationAbandoned, message: "the intent was canceled during the 3-D Secure challenge", attemptID: attemptID)
+                }
+            }
+            intent.cancellationReason = reason
+            intent.status = .canceled
+            return []
+        case .requiresCapture:
+            guard let attemptID = intent.currentAttemptID else { throw notAllowed("cancel_requested") }
+            // The reason waits with the void: it is the intent's once the void succeeds.
+            intent.cancellationReason = reason
+            intent.lastError = nil
+            intent.status = .processing
+            intent.inFlight = InFlightOperation(
+                kind: .void, attemptID: attemptID, amount: intent.amountAuthorized, voidPurpose: .cancel, startedAt: now)
+            return [.voidAuthorization(attemptID: attemptID, reason: .cancel)]
+        default:
+            throw notAllowed("cancel_requested")
+        }
+    }
+
+    mutating func handleCaptureAnswer(_ operation: InFlightOperation, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        let attemptID = operation.attemptID
+        switch outcome {
+        case .approved(let approval):
+            guard approval.amount == amount(operation.amount) else {
+                requireMerchantAction(PaymentFailure(
+                    code: .amountMismatch,
+                    message: "the processor captured \(approval.amount) where \(amount(operation.amount)) was asked: check the capture at the processor and resolve the intent",
+                    attemptID: attemptID))
+                return []
+            }
+            updateAttempt(attemptID, at: now) { $0.status = .captured }
+            intent.amountCaptured = operation.amount
+            intent.lastError = nil
+            intent.inFlight = nil
+            intent.status = .succeeded
+            return []
+        case .declined(let code):
+            backToRequiresCapture(PaymentFailure(
+                code: .captureFailed, declineCode: code, message: "the processor refused the capture (\(code)): capture again or cancel",
+                attemptID: attemptID))
+            return []
+        case .challengeRequired:
+            throw reject(.unexpectedOutcome(operation.call, outcome: outcome.eventSuffix))
+        case .pending, .unknown:
+            markOutcomeUnknown(at: now)
+            return []
+        case .notProcessed(let reason):
+            if operation.processorRetries < policy.maximumProcessorRetries {
+                intent.inFlight?.processorRetries += 1
+                return [retryCall(operation)]
+            }
+            backToRequiresCapture(PaymentFailure(
+                code: .processorUnavailable, message: "the processor did not process the capture (\(reason)): capture again later",
+                attemptID: attemptID))
+            return []
+        }
+    }
+
+    mutating func handleVoidAnswer(_ operation: InFlightOperation, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        let attemptID = operation.attemptID
+        let isReversal = operation.voidPurpose == .reversal
+        switch outcome {
+        case .approved:
+            updateAttempt(attemptID, at: now) { $0.status = .voided }
+            intent.inFlight = nil
+            if isReversal {
+                intent.lastError = PaymentFailure(
+                    code: .sheetDeadlineExceeded,
+                    message: "the processor approved after the Apple Pay sheet had been answered with failure; the authorization was reversed",
+                    attemptID: attemptID)
+                intent.status = .requiresPaymentMethod
+            } else {
+                intent.status = .canceled
+            }
+            return []
+        case .declined(let code):
+            voidFailed(operation, PaymentFailure(
+                code: isReversal ? .reversalFailed : .voidFailed, declineCode: code,
+                message: "the processor refused to void the authorization (\(code))", attemptID: attemptID))
+            return []
+        case .challengeRequired:
+            throw reject(.unexpectedOutcome(operation.call, outcome: outcome.eventSuffix))
+        case .pending, .unknown:
+            markOutcomeUnknown(at: now)
+            return []
+        case .notProcessed(let reason):
+            if operation.processorRetries < policy.maximumProcessorRetries {
+                intent.inFlight?.processorRetries += 1
+                return [retryCall(operation)]
+            }
+            voidFailed(operation, PaymentFailure(
+                code: isReversal ? .reversalFailed : .processorUnavailable,
+                message: "the processor did not process the void (\(reason))", attemptID: attemptID))
+            return []
+        }
+    }
+
+    /// A failed cancel leaves the authorization in place; a failed reversal holds a payer's
+    /// money after they were told the payment failed, so an operator must act.
+    mutating func voidFailed(_ operation: InFlightOperation, _ failure: PaymentFailure) {
+        if operation.voidPurpose == .reversal {
+            requireMerchantAction(failure)
+        } else {
+            intent.cancellationReason = nil
+            backToRequiresCapture(failure)
+        }
+    }
+
+    /// The authorization still stands: the merchant may capture again or cancel.
+    mutating func backToRequiresCapture(_ failure: PaymentFailure) {
+        intent.inFlight = nil
+        intent.lastError = failure
+        intent.status = .requiresCapture
+    }
+
+    // MARK: - Timers
+
+    mutating func handleTimer(_ kind: PaymentTimer.Kind, reference: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        let notApplicable = reject(.timerNotApplicable(kind, status: intent.status))
+        switch kind {
+        case .abandonment:
+            guard intent.status == .requiresPaymentMethod else { throw notApplicable }
+            intent.cancellationReason = .abandoned
+            intent.status = .canceled
+            return []
+        case .challengeExpiry:
+            guard intent.status == .requiresAction, intent.currentAttemptID == reference else { throw notApplicable }
+            failAttempt(reference, PaymentFailure(
+                code: .authenticationTimedOut, message: "the 3-D Secure challenge was not completed in time", attemptID: reference), at: now)
+            return []
+        case .sheetDeadline:
+            guard let attempt = attempts.first(where: { $0.id == reference }), case .awaitingAnswer(let deadline)? = attempt.sheet,
+                now >= deadline
+            else { throw notApplicable }
+            // The outcome is still open; if an approval comes later it is reversed.
+            updateAttempt(reference, at: now) { $0.sheet = .answered(.failure, deadline: deadline) }
+            return [.answerSheet(attemptID: reference, result: .failure)]
+        case .authorizationExpiry:
+            guard intent.status == .requiresCapture, intent.currentAttemptID == reference,
+                let captureBefore = intent.captureBefore, now >= captureBefore
+            else { throw notApplicable }
+            updateAttempt(reference, at: now) { $0.status = .expired }
+            intent.status = .expired
+            return [.voidAuthorization(attemptID: reference, reason: .authorizationExpired)]
+        case .reconciliation:
+            // Reconciliation timers drive lookups; the lookup's result is the event.
+            throw notApplicable
+        }
+    }
+
+    // MARK: - Operator
+
+    mutating func handleResolution(_ resolution: OperatorResolution, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        if case .markRefund(let refundID, let succeeded) = resolution {
+            return try resolveRefund(refundID, succeeded: succeeded, at: now)
+        }
+        guard intent.status == .requiresMerchantAction else { throw notAllowed("operator_resolved") }
+        switch resolution {
+        case .retryPayment:
+            intent.status = .requiresPaymentMethod
+        case .markCanceled:
+            intent.cancellationReason = .operator
+            intent.status = .canceled
+        case .markAuthorized(let authorized, let captureBefore):
+            guard let attemptID = intent.currentAttemptID else { throw reject(.invalidResolution("it has no attempt to hold an authorization")) }
+            guard authorized > 0, authorized <= intent.amount.minorUnits else {
+                throw reject(.invalidResolution("the authorized amount must be above zero and at most the intent's \(intent.amount)"))
+            }
+            guard captureBefore > now else {
+                throw reject(.invalidResolution("the capture deadline \(Timestamp.format(captureBefore)) has passed"))
+            }
+            updateAttempt(attemptID, at: now) { $0.status = .authorized }
+            intent.amountAuthorized = authorized
+            intent.captureBefore = captureBefore
+            intent.lastError = nil
+            intent.status = .requiresCapture
+        case .markSucceeded(let captured):
+            guard let attemptID = intent.currentAttemptID else { throw reject(.invalidResolution("it has no attempt that could have been captured")) }
+            guard captured > 0, captured <= intent.amount.minorUnits else {
+                throw reject(.invalidResolution("the captured amount must be above zero and at most the intent's \(intent.amount)"))
+            }
+            updateAttempt(attemptID, at: now) { $0.status = .captured }
+            intent.amountAuthorized = max(intent.amountAuthorized, captured)
+            intent.amountCaptured = captured
+            intent.lastError = nil
+            intent.status = .succeeded
+        case .markRefund:
+            break  // handled above
+        }
+        return []
+    }
+}

@@ -1,0 +1,230 @@
+import Foundation
+
+/// The payment intent's state machine (DESIGN §4, docs/state-machine.md): pure — no I/O, no
+/// clock, no randomness. The time comes with each event, ids come inside the events.
+///
+/// One `mutating func` per event returns the actions to take; an event that does not apply
+/// throws a `PaymentRejection` and leaves the machine exactly as it was. The owner (the
+/// repository inside one write transaction, then `CheckoutService` for the processor calls)
+/// executes the actions:
+///
+/// ```swift
+/// var machine = PaymentStateMachine(intent: intent, attempts: attempts, refunds: refunds)
+/// let actions = try machine.processorAnswered(.authorize(attemptID: id), outcome, at: now)
+/// ```
+///
+/// Timers, outbox messages and answers to the Apple Pay sheet are derived from the change of
+/// state after every event (`deriveEffects`), so no transition can forget them.
+public struct PaymentStateMachine: Sendable, Equatable {
+    public internal(set) var intent: PaymentIntent
+    /// Every attempt of the intent, oldest first.
+    public internal(set) var attempts: [Attempt]
+    /// Every refund of the intent, oldest first.
+    public internal(set) var refunds: [Refund]
+    public let policy: PaymentPolicy
+
+    /// A machine for a stored intent.
+    public init(intent: PaymentIntent, attempts: [Attempt] = [], refunds: [Refund] = [], policy: PaymentPolicy = .standard) {
+        self.intent = intent
+        self.attempts = attempts
+        self.refunds = refunds
+        self.policy = policy
+    }
+
+    /// A new intent waiting for a payment method (version 1), and the effects of its creation:
+    /// the abandonment timer and the `payment_intent.created` message.
+    public static func create(
+        id: String, amount: Amount, captureMethod: CaptureMethod, orderReference: String?, at now: Date,
+        policy: PaymentPolicy = .standard
+    ) -> (machine: PaymentStateMachine, actions: [PaymentAction]) {
+        let intent = PaymentIntent(
+            id: id, amount: amount, captureMethod: captureMethod, orderReference: orderReference,
+            status: .requiresPaymentMethod, version: 1, createdAt: now, updatedAt: now)
+        let machine = PaymentStateMachine(intent: intent, policy: policy)
+        let actions: [PaymentAction] = [
+            .scheduleTimer(PaymentTimer(kind: .abandonment, reference: "", dueAt: now.addingTimeInterval(policy.abandonAfter))),
+            .emitOutbox(.intentCreated, refundID: nil),
+        ]
+        return (machine, actions)
+    }
+
+    // MARK: - Events
+
+    /// Applies `event` at `now`: the dispatcher behind the per-event functions, and what the
+    /// repository calls. On success the version is one higher; on rejection nothing changed.
+    public mutating func apply(_ event: PaymentEvent, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        var next = self
+        try next.rejectIfFinal(event)
+        let work: [PaymentAction]
+        switch event {
+        case .attemptOpened(let opening): work = try next.handleAttemptOpened(opening, at: now)
+        case .processorAnswered(let call, let outcome): work = try next.handleAnswer(call, outcome, at: now)
+        case .challengePassed(let attemptID): work = try next.handleChallengePassed(attemptID, at: now)
+        case .challengeFailed(let attemptID):
+            work = try next.handleChallengeEnded(attemptID, .authenticationFailed, "the cardholder failed the 3-D Secure challenge", at: now)
+        case .challengeAbandoned(let attemptID):
+            work = try next.handleChallengeEnded(attemptID, .authenticationAbandoned, "the cardholder closed the 3-D Secure challenge", at: now)
+        case .captureRequested(let amount): work = try next.handleCaptureRequested(amount, at: now)
+        case .cancelRequested(let reason): work = try next.handleCancelRequested(reason, at: now)
+        case .refundRequested(let refundID, let amount, let reason):
+            work = try next.handleRefundRequested(refundID, amount: amount, reason: reason, at: now)
+        case .reconciliationFound(let call, let outcome): work = try next.handleLookupFound(call, outcome, at: now)
+        case .reconciliationNotFound(let call): work = try next.handleLookupNotFound(call, at: now)
+        case .reconciliationUnavailable(let call, _): work = try next.handleInconclusiveLookup(call, at: now)
+        case .reconciliationExhausted(let call): work = try next.handleReconciliationExhausted(call, at: now)
+        case .timerFired(let kind, let reference): work = try next.handleTimer(kind, reference: reference, at: now)
+        case .operatorResolved(let resolution, _): work = try next.handleResolution(resolution, at: now)
+        }
+        let effects = next.deriveEffects(from: self, at: now)
+        next.intent.version += 1
+        next.intent.updatedAt = now
+        self = next
+        return effects.sheetAnswers + work + effects.persisted
+    }
+
+    /// A card or an Apple Pay token was submitted (`requires_payment_method` → `processing`).
+    public mutating func attemptOpened(_ opening: AttemptOpening, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.attemptOpened(opening), at: now)
+    }
+
+    /// The processor answered `call` with `outcome`.
+    public mutating func processorAnswered(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.processorAnswered(call, outcome), at: now)
+    }
+
+    /// The cardholder passed the 3-D Secure challenge (`requires_action` → `processing`).
+    public mutating func challengePassed(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.challengePassed(attemptID: attemptID), at: now)
+    }
+
+    /// The cardholder failed the challenge (`requires_action` → `requires_payment_method`).
+    public mutating func challengeFailed(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.challengeFailed(attemptID: attemptID), at: now)
+    }
+
+    /// The cardholder closed the challenge (`requires_action` → `requires_payment_method`).
+    public mutating func challengeAbandoned(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.challengeAbandoned(attemptID: attemptID), at: now)
+    }
+
+    /// The merchant captures `amount` (nil: all of it) (`requires_capture` → `processing`).
+    public mutating func captureRequested(amount: Int64?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.captureRequested(amount: amount), at: now)
+    }
+
+    /// The merchant cancels (→ `canceled`, or → `processing` while an authorization is voided).
+    public mutating func cancelRequested(reason: CancellationReason, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.cancelRequested(reason: reason), at: now)
+    }
+
+    /// The merchant refunds part or all of a succeeded intent.
+    public mutating func refundRequested(refundID: String, amount: Int64, reason: RefundReason?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.refundRequested(refundID: refundID, amount: amount, reason: reason), at: now)
+    }
+
+    /// A lookup found `call` at the processor with `outcome`.
+    public mutating func reconciliationFound(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.reconciliationFound(call, outcome), at: now)
+    }
+
+    /// A lookup says the processor never received `call`.
+    public mutating func reconciliationNotFound(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.reconciliationNotFound(call), at: now)
+    }
+
+    /// The lookup of `call` got no answer.
+    public mutating func reconciliationUnavailable(_ call: ProcessorCall, reason: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.reconciliationUnavailable(call, reason: reason), at: now)
+    }
+
+    /// The executor stops reconciling `call` (→ `requires_merchant_action`).
+    public mutating func reconciliationExhausted(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.reconciliationExhausted(call), at: now)
+    }
+
+    /// A timer came due.
+    public mutating func timerFired(_ kind: PaymentTimer.Kind, reference: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.timerFired(kind, reference: reference), at: now)
+    }
+
+    /// An operator resolved what the program could not.
+    public mutating func operatorResolved(_ resolution: OperatorResolution, note: String?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.operatorResolved(resolution, note: note), at: now)
+    }
+
+    // MARK: - Shared helpers
+
+    /// Final intents accept nothing, except that a succeeded one keeps its refund ledger.
+    private func rejectIfFinal(_ event: PaymentEvent) throws(PaymentRejection) {
+        guard intent.status.isTerminal else { return }
+        if intent.status == .succeeded && event.concernsRefunds { return }
+        throw reject(.terminal(intent.status))
+    }
+
+    func reject(_ reason: PaymentRejection.Reason) -> PaymentRejection {
+        PaymentRejection(intentID: intent.id, reason: reason)
+    }
+
+    /// The rejection for an event that does not apply in the current status.
+    func notAllowed(_ event: String) -> PaymentRejection {
+        if let inFlight = intent.inFlight { return reject(.operationInFlight(inFlight.call)) }
+        return reject(.notAllowed(event: event, status: intent.status))
+    }
+
+    var currentAttemptIndex: Int? {
+        guard let id = intent.currentAttemptID else { return nil }
+        return attempts.firstIndex { $0.id == id }
+    }
+
+    /// Changes the attempt `id` and stamps it.
+    mutating func updateAttempt(_ id: String, at now: Date, _ change: (inout Attempt) -> Void) {
+        guard let index = attempts.firstIndex(where: { $0.id == id }) else { return }
+        change(&attempts[index])
+        attempts[index].updatedAt = now
+    }
+
+    /// Changes the refund `id` and stamps it.
+    mutating func updateRefund(_ id: String, at now: Date, _ change: (inout Refund) -> Void) {
+        guard let index = refunds.firstIndex(where: { $0.id == id }) else { return }
+        change(&refunds[index])
+        refunds[index].updatedAt = now
+    }
+
+    /// Marks the attempt failed and returns the intent to `requires_payment_method`.
+    mutating func failAttempt(_ attemptID: String, _ failure: PaymentFailure, at now: Date) {
+        updateAttempt(attemptID, at: now) {
+            $0.status = .failed
+            $0.failure = failure
+        }
+        intent.inFlight = nil
+        intent.lastError = failure
+        intent.status = .requiresPaymentMethod
+    }
+
+    /// Stops at `requires_merchant_action`: the program cannot decide alone.
+    mutating func requireMerchantAction(_ failure: PaymentFailure) {
+        intent.inFlight = nil
+        intent.cancellationReason = nil  // a cancel whose void stays unknown is not a cancel yet
+        intent.lastError = failure
+        intent.status = .requiresMerchantAction
+    }
+
+    func amount(_ minorUnits: Int64) -> Amount {
+        Amount(minorUnits: minorUnits, currency: intent.currency)
+    }
+}
+
+extension PaymentEvent {
+    /// Events that concern the refund ledger, which a succeeded intent keeps.
+    var concernsRefunds: Bool {
+        switch self {
+        case .refundRequested: true
+        case .processorAnswered(let call, _), .reconciliationFound(let call, _), .reconciliationNotFound(let call),
+            .reconciliationUnavailable(let call, _), .reconciliationExhausted(let call):
+            if case .refund = call { true } else { false }
+        case .operatorResolved(let resolution, _):
+            if case .markRefund = resolution { true } else { false }
+        default: false
+        }
+    }
+}

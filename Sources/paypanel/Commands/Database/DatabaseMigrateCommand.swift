@@ -1,0 +1,57 @@
+import Foundation
+import PayPanel
+
+/// `paypanel db migrate [--db PATH] [--json] [--now TIME]`
+struct DatabaseMigrateCommand: CLICommand {
+    static let spec = CommandSpec(
+        name: "migrate",
+        abstract: "Create the payments database or apply its pending migrations.",
+        discussion: """
+            Every command migrates on open; this one does only that, and says what it applied. A \
+            database migrated by a newer paypanel, or whose applied migration was edited, or that is \
+            not a PayPanel database, is refused and left untouched.
+            """,
+        options: [CommonOptions.database, CommonOptions.json, CommonOptions.now])
+
+    let arguments: ParsedArguments
+    let json: Bool
+
+    init(arguments: ParsedArguments) throws {
+        self.arguments = arguments
+        json = arguments.flag(CommonOptions.json.name)
+    }
+
+    func run(_ context: CommandContext) throws -> ExitStatus {
+        let clock = try arguments.clock(environment: context.environment)
+        let path = arguments.databasePath(environment: context.environment)
+        let database = try Database(path: path, options: Database.Options(writeAheadLog: false))
+        let migrator = Migrator(set: .main, clock: clock)
+        _ = try migrator.status(database)  // refuses foreign, newer or changed files before any write
+        try database.enableWriteAheadLog()
+        let appliedNow = try migrator.migrate(database)
+        let status = try migrator.status(database)
+        let console = context.console
+        if json {
+            console.printJSON(JSONValue.orderedObject([
+                ("database", .string(path)),
+                ("applied", .array(appliedNow.map(JSONValue.string))),
+                ("migrations", .array(status.applied.map(\.json))),
+            ]))
+        } else if appliedNow.isEmpty {
+            console.print("\(path) is up to date (\(status.applied.count) migrations applied).")
+        } else {
+            console.print("Applied \(appliedNow.joined(separator: ", ")) to \(path).")
+        }
+        return .success
+    }
+}
+
+extension Migrator.AppliedMigration {
+    /// `{"identifier", "checksum", "appliedAt"}`.
+    var json: JSONValue {
+        JSONValue.orderedObject([
+            ("identifier", .string(identifier)), ("checksum", .string(checksum)),
+            ("appliedAt", .string(Timestamp.format(appliedAt))),
+        ])
+    }
+}

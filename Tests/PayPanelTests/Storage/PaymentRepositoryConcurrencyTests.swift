@@ -1,0 +1,79 @@
+import Foundation
+import PayPanel
+import Synchronization
+import TestSupport
+import Testing
+
+/// Several connections on one file: the serialized write makes the guards hold across them.
+@Suite struct PaymentRepositoryConcurrencyTests {
+    /// Runs `body(index)` on `count` threads released together; returns their results.
+    static func together<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        let results = Mutex<[Int: T]>([:])
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                ready.signal()
+                go.wait()
+                let result = body(index)
+                results.withLock { $0[index] = result }
+                group.leave()
+            }
+        }
+        for _ in 0..<count { ready.wait() }
+        for _ in 0..<count { go.signal() }
+        group.wait()
+        return results.withLock { dictionary in (0..<count).map { dictionary[$0]! } }
+    }
+
+    @Test func twoConcurrentRefundsOf60OnACaptured100CannotBothSucceed() throws {
+        let directory = try TemporaryDirectory()
+        var random = SeededRandomNumberGenerator(seed: 10)
+        let intent = try StorageFixtures.capturedIntent(try StorageFixtures.fileRepository(directory), minorUnits: 100, random: &random)
+        let path = directory.file("payments.sqlite")
+        let intentID = intent.id
+        for round in 0..<5 {
+            let outcomes = Self.together(2) { index -> String in
+                do {
+                    let repository = PaymentRepository(database: try Database(path: path))
+                    try repository.apply(
+                        .refundRequested(refundID: "re_\(round)_\(index)", amount: 60, reason: nil), to: intentID, expectedVersion: nil,
+                        at: StorageFixtures.start.addingTimeInterval(100))
+                    return "ok"
+                } catch let error as PaymentRejection {
+                    return error.code
+                } catch {
+                    return "\(error)"
+                }
+            }
+            if round == 0 {
+                #expect(outcomes.sorted() == ["ok", "refund_exceeds_captured_amount"])
+            } else {
+                #expect(outcomes == ["refund_exceeds_captured_amount", "refund_exceeds_captured_amount"])
+            }
+        }
+        let stored = try #require(try StorageFixtures.fileRepository(directory).intent(intentID))
+        #expect(stored.amountRefundPending == 60)
+    }
+
+    @Test func concurrentWritersEachGetTheirOwnVersion() throws {
+        let directory = try TemporaryDirectory()
+        var random = SeededRandomNumberGenerator(seed: 11)
+        let intent = try StorageFixtures.capturedIntent(try StorageFixtures.fileRepository(directory), minorUnits: 1000, random: &random)
+        let path = directory.file("payments.sqlite")
+        let intentID = intent.id
+        let outcomes = Self.together(8) { index -> Bool in
+            let repository = try? PaymentRepository(database: Database(path: path))
+            let transition = try? repository?.apply(
+                .refundRequested(refundID: "re_w\(index)", amount: 10, reason: nil), to: intentID, expectedVersion: nil,
+                at: StorageFixtures.start.addingTimeInterval(100))
+            return transition != nil
+        }
+        #expect(outcomes.allSatisfy { $0 })
+        let details = try #require(try StorageFixtures.fileRepository(directory).details(intentID))
+        #expect(details.intent.amountRefundPending == 80)
+        #expect(details.events.map(\.version) == Array(1...details.intent.version))
+    }
+}
