@@ -3,7 +3,7 @@ import Foundation
 // paypanel: thin front end over the PayPanel library. Parses arguments, draws the terminal,
 // and exits with 0 (success), 1 (failure or rejection) or 64 (bad usage).
 let console = Console(environment: ProcessInfo.processInfo.environment)
-let status = CommandRunner(root: CommandTree.root, programName: "paypanel")
+let status = await CommandRunner(root: CommandTree.root, programName: "paypanel")
     .run(Array(CommandLine.arguments.dropFirst()), console: console)
 console.flush()
 exit(status.code)

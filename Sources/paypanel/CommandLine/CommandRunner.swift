@@ -2,11 +2,12 @@ import PayPanel
 
 /// Finds the command named by the arguments, handles `--help` and `--version`, runs it, and
 /// turns every outcome into an exit status with the messages swift-argument-parser users expect.
+@MainActor
 struct CommandRunner {
     let root: CommandNode
     let programName: String
 
-    func run(_ arguments: [String], console: Console) -> ExitStatus {
+    func run(_ arguments: [String], console: Console) async -> ExitStatus {
         var node = root
         var path = programName
         var remaining = arguments[...]
@@ -22,7 +23,7 @@ struct CommandRunner {
             if next == "--help" || next == "-h" || next == "help" {
                 if next == "help", remaining.count > 1 {
                     // `paypanel help request validate` = `paypanel request validate --help`
-                    return run(Array(remaining.dropFirst()) + ["--help"], console: console, from: node, path: path)
+                    return await run(Array(remaining.dropFirst()) + ["--help"], console: console, from: node, path: path)
                 }
                 console.print(HelpFormatter.help(forGroup: name, abstract: abstract, children: children, path: path, isRoot: node.name == root.name && path == programName), terminator: "")
                 return .success
@@ -42,12 +43,12 @@ struct CommandRunner {
             path += " " + child.name
             remaining = remaining.dropFirst()
         }
-        return run(Array(remaining), console: console, from: node, path: path)
+        return await run(Array(remaining), console: console, from: node, path: path)
     }
 
-    private func run(_ arguments: [String], console: Console, from node: CommandNode, path: String) -> ExitStatus {
+    private func run(_ arguments: [String], console: Console, from node: CommandNode, path: String) async -> ExitStatus {
         if case .group = node {
-            return CommandRunner(root: node, programName: path).run(arguments, console: console)
+            return await CommandRunner(root: node, programName: path).run(arguments, console: console)
         }
         guard case .command(let type) = node else { return .usage }
         let spec = type.spec
@@ -60,7 +61,7 @@ struct CommandRunner {
         do {
             let parsed = try ParsedArguments(arguments, spec: spec)
             let command = try type.init(arguments: parsed)
-            let status = try command.run(context)
+            let status = try await command.run(context)
             console.flush()
             return status
         } catch let error as UsageError {

@@ -75,7 +75,9 @@ struct CommandSpec: Sendable {
 protocol CLICommand: SendableMetatype {
     static var spec: CommandSpec { get }
     init(arguments: ParsedArguments) throws
-    func run(_ context: CommandContext) throws -> ExitStatus
+    /// Runs on the main actor: the console is the main thread's. Commands that drive the
+    /// checkout service await its actor.
+    @MainActor func run(_ context: CommandContext) async throws -> ExitStatus
 }
 
 /// The command tree: groups (`request`, `payments`) hold commands and other groups.

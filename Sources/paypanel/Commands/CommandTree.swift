@@ -19,11 +19,14 @@ enum CommandTree {
                     .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
                 ]),
             .group(
-                name: "payments", abstract: "Create, inspect and cancel payment intents.",
+                name: "payments", abstract: "Create, authorize, capture, void, refund, cancel and inspect payment intents.",
                 children: [
                     .command(PaymentsCreateCommand.self), .command(PaymentsShowCommand.self), .command(PaymentsListCommand.self),
+                    .command(PaymentsAuthorizeCommand.self), .command(PaymentsChallengeCommand.self),
+                    .command(PaymentsCaptureCommand.self), .command(PaymentsVoidCommand.self), .command(PaymentsRefundCommand.self),
                     .command(PaymentsCancelCommand.self),
                 ]),
+            .command(ReconcileCommand.self),
             .group(
                 name: "db", abstract: "Create, migrate and inspect the payments database.",
                 children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),

@@ -24,7 +24,13 @@ enum IdempotentOutput {
             }
             return .success
         case .failed(_, let message, let body):
-            if json, let body { console.printJSON(body) }
+            if let body {
+                if json {
+                    console.printJSON(body)
+                } else {
+                    text(body).forEach { console.print($0) }
+                }
+            }
             console.printError("Error: \(message)")
             return .failure
         }

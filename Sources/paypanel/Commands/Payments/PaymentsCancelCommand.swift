@@ -7,41 +7,29 @@ struct PaymentsCancelCommand: CLICommand {
         abstract: "Cancel a payment intent that has not been captured.",
         discussion: """
             Before authorization the intent is canceled at once. An authorized intent (requires_capture) \
-            stays processing until the processor confirms the void of its authorization. Captured, \
-            canceled and expired intents cannot be canceled (refund a captured one instead).
+            is canceled by voiding its authorization at the processor; if the processor gives no usable \
+            answer it stays processing until 'paypanel reconcile' learns the outcome. Captured, canceled \
+            and expired intents cannot be canceled (refund a captured one instead).
             """,
         arguments: [.required("id", help: "The payment intent id (pi_…).")],
         options: [
             .value("--reason", "reason", help: "\(CancellationReason.merchantReasons.map(\.rawValue).joined(separator: ", ")) (default: requested_by_customer)."),
-            CommonOptions.json, CommonOptions.database, CommonOptions.now,
-        ])
+        ] + CheckoutOptions.all)
 
     let arguments: ParsedArguments
     let id: String
     let reason: CancellationReason
-    let json: Bool
 
     init(arguments: ParsedArguments) throws {
         self.arguments = arguments
         id = arguments.positional(0) ?? ""
         reason = try arguments.choice("--reason", from: CancellationReason.merchantReasons.map(\.rawValue))
             .flatMap(CancellationReason.init(rawValue:)) ?? .requestedByCustomer
-        json = arguments.flag(CommonOptions.json.name)
     }
 
-    func run(_ context: CommandContext) throws -> ExitStatus {
-        let clock = try arguments.clock(environment: context.environment)
-        let repository = PaymentRepository(database: try arguments.openDatabase(environment: context.environment, clock: clock))
-        let transition = try repository.apply(.cancelRequested(reason: reason), to: id, expectedVersion: nil, at: clock.now())
-        let console = context.console
-        if json {
-            console.printJSON(transition.intent.json)
-        } else {
-            PaymentsText.intent(transition.intent.json).forEach { console.print($0) }
-        }
-        for case .voidAuthorization(let attemptID, _) in transition.executorWork {
-            console.printError("note: the authorization of attempt \(attemptID) is being voided; the intent stays processing until the processor confirms it")
-        }
-        return .success
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let service = try arguments.openCheckoutService(environment: context.environment)
+        let outcome = try await service.cancel(id, reason: reason)
+        return PaymentsOutcomeOutput.print(outcome, arguments: arguments, console: context.console)
     }
 }

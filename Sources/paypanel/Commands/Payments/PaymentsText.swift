@@ -33,6 +33,35 @@ enum PaymentsText {
         return lines
     }
 
+    /// The result of a checkout operation: the intent, then the attempt (or refund) it was
+    /// about, what the Apple Pay sheet was told, and what the payer sees on a failure.
+    static func outcome(_ json: JSONValue) -> [String] {
+        var lines = intent(json["intent"] ?? .null)
+        if let attempt = json["attempt"], attempt != .null {
+            let card = cardSummary(attempt)
+            lines.append("  attempt     \(attempt["id"]?.stringValue ?? "?")  \(attempt["status"]?.stringValue ?? "?")  \(card)")
+            if let error = attempt["failure"], error != .null {
+                lines.append("  failure     \(failure(error))")
+                if let payer = error["payerMessage"]?.stringValue { lines.append("  payer sees  \(payer)") }
+            }
+        }
+        if let sheet = json["sheetAnswer"]?.stringValue { lines.append("  sheet       answered \(sheet)") }
+        if let refund = json["refund"], refund != .null {
+            let amount = money(refund["amount"]?.int64Value, refund["currency"]?.stringValue ?? json["intent"]?["currency"]?.stringValue)
+            lines.append("  refund      \(refund["id"]?.stringValue ?? "?")  \(amount)  \(refund["status"]?.stringValue ?? "?")")
+        }
+        return lines
+    }
+
+    /// `visa •••• 4242 exp 12/30` from an attempt's JSON.
+    static func cardSummary(_ card: JSONValue) -> String {
+        var text = "\(card["network"]?.stringValue ?? "card") •••• \(card["last4"]?.stringValue ?? "????")"
+        if let month = card["expiryMonth"]?.int64Value, let year = card["expiryYear"]?.int64Value {
+            text += " exp \(month < 10 ? "0" : "")\(month)/\(year % 100 < 10 ? "0" : "")\(year % 100)"
+        }
+        return text
+    }
+
     /// `card_declined (insufficient_funds): the card was declined …`
     static func failure(_ json: JSONValue) -> String {
         let decline = json["declineCode"]?.stringValue.map { " (\($0))" } ?? ""

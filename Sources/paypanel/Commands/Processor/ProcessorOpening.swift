@@ -21,8 +21,9 @@ extension ParsedArguments {
     }
 
     /// The mock processor the payment commands talk to: the ledger from `--processor-db`, the
-    /// latency from `--latency` / `--latency-seed` (when the command declares them), real sleeping.
-    func openMockProcessor(environment: [String: String], clock: any WallClock) throws -> MockProcessor {
+    /// latency from `--latency` / `--latency-seed` (when the command declares them), waiting
+    /// through `sleeper` (real sleeping unless the caller runs in virtual time).
+    func openMockProcessor(environment: [String: String], clock: any WallClock, sleeper: any Sleeper = TaskSleeper()) throws -> MockProcessor {
         var configuration = MockProcessorConfiguration()
         if spec.option(named: CommonOptions.latency.name) != nil, let text = value(CommonOptions.latency.name) {
             do {
@@ -39,7 +40,7 @@ extension ParsedArguments {
         }
         let path = processorDatabasePath(environment: environment)
         do {
-            return try MockProcessor(ledgerPath: path, clock: clock, configuration: configuration, sleeper: TaskSleeper())
+            return try MockProcessor(ledgerPath: path, clock: clock, configuration: configuration, sleeper: sleeper)
         } catch {
             throw ProcessorLedgerOpenFailure(path: path, underlying: error)
         }

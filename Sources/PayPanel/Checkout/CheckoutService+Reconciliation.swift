@@ -1,0 +1,100 @@
+import Foundation
+
+// Finishing what a timeout, a 500 or a crash left open, and running due timers.
+extension CheckoutService {
+    /// Looks up, now, every call still waiting for an answer (whatever its retry schedule),
+    /// records what the processor says, runs what that leads to (a capture, a reversal), then
+    /// fires every timer due at the service's clock (authorization expiry, abandonment, sheet
+    /// deadlines, scheduled lookups). Safe to run at any time, from several processes.
+    public func reconcile() async throws -> ReconciliationReport {
+        var report = ReconciliationReport()
+        for awaiting in try repository.callsAwaitingReconciliation() {
+            report.lookups.append(try await lookUp(awaiting.call, intentID: awaiting.intentID))
+        }
+        for timer in try repository.dueTimers(at: clock.now(), limit: 10_000) {
+            if let entry = try await fire(timer, card: nil) { report.timers.append(entry) }
+        }
+        return report
+    }
+
+    /// Fires one due timer and runs what it leads to; nil when another process handled it.
+    func fire(_ timer: DueTimer, card: CardInMemory?) async throws -> ReconciliationReport.TimerEntry? {
+        let before = try repository.intent(timer.intentID)?.status
+        switch try repository.fireTimer(timer, at: clock.now()) {
+        case .applied(let transition):
+            try await run(transition.executorWork, intentID: timer.intentID, card: card)
+        case .lookupDue(let intentID, let call):
+            _ = try await lookUp(call, intentID: intentID)
+        case .discarded, .alreadyHandled:
+            return nil
+        }
+        let after = try repository.intent(timer.intentID)?.status
+        return ReconciliationReport.TimerEntry(intentID: timer.intentID, kind: timer.kind, reference: timer.reference,
+                                               statusBefore: before, statusAfter: after)
+    }
+
+    /// Asks the processor about `call` and records the finding.
+    private func lookUp(_ call: ProcessorCall, intentID: String) async throws -> ReconciliationReport.LookupEntry {
+        let before = try repository.intent(intentID)?.status
+        let result = await processor.lookup(reference: call.reference, operation: call.operation, timeout: configuration.processorTimeout)
+        let event: PaymentEvent = switch result {
+        case .found(let outcome): .reconciliationFound(call, outcome)
+        case .notFound: .reconciliationNotFound(call)
+        case .unavailable(let reason): .reconciliationUnavailable(call, reason: reason)
+        }
+        let work = try record(event, intentID: intentID)
+        try await run(work, intentID: intentID, card: nil)
+        let after = try repository.intent(intentID)?.status
+        return ReconciliationReport.LookupEntry(intentID: intentID, call: call, finding: result, statusBefore: before, statusAfter: after)
+    }
+}
+
+/// What `reconcile()` did: each lookup with what the processor said, each timer fired.
+public struct ReconciliationReport: Sendable, JSONRepresentable {
+    public struct LookupEntry: Sendable, JSONRepresentable {
+        public let intentID: String
+        public let call: ProcessorCall
+        public let finding: LookupResult
+        public let statusBefore: PaymentStatus?
+        public let statusAfter: PaymentStatus?
+
+        /// `approved`, `declined`, `pending`, `challenge_required`, `not_found`, `unavailable`…
+        public var findingName: String {
+            switch finding {
+            case .found(let outcome): outcome.eventSuffix
+            case .notFound: "not_found"
+            case .unavailable: "unavailable"
+            }
+        }
+
+        public var json: JSONValue {
+            .orderedObject([
+                ("intentId", .string(intentID)), ("operation", .string(call.operationName)), ("reference", .string(call.reference)),
+                ("finding", .string(findingName)), ("statusBefore", .optional(statusBefore?.rawValue)),
+                ("statusAfter", .optional(statusAfter?.rawValue)),
+            ])
+        }
+    }
+
+    public struct TimerEntry: Sendable, JSONRepresentable {
+        public let intentID: String
+        public let kind: PaymentTimer.Kind
+        public let reference: String
+        public let statusBefore: PaymentStatus?
+        public let statusAfter: PaymentStatus?
+
+        public var json: JSONValue {
+            .orderedObject([
+                ("intentId", .string(intentID)), ("timer", .string(kind.rawValue)), ("reference", .string(reference)),
+                ("statusBefore", .optional(statusBefore?.rawValue)), ("statusAfter", .optional(statusAfter?.rawValue)),
+            ])
+        }
+    }
+
+    public var lookups: [LookupEntry] = []
+    public var timers: [TimerEntry] = []
+
+    public var json: JSONValue {
+        .orderedObject([("lookups", .array(lookups.map(\.json))), ("timers", .array(timers.map(\.json)))])
+    }
+}

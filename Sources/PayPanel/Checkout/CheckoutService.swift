@@ -1,0 +1,229 @@
+import Foundation
+
+/// Drives payment intents through the processor: the executor of `PaymentStateMachine`.
+///
+/// Every step is a transition committed by `PaymentRepository` (one `BEGIN IMMEDIATE` write);
+/// processor calls happen between those transactions, never inside one. The service feeds each
+/// processor answer back as an event and runs whatever work the machine asks for next, until
+/// there is none. It never decides anything itself: guards, timers, reversals and the Apple
+/// Pay sheet's answer all come from the machine, so a crash between two steps leaves a state
+/// that `reconcile()` can finish from the database and the processor's ledger alone.
+///
+/// Card data lives only in memory, for the duration of the call that needs it. After a crash
+/// an authorization is therefore never re-sent: it is looked up by its attempt id instead,
+/// which is what makes "never authorize the same attempt twice" hold.
+public actor CheckoutService {
+    let repository: PaymentRepository
+    let idempotency: IdempotencyStore
+    let processor: any PaymentProcessor
+    let clock: any WallClock
+    let faults: any FaultInjector
+    var random: PaymentIDGenerator
+    /// The processor timeout and state-machine policy.
+    public nonisolated let configuration: CheckoutConfiguration
+    /// The payments database file, for messages.
+    public nonisolated let databasePath: String
+
+    /// A service on the payments database at `databasePath` (opened and migrated here: the
+    /// actor owns its connection). `randomSeed` makes ids reproducible in tests.
+    public init(
+        databasePath: String, processor: any PaymentProcessor, clock: any WallClock = SystemClock(),
+        configuration: CheckoutConfiguration = CheckoutConfiguration(), faults: any FaultInjector = NoFaults(),
+        randomSeed: UInt64? = nil
+    ) throws {
+        let database = try Database.openMigrated(path: databasePath, set: .main, clock: clock)
+        self.repository = PaymentRepository(database: database, policy: configuration.policy)
+        self.idempotency = IdempotencyStore(database: database)
+        self.processor = processor
+        self.clock = clock
+        self.faults = faults
+        self.configuration = configuration
+        self.databasePath = databasePath
+        self.random = PaymentIDGenerator(seed: randomSeed)
+    }
+
+    // MARK: - Intents
+
+    /// Creates an intent waiting for a payment method.
+    public func createIntent(_ request: NewPaymentIntent) throws -> PaymentIntent {
+        try repository.create(request, id: random.make(.intent), at: clock.now())
+    }
+
+    /// The intent with its attempts, refunds and history; nil when unknown.
+    public func details(_ intentID: String) throws -> PaymentDetails? {
+        try repository.details(intentID)
+    }
+
+    // MARK: - Authorizing
+
+    /// Opens a new attempt with the card or token and authorizes it, running everything the
+    /// answer leads to (capture for automatic capture, the sheet's answer, a reversal). A
+    /// decline is not an error: it is in the outcome (`failure`), and the intent waits for
+    /// another payment method.
+    public func authorize(_ submission: PaymentSubmission) async throws -> PaymentOutcome {
+        guard let intent = try repository.intent(submission.intentID) else {
+            throw PaymentStoreError(reason: .intentNotFound(submission.intentID), path: repository.database.path)
+        }
+        let attemptID = random.make(.attempt)
+        let opening = AttemptOpening(
+            attemptID: attemptID, source: submission.source, card: CardSummary(submission.method),
+            amount: submission.amount ?? intent.amount, answersPaymentSheet: submission.answersPaymentSheet)
+        let transition = try repository.openAttempt(
+            opening, intentID: submission.intentID, tokenTransactionID: submission.tokenTransactionID,
+            expectedVersion: nil, at: clock.now())
+        try await execute(transition.executorWork, intentID: submission.intentID,
+                          card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))
+        return try outcome(submission.intentID, attemptID: attemptID)
+    }
+
+    /// `authorize` under an idempotency key: a retry with the same key and the same card
+    /// summary replays the first outcome (a decline included) instead of opening a second
+    /// attempt. The key's parameters never include the card number.
+    public func authorize(_ submission: PaymentSubmission, idempotencyKey: String?) async throws -> IdempotentResponse {
+        let summary = CardSummary(submission.method)
+        let parameters = JSONValue.orderedObject([
+            ("intentId", .string(submission.intentID)), ("source", .string(submission.source.rawValue)),
+            ("network", .optional(summary.network?.rawValue)), ("last4", .string(summary.last4)),
+            ("expiry", .optional(submission.method.expiry?.description)),
+            ("tokenTransactionId", .optional(submission.tokenTransactionID)), ("scenario", .optional(submission.scenario)),
+        ])
+        return try await idempotency.run(key: idempotencyKey, scope: "payments.authorize", parameters: parameters, clock: clock) { _ in
+            let outcome = try await self.authorize(submission)
+            return Self.idempotentResult(outcome)
+        }
+    }
+
+    /// The cardholder's answer to a 3-D Secure challenge: passed (the processor completes the
+    /// authorization), failed, or abandoned (the intent waits for another payment method).
+    public func completeChallenge(_ intentID: String, result: ChallengeResult) async throws -> PaymentOutcome {
+        let machine = try loadMachine(intentID)
+        guard let attemptID = machine.intent.currentAttemptID else {
+            throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "challenge_\(result.rawValue)", status: machine.intent.status))
+        }
+        let event: PaymentEvent = switch result {
+        case .passed: .challengePassed(attemptID: attemptID)
+        case .failed: .challengeFailed(attemptID: attemptID)
+        case .abandoned: .challengeAbandoned(attemptID: attemptID)
+        }
+        let transition = try repository.apply(event, to: intentID, expectedVersion: nil, at: clock.now())
+        try await execute(transition.executorWork, intentID: intentID, card: nil)
+        return try outcome(intentID, attemptID: attemptID)
+    }
+
+    // MARK: - After authorization
+
+    /// Captures `amount` minor units (nil: all that is capturable) of a `requires_capture` intent.
+    public func capture(_ intentID: String, amount: Int64? = nil) async throws -> PaymentOutcome {
+        let transition = try repository.apply(.captureRequested(amount: amount), to: intentID, expectedVersion: nil, at: clock.now())
+        try await execute(transition.executorWork, intentID: intentID, card: nil)
+        return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
+    }
+
+    /// Cancels an intent: at once before authorization; by voiding the authorization after.
+    public func cancel(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
+        let transition = try repository.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
+        try await execute(transition.executorWork, intentID: intentID, card: nil)
+        return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
+    }
+
+    /// Refunds `amount` minor units (nil: all that is refundable) of a captured intent. The
+    /// refundable remainder is checked inside the same serialized write that reserves it, so
+    /// two concurrent refunds can never exceed what was captured.
+    public func refund(_ intentID: String, amount: Int64? = nil, reason: RefundReason? = nil) async throws -> PaymentOutcome {
+        let refundID = random.make(.refund)
+        let requested: Int64
+        if let amount {
+            requested = amount
+        } else {
+            requested = try loadMachine(intentID).intent.amountRefundable
+        }
+        let transition = try repository.apply(
+            .refundRequested(refundID: refundID, amount: requested, reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
+        try await execute(transition.executorWork, intentID: intentID, card: nil)
+        let details = try repository.details(intentID)
+        return PaymentOutcome(
+            intent: try loadMachine(intentID).intent, attempt: nil, refund: details?.refunds.first { $0.id == refundID })
+    }
+
+    /// `refund` under an idempotency key.
+    public func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, idempotencyKey: String?) async throws -> IdempotentResponse {
+        let parameters = JSONValue.orderedObject([
+            ("intentId", .string(intentID)), ("amount", .optional(amount)), ("reason", .optional(reason?.rawValue)),
+        ])
+        return try await idempotency.run(key: idempotencyKey, scope: "payments.refund", parameters: parameters, clock: clock) { _ in
+            let outcome = try await self.refund(intentID, amount: amount, reason: reason)
+            return Self.idempotentResult(outcome)
+        }
+    }
+
+    // MARK: - Reading back
+
+    func loadMachine(_ intentID: String) throws -> PaymentStateMachine {
+        guard let machine = try repository.loadMachine(intentID) else {
+            throw PaymentStoreError(reason: .intentNotFound(intentID), path: repository.database.path)
+        }
+        return machine
+    }
+
+    func outcome(_ intentID: String, attemptID: String?) throws -> PaymentOutcome {
+        let machine = try loadMachine(intentID)
+        return PaymentOutcome(intent: machine.intent, attempt: machine.attempts.first { $0.id == attemptID }, refund: nil)
+    }
+
+    /// How an outcome is stored under an idempotency key and reported: a failed attempt or
+    /// refund, a sheet answered with failure, and an unknown outcome are failures (replayed as
+    /// such); anything else — approved, captured, waiting for a challenge — is a success.
+    public static func idempotentResult(_ outcome: PaymentOutcome) -> IdempotentResult {
+        if let refund = outcome.refund, refund.status == .failed {
+            return .failed(code: "refund_failed", message: "the refund \(refund.id) failed (\(refund.failureCode ?? "unknown reason"))", body: outcome.json)
+        }
+        if let attempt = outcome.attempt, attempt.status == .failed, let failure = attempt.failure {
+            return .failed(code: failure.code.rawValue, message: failure.message, body: outcome.json)
+        }
+        if outcome.sheetAnswer == .failure {
+            return .failed(
+                code: "sheet_deadline_exceeded",
+                message: "the Apple Pay sheet was answered with failure at its deadline because the processor had not answered; a late approval will be reversed",
+                body: outcome.json)
+        }
+        if outcome.intent.status == .processing, let inFlight = outcome.intent.inFlight, inFlight.outcomeUnknownSince != nil {
+            return .failed(
+                code: "outcome_unknown",
+                message: "the processor gave no usable answer to the \(inFlight.call.operationName) of \(inFlight.attemptID); the intent stays processing until reconciliation learns the outcome",
+                body: outcome.json)
+        }
+        return .succeeded(outcome.json)
+    }
+}
+
+/// The cardholder's answer to a 3-D Secure challenge.
+public enum ChallengeResult: String, Sendable, CaseIterable {
+    case passed = "pass"
+    case failed = "fail"
+    case abandoned = "abandon"
+}
+
+/// The card of the attempt being authorized, kept in memory only while it is needed.
+struct CardInMemory: Sendable {
+    let attemptID: String
+    let method: PaymentMethodData
+    let scenario: String?
+}
+
+/// Payment ids from the system's random source, or from a seed (reproducible tests).
+struct PaymentIDGenerator: Sendable {
+    private var seeded: SeededRandomNumberGenerator?
+
+    init(seed: UInt64?) {
+        seeded = seed.map(SeededRandomNumberGenerator.init(seed:))
+    }
+
+    mutating func make(_ kind: PaymentIDs.Kind) -> String {
+        if var generator = seeded {
+            defer { seeded = generator }
+            return PaymentIDs.make(kind, using: &generator)
+        }
+        var system = SystemRandomNumberGenerator()
+        return PaymentIDs.make(kind, using: &system)
+    }
+}

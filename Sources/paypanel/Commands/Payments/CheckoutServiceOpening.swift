@@ -1,0 +1,68 @@
+import Foundation
+import MockProcessor
+import PayPanel
+
+/// The options of every command that talks to the processor, and how they become a
+/// `CheckoutService`.
+enum CheckoutOptions {
+    static let scenario = OptionSpec.value(
+        "--scenario", "name", help: "Force a mock-processor scenario (a trigger such as HTTP_500_AFTER, or a chain A|B).")
+    static let processorTimeout = OptionSpec.value(
+        "--processor-timeout", "seconds", help: "How long a processor call may take before its outcome counts as unknown (default: 30).")
+
+    /// Database, processor, latency, time, output.
+    static let all: [OptionSpec] = [
+        CommonOptions.json, CommonOptions.database, CommonOptions.processorDatabase, CommonOptions.latency,
+        CommonOptions.latencySeed, processorTimeout, CommonOptions.now,
+    ]
+
+    /// The environment variable that arms a fault point (`after-authorize`…): the process kills
+    /// itself there with SIGKILL, to prove a crash loses nothing. For tests and the crash soak.
+    static let faultEnvironmentVariable = "PAYPANEL_FAULT"
+}
+
+extension ParsedArguments {
+    /// A checkout service on the payments database and the mock processor's ledger.
+    ///
+    /// Time: with `--now` (or $PAYPANEL_NOW) the clock starts there and is *virtual*: the
+    /// processor's delays (latency, SLOW_<n>S, a timeout running out) move it forward instead
+    /// of waiting, so scripted runs are instant and repeatable. Without it, time is real.
+    @MainActor
+    func openCheckoutService(environment: [String: String]) throws -> CheckoutService {
+        let clock = try clock(environment: environment)
+        let sleeper: any Sleeper = (clock as? ManualClock).map { ManualClockSleeper(clock: $0) } ?? TaskSleeper()
+        let processor = try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper)
+        var configuration = CheckoutConfiguration()
+        if spec.option(named: CheckoutOptions.processorTimeout.name) != nil, let text = value(CheckoutOptions.processorTimeout.name) {
+            guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
+                throw UsageError("'--processor-timeout' takes a number of seconds from more than 0 to 600, not '\(text)'")
+            }
+            configuration.processorTimeout = .milliseconds(Int64(seconds * 1000))
+        }
+        return try CheckoutService(
+            databasePath: databasePath(environment: environment), processor: processor, clock: clock,
+            configuration: configuration, faults: try KillingFaultInjector(environment: environment))
+    }
+}
+
+/// Kills the process with SIGKILL at the armed fault point: no cleanup, no flush, exactly
+/// like a power cut or an OOM kill.
+struct KillingFaultInjector: FaultInjector {
+    let selector: FaultSelector?
+
+    init(environment: [String: String]) throws {
+        guard let name = environment[CheckoutOptions.faultEnvironmentVariable], !name.isEmpty else {
+            selector = nil
+            return
+        }
+        guard let selector = FaultSelector(name) else {
+            throw UsageError("$\(CheckoutOptions.faultEnvironmentVariable): unknown fault point '\(name)'; use one of \(FaultSelector.names.joined(separator: ", "))")
+        }
+        self.selector = selector
+    }
+
+    func reach(_ point: FaultPoint) {
+        guard let selector, selector.matches(point) else { return }
+        kill(getpid(), SIGKILL)
+    }
+}

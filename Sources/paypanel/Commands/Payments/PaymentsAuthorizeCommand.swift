@@ -1,0 +1,100 @@
+import PayPanel
+
+/// `paypanel payments authorize ID --card PAN [--holder NAME] [--expiry MM/YY] [--idempotency-key KEY] …`
+struct PaymentsAuthorizeCommand: CLICommand {
+    static let spec = CommandSpec(
+        name: "authorize",
+        abstract: "Authorize a payment intent with a card, through the mock processor.",
+        discussion: """
+            Opens a new attempt and sends it to the processor. With automatic capture an approval is \
+            captured at once; with manual capture the intent waits in requires_capture. A decline exits 1 \
+            with the decline code (the payer's message is printed too); a 3-D Secure card leaves the intent \
+            in requires_action (answer with 'payments challenge'); an unknown outcome (timeout, HTTP 500) \
+            leaves it processing until 'paypanel reconcile' learns the answer.
+            The holder name and the card number choose the mock processor's behaviour: see \
+            'paypanel processor triggers'.
+            """,
+        arguments: [.required("id", help: "The payment intent id (pi_…).")],
+        options: [
+            .value("--card", "pan", help: "The card number (test cards: 4242424242424242, 4000000000000002, …). Never stored."),
+            .value("--holder", "name", help: "The cardholder name (mock-processor magic values: DO_NOT_HONOR, TIMEOUT_THEN_APPROVED, SLOW_30S, …)."),
+            .value("--expiry", "mm/yy", help: "The card's expiry month and year."),
+            IdempotentOutput.keyOption, CheckoutOptions.scenario,
+        ] + CheckoutOptions.all)
+
+    let arguments: ParsedArguments
+    let id: String
+    let method: PaymentMethodData
+    let idempotencyKey: String?
+    let json: Bool
+
+    init(arguments: ParsedArguments) throws {
+        self.arguments = arguments
+        id = arguments.positional(0) ?? ""
+        guard let cardText = arguments.value("--card") else { throw UsageError("Missing expected option '--card <pan>'") }
+        let card: CardNumber
+        do {
+            card = try CardNumber(cardText)
+        } catch {
+            throw UsageError("'--card': \(error.message)")
+        }
+        var expiry: CardExpiry?
+        if let text = arguments.value("--expiry") {
+            do {
+                expiry = try CardExpiry(text)
+            } catch {
+                throw UsageError("'--expiry': \(error.message)")
+            }
+        }
+        method = .card(number: card, expiry: expiry, holderName: arguments.value("--holder"))
+        idempotencyKey = try arguments.idempotencyKey()
+        json = arguments.flag(CommonOptions.json.name)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let service = try arguments.openCheckoutService(environment: context.environment)
+        let submission = PaymentSubmission(intentID: id, method: method, source: .card, scenario: arguments.value(CheckoutOptions.scenario.name))
+        let response = try await service.authorize(submission, idempotencyKey: idempotencyKey)
+        return PaymentsOutcomeOutput.print(response, key: idempotencyKey, json: json, console: context.console)
+    }
+}
+
+/// How checkout commands print their outcome and choose the exit status.
+enum PaymentsOutcomeOutput {
+    static func print(_ response: IdempotentResponse, key: String?, json: Bool, console: Console) -> ExitStatus {
+        let status = IdempotentOutput.print(response, key: key, json: json, console: console, text: PaymentsText.outcome)
+        if case .succeeded(let body) = response.result, let note = note(for: body) {
+            console.printError("note: \(note)")
+        }
+        return status
+    }
+
+    /// What to run next, for the states that wait on someone.
+    static func note(for body: JSONValue) -> String? {
+        let intent = body["intent"] ?? .null
+        let id = intent["id"]?.stringValue ?? "ID"
+        switch intent["status"]?.stringValue {
+        case "requires_action":
+            return "3-D Secure: the cardholder must answer the challenge: paypanel payments challenge \(id) pass|fail|abandon"
+        case "requires_capture":
+            return "authorized; capture before \(intent["captureBefore"]?.stringValue ?? "the deadline"): paypanel payments capture \(id) [--amount X]"
+        case "requires_merchant_action":
+            return "an operator must look at this intent: paypanel payments show \(id)"
+        default:
+            return nil
+        }
+    }
+}
+
+extension ParsedArguments {
+    /// `--idempotency-key`, checked for shape (and for looking like a card number).
+    func idempotencyKey() throws -> String? {
+        guard let key = value(IdempotentOutput.keyOption.name) else { return nil }
+        do {
+            try IdempotencyStore.validate(key)
+        } catch {
+            throw UsageError("'\(IdempotentOutput.keyOption.name)': \(error.message)")
+        }
+        return key
+    }
+}

@@ -1,0 +1,50 @@
+import PayPanel
+
+/// `paypanel reconcile [--json] …`
+struct ReconcileCommand: CLICommand {
+    static let spec = CommandSpec(
+        name: "reconcile",
+        abstract: "Look up every payment whose outcome is unknown, and run the timers that are due.",
+        discussion: """
+            For every processor call still waiting for an answer (a timeout, an HTTP 500, a crash), asks \
+            the processor what happened — now, whatever its retry schedule — and records it: an approval is \
+            kept (or reversed when the Apple Pay sheet was already told it failed), a call the processor \
+            never received fails after the grace period. Then fires the timers due at --now: authorization \
+            expiry (with a best-effort void), abandoned intents, sheet deadlines, scheduled lookups. \
+            Safe to run at any time and from several processes.
+            """,
+        options: CheckoutOptions.all)
+
+    let arguments: ParsedArguments
+
+    init(arguments: ParsedArguments) throws {
+        self.arguments = arguments
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let service = try arguments.openCheckoutService(environment: context.environment)
+        let report = try await service.reconcile()
+        let console = context.console
+        if arguments.flag(CommonOptions.json.name) {
+            console.printJSON(report.json)
+            return .success
+        }
+        if report.lookups.isEmpty && report.timers.isEmpty {
+            console.print("Nothing to reconcile: no unknown outcomes, no timers due.")
+            return .success
+        }
+        for lookup in report.lookups {
+            console.print("\(lookup.intentID)  \(lookup.call.operationName) \(lookup.call.reference): \(lookup.findingName)  \(transition(lookup.statusBefore, lookup.statusAfter))")
+        }
+        for timer in report.timers {
+            console.print("\(timer.intentID)  timer \(timer.kind.rawValue): \(transition(timer.statusBefore, timer.statusAfter))")
+        }
+        return .success
+    }
+
+    private func transition(_ before: PaymentStatus?, _ after: PaymentStatus?) -> String {
+        let from = before?.rawValue ?? "?"
+        let to = after?.rawValue ?? "?"
+        return from == to ? "(still \(to))" : "\(from) → \(to)"
+    }
+}
