@@ -8,5 +8,8 @@ enum CommandTree {
             .group(
                 name: "request", abstract: "Build and validate Apple Pay payment requests.",
                 children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),
+            .group(
+                name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
+                children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
         ])
 }
