@@ -18,10 +18,28 @@ enum P256 {
 
     /// Imports a public key from its uncompressed point. OpenSSL refuses a point that is not on
     /// the curve, which (P-256 has cofactor 1) is the whole check an ECDH peer needs.
+    ///
+    /// This is on every token's path, so it copies a template key and sets the point rather than
+    /// building a key from parameters: that would rebuild the curve (its Montgomery constants,
+    /// a modular inverse) for every token, which costs a fifth of an ECDH.
     static func publicKey(uncompressedPoint point: [UInt8]) throws(OpenSSLError) -> EVPKey {
+        let operation = "reading a P-256 point"
         guard point.count == uncompressedPointByteCount, point.first == 0x04 else {
-            throw OpenSSLError(operation: "reading a P-256 point", reason: "not a 65-byte uncompressed point")
+            throw OpenSSLError(operation: operation, reason: "not a 65-byte uncompressed point")
         }
+        let key = try copyOfTemplate()
+        try EVP_PKEY_set1_encoded_public_key(key.pointer, point, point.count).check(operation)
+        return key
+    }
+
+    /// A new key with the curve already set up (its point is the generator until changed).
+    static func copyOfTemplate() throws(OpenSSLError) -> EVPKey {
+        guard let copy = EVP_PKEY_dup(PublicKeyTemplate.key.pointer) else { throw OpenSSLError.drain("copying a P-256 key") }
+        return EVPKey(taking: copy)
+    }
+
+    /// Builds a public key from parameters (group name and point): the slow, general import.
+    static func publicKeyFromParameters(uncompressedPoint point: [UInt8]) throws(OpenSSLError) -> EVPKey {
         let parameters = OwnedParameters()
         parameters.addUTF8String(OSSL_PKEY_PARAM_GROUP_NAME, groupName)
         parameters.addOctetString(OSSL_PKEY_PARAM_PUB_KEY, point)
@@ -105,4 +123,19 @@ enum P256 {
             return EVPKey(taking: key)
         }
     }
+}
+
+/// A P-256 public key (the generator point) whose curve is already set up, copied by
+/// `P256.publicKey(uncompressedPoint:)`. Immutable, so shared by every thread.
+private enum PublicKeyTemplate {
+    static let key: EVPKey = {
+        // The generator G of P-256 (SEC 2, section 2.4.2), uncompressed.
+        let generator = [UInt8](hexString: "04"
+            + "6B17D1F2E12C4247F8BCE6E563A440F277037D812DEB33A0F4A13945D898C296"
+            + "4FE342E2FE1A7F9B8EE7EB4A7C0F9E162BCE33576B315ECECBB6406837BF51F5") ?? []
+        guard let key = try? P256.publicKeyFromParameters(uncompressedPoint: generator) else {
+            fatalError("OpenSSL cannot make a P-256 key: \(OpenSSLError.drainQueue() ?? "no reason")")
+        }
+        return key
+    }()
 }

@@ -92,7 +92,7 @@ public struct ApplePayPaymentToken: Sendable {
         guard publicKeyHash.count == SHA256.byteCount else {
             throw .malformedToken(field: headerReader.path("publicKeyHash"), reason: "is \(publicKeyHash.count) bytes instead of a 32-byte SHA-256")
         }
-        let transactionId = try headerReader.hex("transactionId")
+        let transactionId = try headerReader.lowerCaseHex("transactionId")
         let applicationData = try headerReader.optionalHex("applicationData")
         var ephemeralPublicKey: [UInt8]?
         var wrappedKey: [UInt8]?
@@ -102,7 +102,7 @@ public struct ApplePayPaymentToken: Sendable {
         }
         header = Header(
             ephemeralPublicKey: ephemeralPublicKey, wrappedKey: wrappedKey, publicKeyHash: publicKeyHash,
-            transactionId: transactionId.hexString, applicationData: applicationData)
+            transactionId: transactionId, applicationData: applicationData)
     }
 
     init(version: PaymentTokenVersion, data: [UInt8], signature: [UInt8], header: Header, paymentMethod: PaymentMethodInfo? = nil) {
@@ -168,6 +168,23 @@ private struct TokenFieldReader {
             throw .malformedToken(field: path(key), reason: "is not a hexadecimal string")
         }
         return bytes
+    }
+
+    /// A hex string, lower-cased (the same bytes always get the same spelling).
+    func lowerCaseHex(_ key: String) throws(ApplePayTokenError) -> String {
+        let text = try string(key)
+        var isLowerCase = true
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): isLowerCase = false
+            default: throw .malformedToken(field: path(key), reason: "is not a hexadecimal string")
+            }
+        }
+        guard !text.isEmpty, text.utf8.count % 2 == 0 else {
+            throw .malformedToken(field: path(key), reason: "is not a hexadecimal string")
+        }
+        return isLowerCase ? text : text.lowercased()
     }
 
     func optionalHex(_ key: String) throws(ApplePayTokenError) -> [UInt8]? {

@@ -48,18 +48,7 @@ public final class ApplePayTokenDecryptor: Sendable {
             else {
                 throw .versionDoesNotMatchKey(version: token.version, keyKind: privateKey.key.kindDescription)
             }
-            let ephemeral: ECPublicKey
-            do {
-                ephemeral = try ECPublicKey(derRepresentation: ephemeralDER)
-            } catch {
-                throw .ephemeralKeyInvalid(reason: error.message)
-            }
-            let sharedSecret: [UInt8]
-            do {
-                sharedSecret = try privateKey.sharedSecret(with: ephemeral)
-            } catch {
-                throw .cryptoFailure(error)
-            }
+            let sharedSecret = try Self.sharedSecret(privateKey, ephemeralPublicKeyDER: ephemeralDER)
             key = TokenKeyDerivation.symmetricKey(sharedSecret: sharedSecret, partyV: partyV)
         case .rsa(let privateKey):
             guard token.version == .rsaV1, let wrappedKey = token.header.wrappedKey else {
@@ -84,5 +73,29 @@ public final class ApplePayTokenDecryptor: Sendable {
         }
         guard let plaintext else { throw .decryptionFailed }
         return plaintext
+    }
+
+    /// ECDH with the token's ephemeral key. The usual encoding (uncompressed point on P-256)
+    /// goes through the peer key pool; anything else through OpenSSL's general decoder.
+    private static func sharedSecret(_ privateKey: ECPrivateKey, ephemeralPublicKeyDER der: [UInt8]) throws(ApplePayTokenError) -> [UInt8] {
+        let prefix = P256.subjectPublicKeyInfoPrefix
+        if der.count == prefix.count + P256.uncompressedPointByteCount, der.starts(with: prefix) {
+            do {
+                return try P256PeerKeyPool.shared.sharedSecret(privateKey: privateKey.key, peerPoint: Array(der[prefix.count...]))
+            } catch {
+                throw .ephemeralKeyInvalid(reason: error.reason)
+            }
+        }
+        let ephemeral: ECPublicKey
+        do {
+            ephemeral = try ECPublicKey(derRepresentation: der)
+        } catch {
+            throw .ephemeralKeyInvalid(reason: error.message)
+        }
+        do {
+            return try privateKey.sharedSecret(with: ephemeral)
+        } catch {
+            throw .cryptoFailure(error)
+        }
     }
 }

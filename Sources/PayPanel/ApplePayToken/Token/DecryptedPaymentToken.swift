@@ -72,6 +72,10 @@ public struct DecryptedPaymentToken: Sendable, CustomStringConvertible, CustomDe
 extension DecryptedPaymentToken {
     /// Reads Apple's decrypted payment data JSON. Field errors name the field, never its value.
     init(plaintext: [UInt8], verified: VerifiedPaymentToken) throws(ApplePayTokenError) {
+        try self.init(plaintext: plaintext, token: verified.token, merchant: verified.merchant, signingTime: verified.signingTime)
+    }
+
+    init(plaintext: [UInt8], token: ApplePayPaymentToken, merchant: MerchantIdentity, signingTime: Date?) throws(ApplePayTokenError) {
         let document: JSONValue
         do {
             document = try JSONParser().parse(plaintext)
@@ -141,10 +145,10 @@ extension DecryptedPaymentToken {
             eci = nil
         }
 
-        version = verified.token.version
-        transactionId = verified.transactionId
-        merchantIdentifier = verified.merchant.merchantIdentifier
-        signingTime = verified.signingTime
+        version = token.version
+        transactionId = token.header.transactionId
+        merchantIdentifier = merchant.merchantIdentifier
+        self.signingTime = signingTime
         self.plaintext = plaintext
         plaintextJSON = document
     }

@@ -10,6 +10,9 @@ public struct MerchantIdentity: Sendable {
     /// partyV of the EC_v1 key derivation: SHA-256 of the merchant identifier, read from the
     /// certificate's extension 1.2.840.113635.100.6.32. Nil only for RSA certificates without it.
     public let merchantIdentifierHash: [UInt8]?
+    /// The merchant identifier (`merchant.com.example`) from the certificate's subject UID,
+    /// for display.
+    public let merchantIdentifier: String?
 
     /// Pairs a certificate with its private key, checking that they belong together, that the
     /// key is P-256 or RSA ≥ 2048, and that an EC certificate carries the merchant identifier.
@@ -31,16 +34,13 @@ public struct MerchantIdentity: Sendable {
         self.certificate = certificate
         self.privateKey = privateKey
         self.merchantIdentifierHash = identifierHash
+        merchantIdentifier = certificate.userID
     }
 
     /// Reads both from PEM texts (key formats: see `PrivateKey.init(pemRepresentation:)`).
     public init(certificatePEM: String, privateKeyPEM: String) throws(KeyMaterialError) {
         try self.init(certificate: Certificate(pemRepresentation: certificatePEM), privateKey: PrivateKey(pemRepresentation: privateKeyPEM))
     }
-
-    /// The merchant identifier (`merchant.com.example`) from the certificate's subject UID,
-    /// for display.
-    public var merchantIdentifier: String? { certificate.userID }
 
     /// base64 `publicKeyHash`, as tokens carry it.
     public var publicKeyHashBase64: String { Base64.encode(publicKeyHash) }
