@@ -6,10 +6,23 @@ internal import COpenSSL
 /// SignerInfo with signed attributes (content type, signing time, message digest).
 final class CMSSignedData {
     let pointer: OpaquePointer
+    /// The certificates the structure carried, parsed through `CertificateCache`.
+    let certificates: [Certificate]
 
-    /// Parses BER or DER; refuses anything but SignedData with detached content.
+    /// Parses BER or DER; refuses anything but SignedData with detached content. The
+    /// certificates are split off and parsed separately (see `CMSCertificateSplitter`).
     init(ber: [UInt8]) throws(OpenSSLError) {
-        let cms = try DERCoding.decode(ber, "reading the CMS signature", free: { CMS_ContentInfo_free($0) }) {
+        let split = try CMSCertificateSplitter.split(ber)
+        var certificates: [Certificate] = []
+        for encoding in split.certificates {
+            do {
+                certificates.append(try CertificateCache.shared.certificate(encoded: encoding))
+            } catch {
+                throw OpenSSLError(operation: "reading a certificate of the CMS signature", reason: error.message)
+            }
+        }
+        self.certificates = certificates
+        let cms = try DERCoding.decode(split.withoutCertificates, "reading the CMS signature", free: { CMS_ContentInfo_free($0) }) {
             d2i_CMS_ContentInfo(nil, $0, $1)
         }
         pointer = cms
@@ -23,20 +36,6 @@ final class CMSSignedData {
 
     deinit {
         CMS_ContentInfo_free(pointer)
-    }
-
-    /// The certificates the structure carries, in order.
-    func certificates() throws(OpenSSLError) -> [Certificate] {
-        guard let stack = CMS_get1_certs(pointer) else { return [] }
-        defer { paypanel_sk_X509_pop_free(stack) }
-        var certificates: [Certificate] = []
-        for index in 0..<paypanel_sk_X509_num(stack) {
-            guard let x509 = paypanel_sk_X509_value(stack, index) else { continue }
-            // The stack keeps its own references; take one more for the Certificate.
-            X509_up_ref(x509)
-            certificates.append(try Certificate(taking: x509))
-        }
-        return certificates
     }
 
     /// How many SignerInfos there are (Apple's tokens have exactly one).
@@ -79,11 +78,22 @@ final class CMSSignedData {
         case contentDigestMismatch
     }
 
-    /// Checks the signature over `content` with OpenSSL's CMS_verify. The signer's chain is not
-    /// checked here (`CMS_NO_SIGNER_CERT_VERIFY`): the caller pins its own root and caches it.
+    /// Checks the signature over `content` with OpenSSL's CMS_verify, finding the signer among
+    /// the structure's certificates. The signer's chain is not checked here
+    /// (`CMS_NO_SIGNER_CERT_VERIFY`): the caller pins its own root and remembers good chains.
     func verify(detachedContent content: [UInt8]) -> Verification {
+        guard let stack = paypanel_sk_X509_new_null() else {
+            OpenSSLError.drainQueue()
+            return .signatureInvalid
+        }
+        // The stack borrows the certificates (CMS_verify takes its own references).
+        defer { paypanel_sk_X509_free(stack) }
+        for certificate in certificates where paypanel_sk_X509_push(stack, certificate.handle.pointer) <= 0 {
+            OpenSSLError.drainQueue()
+            return .signatureInvalid
+        }
         let verified = MemoryBIO.withReadOnly(content) { bio in
-            CMS_verify(pointer, nil, nil, bio, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY))
+            CMS_verify(pointer, stack, nil, bio, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY))
         }
         guard verified != 1 else { return .valid }
         OpenSSLError.drainQueue()

@@ -46,13 +46,12 @@ public final class ApplePayTokenVerifier: Sendable {
     public func verify(_ token: ApplePayPaymentToken, at date: Date) throws(ApplePayTokenError) -> VerifiedPaymentToken {
         let merchant = try merchant(for: token)
         let signature: CMSSignedData
-        let certificates: [Certificate]
         do {
             signature = try CMSSignedData(ber: token.signature)
-            certificates = try signature.certificates()
         } catch {
             throw .signatureMalformed(reason: error.reason)
         }
+        let certificates = signature.certificates
         guard signature.signerCount == 1 else {
             throw .signatureMalformed(reason: "it has \(signature.signerCount) signers instead of one")
         }

@@ -102,7 +102,7 @@ extension DecryptedPaymentToken {
         expiry = try Self.expiry(try string("applicationExpirationDate"))
 
         let currencyText = try string("currencyCode")
-        guard currencyText.count == 3, currencyText.allSatisfy({ $0.isASCII && $0.isNumber }), let numeric = Int(currencyText),
+        guard currencyText.utf8.count == 3, Self.isDigits(currencyText), let numeric = Int(currencyText),
             let currency = try? Currency(numericCode: numeric)
         else {
             throw .plaintextMalformed(field: "'currencyCode'", reason: "is not an ISO 4217 numeric payment currency code")
@@ -133,7 +133,7 @@ extension DecryptedPaymentToken {
             }
             cryptogram = Cryptogram(cryptogramText)
             if let value = paymentData["eciIndicator"], value != .null {
-                guard let text = value.stringValue, !text.isEmpty, text.count <= 2, text.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                guard let text = value.stringValue, (1...2).contains(text.utf8.count), Self.isDigits(text) else {
                     throw .plaintextMalformed(field: "'paymentData.eciIndicator'", reason: "is not a one- or two-digit string")
                 }
                 eci = text
@@ -151,6 +151,11 @@ extension DecryptedPaymentToken {
         self.signingTime = signingTime
         self.plaintext = plaintext
         plaintextJSON = document
+    }
+
+    /// True when every character is an ASCII digit (by bytes: Character properties are slow).
+    private static func isDigits(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     /// `YYMMDD` (Apple uses the last day of the month) → month and year.
