@@ -107,9 +107,11 @@ final class CMSSignedData {
     }
 
     /// Signs `content` detached, as Apple's servers do: SHA-256, the signer certificate and
-    /// `chain` embedded, signed attributes with the given signing time. Returns DER.
+    /// `chain` embedded, signed attributes with the given signing time. Returns DER. A nil
+    /// `signingTime` leaves out the signed attributes altogether (OpenSSL would otherwise add
+    /// the system time), for tests of tokens without one.
     static func signDetached(
-        _ content: [UInt8], signer: Certificate, key: EVPKey, chain: [Certificate], signingTime: Date
+        _ content: [UInt8], signer: Certificate, key: EVPKey, chain: [Certificate], signingTime: Date?
     ) throws(OpenSSLError) -> [UInt8] {
         let operation = "signing with CMS"
         guard let stack = paypanel_sk_X509_new_null() else { throw OpenSSLError.drain(operation) }
@@ -122,15 +124,18 @@ final class CMSSignedData {
             throw OpenSSLError.drain(operation)
         }
         defer { CMS_ContentInfo_free(cms) }
+        let attributes = signingTime == nil ? CMS_NOATTR : 0
         guard let signerInfo = CMS_add1_signer(
                 cms, signer.handle.pointer, key.pointer, FetchedAlgorithms.sha256.pointer,
-                UInt32(CMS_BINARY | CMS_PARTIAL | CMS_NOSMIMECAP))
+                UInt32(CMS_BINARY | CMS_PARTIAL | CMS_NOSMIMECAP | attributes))
         else { throw OpenSSLError.drain(operation) }
-        // Set before CMS_final, which adds the current system time only when none is present.
-        let time = try ASN1Time.make(signingTime)
-        defer { ASN1_TIME_free(time) }
-        try CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, ASN1_STRING_type(time), time, -1)
-            .check(operation)
+        if let signingTime {
+            // Set before CMS_final, which adds the current system time only when none is present.
+            let time = try ASN1Time.make(signingTime)
+            defer { ASN1_TIME_free(time) }
+            try CMS_signed_add1_attr_by_NID(signerInfo, NID_pkcs9_signingTime, ASN1_STRING_type(time), time, -1)
+                .check(operation)
+        }
         try MemoryBIO.withReadOnly(content) { bio throws(OpenSSLError) in
             try CMS_final(cms, bio, nil, UInt32(CMS_DETACHED | CMS_BINARY)).check(operation)
         }

@@ -24,6 +24,22 @@ public struct ApplePayTokenSealer: Sendable {
     public func seal(
         _ details: TokenCardDetails, to merchant: Certificate, version: PaymentTokenVersion = .ecV1, applicationData: [UInt8]? = nil
     ) throws(TokenSealingError) -> SealedPaymentToken {
+        let cryptogram = Base64.encode(random.bytes(20))
+        let plaintext = Array(JSONWriter.string(details.plaintextJSON(cryptogram: cryptogram)).utf8)
+        let network = details.dpan.network
+        let paymentMethod = ApplePayPaymentToken.PaymentMethodInfo(
+            displayName: "\(network.map(Self.passKitName) ?? "Card") \(details.dpan.last4)",
+            network: network.map(Self.passKitName), type: "debit")
+        let token = try seal(plaintext: plaintext, to: merchant, version: version, applicationData: applicationData, paymentMethod: paymentMethod)
+        return SealedPaymentToken(token: token)
+    }
+
+    /// Encrypts any `plaintext` (tests use malformed ones) and signs the result. `ephemeralKey`
+    /// replaces the random EC_v1 ephemeral key (tests pick one whose shared secret starts with 0).
+    func seal(
+        plaintext: [UInt8], to merchant: Certificate, version: PaymentTokenVersion, applicationData: [UInt8]? = nil,
+        paymentMethod: ApplePayPaymentToken.PaymentMethodInfo? = nil, ephemeralKey: ECPrivateKey? = nil
+    ) throws(TokenSealingError) -> ApplePayPaymentToken {
         let merchantKey: EVPKey
         let publicKeyHash: [UInt8]
         do {
@@ -32,10 +48,7 @@ public struct ApplePayTokenSealer: Sendable {
         } catch {
             throw .crypto(error)
         }
-        let cryptogram = Base64.encode(random.bytes(20))
-        let plaintext = Array(JSONWriter.string(details.plaintextJSON(cryptogram: cryptogram)).utf8)
         let transactionId = random.bytes(32)
-
         var ephemeralPublicKey: [UInt8]?
         var wrappedKey: [UInt8]?
         let data: [UInt8]
@@ -48,7 +61,7 @@ public struct ApplePayTokenSealer: Sendable {
                 guard let partyV = try MerchantIdentity.merchantIdentifierHash(of: merchant) else {
                     throw TokenSealingError.keyMaterial(.missingMerchantIdentifier(certificate: merchant.subject))
                 }
-                let ephemeral = ECPrivateKey.generateP256(using: random)
+                let ephemeral = ephemeralKey ?? ECPrivateKey.generateP256(using: random)
                 let sharedSecret = try P256.sharedSecret(privateKey: ephemeral.key, peer: merchantKey)
                 let key = TokenKeyDerivation.symmetricKey(sharedSecret: sharedSecret, partyV: partyV)
                 data = try AESGCM.seal(plaintext, key: key)
@@ -70,25 +83,39 @@ public struct ApplePayTokenSealer: Sendable {
         } catch {
             throw .crypto(OpenSSLError(operation: "sealing the token", reason: "\(error)"))
         }
-
         let header = ApplePayPaymentToken.Header(
             ephemeralPublicKey: ephemeralPublicKey, wrappedKey: wrappedKey, publicKeyHash: publicKeyHash,
             transactionId: transactionId.hexString, applicationData: applicationData)
-        let unsigned = ApplePayPaymentToken(version: version, data: data, signature: [], header: header)
-        let signature: [UInt8]
+        let unsigned = ApplePayPaymentToken(version: version, data: data, signature: [], header: header, paymentMethod: paymentMethod)
+        return try signed(unsigned)
+    }
+
+    /// When a test signature says it was made.
+    enum SigningTime {
+        /// The sealer's clock.
+        case clock
+        case at(Date)
+        /// No signed attributes at all, hence no signing time (Apple always sends one).
+        case omitted
+    }
+
+    /// `token` with a fresh signature over its header and data by this sealer's signer. Tests
+    /// use it to make validly signed tokens with broken contents.
+    func signed(_ token: ApplePayPaymentToken, signingTime: SigningTime = .clock) throws(TokenSealingError) -> ApplePayPaymentToken {
+        let time: Date?
+        switch signingTime {
+        case .clock: time = clock.now()
+        case .at(let date): time = date
+        case .omitted: time = nil
+        }
         do {
-            signature = try CMSSignedData.signDetached(
-                unsigned.signedContent, signer: signer.certificate, key: signer.privateKey.key,
-                chain: [signer.intermediate], signingTime: clock.now())
+            let signature = try CMSSignedData.signDetached(
+                token.signedContent, signer: signer.certificate, key: signer.privateKey.key, chain: [signer.intermediate], signingTime: time)
+            return ApplePayPaymentToken(
+                version: token.version, data: token.data, signature: signature, header: token.header, paymentMethod: token.paymentMethod)
         } catch {
             throw .crypto(error)
         }
-        let network = details.dpan.network
-        let paymentMethod = ApplePayPaymentToken.PaymentMethodInfo(
-            displayName: "\(network.map(Self.passKitName) ?? "Card") \(details.dpan.last4)",
-            network: network.map(Self.passKitName), type: "debit")
-        return SealedPaymentToken(
-            token: ApplePayPaymentToken(version: version, data: data, signature: signature, header: header, paymentMethod: paymentMethod))
     }
 
     /// PKPaymentNetwork's spelling, as `paymentMethod.network` carries it.

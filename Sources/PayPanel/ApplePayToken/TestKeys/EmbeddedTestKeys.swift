@@ -6,69 +6,69 @@ enum EmbeddedTestKeys {
     static let files: [String: String] = [
         "root-ca.pem": """
             -----BEGIN CERTIFICATE-----
-            MIICezCCAgGgAwIBAgIIU2g2+25TOYowCgYIKoZIzj0EAwMwgYExIzAhBgNVBAMM
-            GlBheVBhbmVsIFRlc3QgUm9vdCBDQSAtIEczMS4wLAYDVQQLDCVQYXlQYW5lbCBU
-            ZXN0IENlcnRpZmljYXRpb24gQXV0aG9yaXR5MR0wGwYDVQQKDBRQYXlQYW5lbCAo
-            VEVTVCBPTkxZKTELMAkGA1UEBhMCVVMwIBcNMjAwMTAxMDAwMDAwWhgPMjEyMDAx
-            MDEwMDAwMDBaMIGBMSMwIQYDVQQDDBpQYXlQYW5lbCBUZXN0IFJvb3QgQ0EgLSBH
-            MzEuMCwGA1UECwwlUGF5UGFuZWwgVGVzdCBDZXJ0aWZpY2F0aW9uIEF1dGhvcml0
-            eTEdMBsGA1UECgwUUGF5UGFuZWwgKFRFU1QgT05MWSkxCzAJBgNVBAYTAlVTMHYw
-            EAYHKoZIzj0CAQYFK4EEACIDYgAEm9Z/Yzt7J/cHNEVVXUCDAvsL2zJNQ15/qFO3
-            bhhreMtUZltZFpgSA+wdi6bv60J+FrOMmUiLm+GxFrK1nA0ZcOUckZwhJKX3woT3
-            KwVldfELNk6kAAiJ1WdmMgAYnNGTo0IwQDAPBgNVHRMBAf8EBTADAQH/MA4GA1Ud
-            DwEB/wQEAwIBBjAdBgNVHQ4EFgQUD3ssNg5FCeo+bBdb8Fsfi1TLPbcwCgYIKoZI
-            zj0EAwMDaAAwZQIxAMyGB8QxMfpUX9V4Wo7uAVArvD0oAzvxG/5caEjyJ5/PNIdQ
-            q4VrsLOANvJbqfZ/4AIwaCsKbyZRCz2AnikkZ2WHNGrWHiYDMuvQqXUV2AcIlaXa
-            0yUhTdb4sj27trU35sMC
+            MIICezCCAgKgAwIBAgIJAMHZijjAsNTjMAoGCCqGSM49BAMDMIGBMSMwIQYDVQQD
+            DBpQYXlQYW5lbCBUZXN0IFJvb3QgQ0EgLSBHMzEuMCwGA1UECwwlUGF5UGFuZWwg
+            VGVzdCBDZXJ0aWZpY2F0aW9uIEF1dGhvcml0eTEdMBsGA1UECgwUUGF5UGFuZWwg
+            KFRFU1QgT05MWSkxCzAJBgNVBAYTAlVTMCAXDTIwMDEwMTAwMDAwMFoYDzIxMjAw
+            MTAxMDAwMDAwWjCBgTEjMCEGA1UEAwwaUGF5UGFuZWwgVGVzdCBSb290IENBIC0g
+            RzMxLjAsBgNVBAsMJVBheVBhbmVsIFRlc3QgQ2VydGlmaWNhdGlvbiBBdXRob3Jp
+            dHkxHTAbBgNVBAoMFFBheVBhbmVsIChURVNUIE9OTFkpMQswCQYDVQQGEwJVUzB2
+            MBAGByqGSM49AgEGBSuBBAAiA2IABA4GZg6BM5fnr0PUeWiAnVifDPJqTmNt7MpR
+            IHdRYiSVu5tXKXXv9m6+yEMdpOpEB4VxWSHKjkoObSdmxD+DfTQaYPfV/sVhpUJM
+            NV3/FEAithZbsQM+xYodq9Lx4DxSSqNCMEAwDwYDVR0TAQH/BAUwAwEB/zAOBgNV
+            HQ8BAf8EBAMCAQYwHQYDVR0OBBYEFAkKs9y6/KVGfM5o5vGt0sWBvWVYMAoGCCqG
+            SM49BAMDA2cAMGQCMGHGoZuPNfZM0Ijnf9PdGi9cNAMpEbl4zPXSOWx+qt6q9ScM
+            LM12ix4IhTK14uyawwIwFFCkIL4qFAIwreV3TQhTkyNLcXjB7HRGZ+53+K1qlQ+8
+            BDwlx6aQnZVDS5EBFu84
             -----END CERTIFICATE-----
             """,
         "intermediate-ca.pem": """
             -----BEGIN CERTIFICATE-----
-            MIICpzCCAi6gAwIBAgIJAPUU6zXGxwvdMAoGCCqGSM49BAMDMIGBMSMwIQYDVQQD
+            MIICqDCCAi6gAwIBAgIJAMaDDjOccTRPMAoGCCqGSM49BAMDMIGBMSMwIQYDVQQD
             DBpQYXlQYW5lbCBUZXN0IFJvb3QgQ0EgLSBHMzEuMCwGA1UECwwlUGF5UGFuZWwg
             VGVzdCBDZXJ0aWZpY2F0aW9uIEF1dGhvcml0eTEdMBsGA1UECgwUUGF5UGFuZWwg
             KFRFU1QgT05MWSkxCzAJBgNVBAYTAlVTMCAXDTIwMDEwMTAwMDAwMFoYDzIxMjAw
             MTAxMDAwMDAwWjCBlDE2MDQGA1UEAwwtUGF5UGFuZWwgVGVzdCBBcHBsaWNhdGlv
             biBJbnRlZ3JhdGlvbiBDQSAtIEczMS4wLAYDVQQLDCVQYXlQYW5lbCBUZXN0IENl
             cnRpZmljYXRpb24gQXV0aG9yaXR5MR0wGwYDVQQKDBRQYXlQYW5lbCAoVEVTVCBP
-            TkxZKTELMAkGA1UEBhMCVVMwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAATsnzD7
-            CXy9ZpYsQkG+YTPxDC3EsXBygQwofstNxYE9lT6m4IwCzVuCwOiV/dd4KUikCYW+
-            AOTWXksTNffPExCVo3gwdjASBgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQE
-            AwIBBjAdBgNVHQ4EFgQUsEpMLMAIVj+10HP04v55MziiV8AwHwYDVR0jBBgwFoAU
-            D3ssNg5FCeo+bBdb8Fsfi1TLPbcwEAYKKoZIhvdjZAYCDgQCBQAwCgYIKoZIzj0E
-            AwMDZwAwZAIwB2v5VdyvbM9OlzbwqXyS+fqS2yYPkTV2obMH/DwZF/PPsuX2rUel
-            QX5A7mK2jjvKAjADfylq2XsTTZ2M68LArreJn9IOpBpiOPHc8MwVTfovflG0DR1R
-            nsvhp/Pq1EdZchQ=
+            TkxZKTELMAkGA1UEBhMCVVMwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARA2pD/
+            XEdV3UF9aOMYYMmUi7RT6/CvJGBpHZ7/vBmyRUdQfY6eiLgEcFIJaa5S+iJ5O9DR
+            sV3xQMH06CwAbhBAo3gwdjASBgNVHRMBAf8ECDAGAQH/AgEAMA4GA1UdDwEB/wQE
+            AwIBBjAdBgNVHQ4EFgQUchvqhukEysGD2hjHMbtQboD9miMwHwYDVR0jBBgwFoAU
+            CQqz3Lr8pUZ8zmjm8a3SxYG9ZVgwEAYKKoZIhvdjZAYCDgQCBQAwCgYIKoZIzj0E
+            AwMDaAAwZQIwLAOp5c8+9Y/D6fRjO1Dtlt4BFUY0LhpFTHloNxZoWMfJ+kTvnsZR
+            uXR0zg6IbUGlAjEA+b5Bmso16whK2ANvLS/xqjYfqqs29IgSywkFuyieLw0fa8K+
+            T84MCQ5xdmtIdxge
             -----END CERTIFICATE-----
             """,
         "signing-leaf.pem": """
             -----BEGIN CERTIFICATE-----
-            MIICcjCCAhigAwIBAgIILGLNvTIXUr8wCgYIKoZIzj0EAwIwgZQxNjA0BgNVBAMM
-            LVBheVBhbmVsIFRlc3QgQXBwbGljYXRpb24gSW50ZWdyYXRpb24gQ0EgLSBHMzEu
-            MCwGA1UECwwlUGF5UGFuZWwgVGVzdCBDZXJ0aWZpY2F0aW9uIEF1dGhvcml0eTEd
-            MBsGA1UECgwUUGF5UGFuZWwgKFRFU1QgT05MWSkxCzAJBgNVBAYTAlVTMCAXDTIw
-            MDEwMTAwMDAwMFoYDzIxMjAwMTAxMDAwMDAwWjB0MSYwJAYDVQQDDB1wYXlwYW5l
-            bC10ZXN0LXNtcC1icm9rZXItc2lnbjEeMBwGA1UECwwVUGF5UGFuZWwgVGVzdCBT
-            eXN0ZW1zMR0wGwYDVQQKDBRQYXlQYW5lbCAoVEVTVCBPTkxZKTELMAkGA1UEBhMC
-            VVMwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAASGkB7EqWjzQi7Z12w4mdqaAEhm
-            LybvVDMgP+pAZ7ZsOBbEBFHlnKmvYahOkaqFPb4NU70PEzmW64CUjI0dEGhlo3Ew
-            bzAMBgNVHRMBAf8EAjAAMA4GA1UdDwEB/wQEAwIHgDAdBgNVHQ4EFgQUijgyhjXg
-            hAN1jH9gI2P/aHXzkZwwHwYDVR0jBBgwFoAUsEpMLMAIVj+10HP04v55MziiV8Aw
-            DwYJKoZIhvdjZAYdBAIFADAKBggqhkjOPQQDAgNIADBFAiEAib0sC0E2uVjmdpxv
-            Gf0nYo9rs/t7tQGF9ri3iBX3G1kCIDoVPjEd0uJ2OnQUBoX5W69GqW++MZdJRYpa
-            yi4Qj4nM
+            MIICdDCCAhmgAwIBAgIJAKDUW826US8TMAoGCCqGSM49BAMCMIGUMTYwNAYDVQQD
+            DC1QYXlQYW5lbCBUZXN0IEFwcGxpY2F0aW9uIEludGVncmF0aW9uIENBIC0gRzMx
+            LjAsBgNVBAsMJVBheVBhbmVsIFRlc3QgQ2VydGlmaWNhdGlvbiBBdXRob3JpdHkx
+            HTAbBgNVBAoMFFBheVBhbmVsIChURVNUIE9OTFkpMQswCQYDVQQGEwJVUzAgFw0y
+            MDAxMDEwMDAwMDBaGA8yMTIwMDEwMTAwMDAwMFowdDEmMCQGA1UEAwwdcGF5cGFu
+            ZWwtdGVzdC1zbXAtYnJva2VyLXNpZ24xHjAcBgNVBAsMFVBheVBhbmVsIFRlc3Qg
+            U3lzdGVtczEdMBsGA1UECgwUUGF5UGFuZWwgKFRFU1QgT05MWSkxCzAJBgNVBAYT
+            AlVTMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEH7Rp10D5GVQp6c0P7jdK40rd
+            QvMSGYoFmmGPP+EZwOxgkWGA3s37Q/F6PdNXukpwWOqqg2oKpav1DLZA8XQ5y6Nx
+            MG8wDAYDVR0TAQH/BAIwADAOBgNVHQ8BAf8EBAMCB4AwHQYDVR0OBBYEFFgbO0LE
+            zu4LCXOugua2kIxQhYsqMB8GA1UdIwQYMBaAFHIb6obpBMrBg9oYxzG7UG6A/Zoj
+            MA8GCSqGSIb3Y2QGHQQCBQAwCgYIKoZIzj0EAwIDSQAwRgIhAJwKxfkzS/chF6Is
+            o4Py2jGiiV2ul1sSk+fvZOkv0pk2AiEAy4E6pulNEcRap3vKjpu5WaXwcS+t3TKs
+            d0OdCnQSe3g=
             -----END CERTIFICATE-----
             """,
         "signing-leaf.key": """
             -----BEGIN PRIVATE KEY-----
-            MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg+HPBZYeNPFrwTRDo
-            swRqmW/BqNo3O8dEAm6rxxy/2t6hRANCAASGkB7EqWjzQi7Z12w4mdqaAEhmLybv
-            VDMgP+pAZ7ZsOBbEBFHlnKmvYahOkaqFPb4NU70PEzmW64CUjI0dEGhl
+            MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgglTL8cKk2qeN+Efz
+            IHVDk6oyqGDB754a8W5KRypCrdWhRANCAAQftGnXQPkZVCnpzQ/uN0rjSt1C8xIZ
+            igWaYY8/4RnA7GCRYYDezftD8Xo901e6SnBY6qqDagqlq/UMtkDxdDnL
             -----END PRIVATE KEY-----
             """,
         "merchant-ec.pem": """
             -----BEGIN CERTIFICATE-----
-            MIIDIDCCAqWgAwIBAgIIBZSRxGpNKGIwCgYIKoZIzj0EAwMwgYExIzAhBgNVBAMM
+            MIIDIDCCAqWgAwIBAgIIZJJxDgvnDMYwCgYIKoZIzj0EAwMwgYExIzAhBgNVBAMM
             GlBheVBhbmVsIFRlc3QgUm9vdCBDQSAtIEczMS4wLAYDVQQLDCVQYXlQYW5lbCBU
             ZXN0IENlcnRpZmljYXRpb24gQXV0aG9yaXR5MR0wGwYDVQQKDBRQYXlQYW5lbCAo
             VEVTVCBPTkxZKTELMAkGA1UEBhMCVVMwIBcNMjAwMTAxMDAwMDAwWhgPMjEyMDAx
@@ -77,14 +77,14 @@ enum EmbeddedTestKeys {
             Y2Vzc2luZzptZXJjaGFudC5jb20uc2FtcGxlLkFwcGxlUGF5QWN0aW9uMRUwEwYD
             VQQLDAxQQVlQQU5FTFRFU1QxLTArBgNVBAoMJFBheVBhbmVsIFNhbXBsZSBNZXJj
             aGFudCAoVEVTVCBPTkxZKTELMAkGA1UEBhMCVVMwWTATBgcqhkjOPQIBBggqhkjO
-            PQMBBwNCAATRTZ6mIMYeJeQE97Ce7ho4IJJui179NjgknnsFctHTWvpB04dDc/dJ
-            +mfsYiaFA7sRvITzwKK8AxOVyJbU6bPio4GyMIGvMAwGA1UdEwEB/wQCMAAwDgYD
-            VR0PAQH/BAQDAgMoMB0GA1UdDgQWBBQurjhvucSaROsqdhn56v1gcFAcvzAfBgNV
-            HSMEGDAWgBQPeyw2DkUJ6j5sF1vwWx+LVMs9tzBPBgkqhkiG92NkBiAEQgxARDVD
+            PQMBBwNCAATlIz8/KNL2zuf09dIVB42CvEkSYm++4PHIRnW1jTMzRDuiqKqi7x7t
+            a6Ui7v1o5I505AcsaZ0sa6aUCqdgKqFzo4GyMIGvMAwGA1UdEwEB/wQCMAAwDgYD
+            VR0PAQH/BAQDAgMoMB0GA1UdDgQWBBTIYUpPxmkEjMPkzmKF23bXa4pfGTAfBgNV
+            HSMEGDAWgBQJCrPcuvylRnzOaObxrdLFgb1lWDBPBgkqhkiG92NkBiAEQgxARDVD
             OUFFNEQ4RjcyMjg2RjFDRTE1RkU3MkRBNkREQzNGQzJFNzhCMTE3RDZDNjI3MkNB
-            RTg5NTQ0RDJFRDExMTAKBggqhkjOPQQDAwNpADBmAjEAg3Kzobo5CVH+KAC9/aLz
-            FoKk+ijoGZx7ZCw8TdHwlXzJeZ+7u2jPnduCnH35yB2vAjEAwk3sU0rTwBWUshXA
-            iuaOByfiHc7UZcR0YcUXYecypCdTmBIJ+0BSoiHZIwFPzhw0
+            RTg5NTQ0RDJFRDExMTAKBggqhkjOPQQDAwNpADBmAjEAwdf+ym9JtLw9uxB03u8Q
+            xBCmmlPpbKED6m0RNAc5zZpqQwOxE9fHHuM0pEYAWsEQAjEAoWQtsPJCGCmQV1uS
+            EpFRWxsGDES6Ch2iTqLojn8ABfLVI4q+Ng913cYys85vCFOJ
             -----END CERTIFICATE-----
             """,
         "merchant-ec.key": """
@@ -92,64 +92,64 @@ enum EmbeddedTestKeys {
             BggqhkjOPQMBBw==
             -----END EC PARAMETERS-----
             -----BEGIN EC PRIVATE KEY-----
-            MHcCAQEEILmrlarwE+Vc2lpt39yD6MtP2I4Iu4x7IhdLnxxadL/poAoGCCqGSM49
-            AwEHoUQDQgAE0U2epiDGHiXkBPewnu4aOCCSbote/TY4JJ57BXLR01r6QdOHQ3P3
-            Sfpn7GImhQO7EbyE88CivAMTlciW1Omz4g==
+            MHcCAQEEINBHqpcOSlE9waYETSCiNUM8l2QPeCX3PMtnhy4FODMeoAoGCCqGSM49
+            AwEHoUQDQgAE5SM/PyjS9s7n9PXSFQeNgrxJEmJvvuDxyEZ1tY0zM0Q7oqiqou8e
+            7WulIu79aOSOdOQHLGmdLGumlAqnYCqhcw==
             -----END EC PRIVATE KEY-----
             """,
         "merchant-rsa.pem": """
             -----BEGIN CERTIFICATE-----
-            MIID6jCCA3CgAwIBAgIIeRdIBOYDH7IwCgYIKoZIzj0EAwMwgYExIzAhBgNVBAMM
-            GlBheVBhbmVsIFRlc3QgUm9vdCBDQSAtIEczMS4wLAYDVQQLDCVQYXlQYW5lbCBU
-            ZXN0IENlcnRpZmljYXRpb24gQXV0aG9yaXR5MR0wGwYDVQQKDBRQYXlQYW5lbCAo
-            VEVTVCBPTkxZKTELMAkGA1UEBhMCVVMwIBcNMjAwMTAxMDAwMDAwWhgPMjEyMDAx
-            MDEwMDAwMDBaMIHRMTIwMAYKCZImiZPyLGQBAQwibWVyY2hhbnQuY29tLnNhbXBs
-            ZS5BcHBsZVBheUFjdGlvbjFIMEYGA1UEAww/QXBwbGUgUGF5IFBheW1lbnQgUHJv
-            Y2Vzc2luZzptZXJjaGFudC5jb20uc2FtcGxlLkFwcGxlUGF5QWN0aW9uMRUwEwYD
-            VQQLDAxQQVlQQU5FTFRFU1QxLTArBgNVBAoMJFBheVBhbmVsIFNhbXBsZSBNZXJj
-            aGFudCAoVEVTVCBPTkxZKTELMAkGA1UEBhMCVVMwggEiMA0GCSqGSIb3DQEBAQUA
-            A4IBDwAwggEKAoIBAQCtaRvz6FnHdCmkt3Wirc8MS+96N0CN6kQA8K9ic//mK5XO
-            7ulnfLmQd70mcDf+ooZ3ChgVQmh86lXFLtZisGLY19T+EFPG2vuFuMuimiBgvTre
-            m/2v4lJpvJ7ELhcHrZCyqo1Te+5QDyhbrSVDv7trrFFOPTUO0q4REcBlaUkoae9I
-            g3WtZM4fNb1/f+bg4VXzdwNRUrOfGyazfLYJfD/sQt0cwsuLL3Zl5ZsMh1LzSFhN
-            HDciVa2L3dGeCus7I6jRR78QahlpI3XeEdxkO6qPbXoMWFWlghS5mIQw2Nyv3Thq
-            hdz162i6G8MdScV725XzMj9syqEHEwgNGWqJJ34fAgMBAAGjgbIwga8wDAYDVR0T
-            AQH/BAIwADAOBgNVHQ8BAf8EBAMCAygwHQYDVR0OBBYEFE7IufSzLFPMLKILFdNe
-            nGGaoiu7MB8GA1UdIwQYMBaAFA97LDYORQnqPmwXW/BbH4tUyz23ME8GCSqGSIb3
-            Y2QGIARCDEBENUM5QUU0RDhGNzIyODZGMUNFMTVGRTcyREE2RERDM0ZDMkU3OEIx
-            MTdENkM2MjcyQ0FFODk1NDREMkVEMTExMAoGCCqGSM49BAMDA2gAMGUCMEevykyB
-            5wRnTRxrGbnh+fIk+tkxZdpVCSk3yqYGpS2WJa5QJ6/5iDqfPULa8YyCgQIxAPbp
-            NOoxmlxMgZEWLISC+8YlLub43ZQjdnjlZmPbcDUEX0bq/9mX13sL27g1ZH8XmQ==
+            MIID6zCCA3GgAwIBAgIJAKSkd6kp+DU+MAoGCCqGSM49BAMDMIGBMSMwIQYDVQQD
+            DBpQYXlQYW5lbCBUZXN0IFJvb3QgQ0EgLSBHMzEuMCwGA1UECwwlUGF5UGFuZWwg
+            VGVzdCBDZXJ0aWZpY2F0aW9uIEF1dGhvcml0eTEdMBsGA1UECgwUUGF5UGFuZWwg
+            KFRFU1QgT05MWSkxCzAJBgNVBAYTAlVTMCAXDTIwMDEwMTAwMDAwMFoYDzIxMjAw
+            MTAxMDAwMDAwWjCB0TEyMDAGCgmSJomT8ixkAQEMIm1lcmNoYW50LmNvbS5zYW1w
+            bGUuQXBwbGVQYXlBY3Rpb24xSDBGBgNVBAMMP0FwcGxlIFBheSBQYXltZW50IFBy
+            b2Nlc3Npbmc6bWVyY2hhbnQuY29tLnNhbXBsZS5BcHBsZVBheUFjdGlvbjEVMBMG
+            A1UECwwMUEFZUEFORUxURVNUMS0wKwYDVQQKDCRQYXlQYW5lbCBTYW1wbGUgTWVy
+            Y2hhbnQgKFRFU1QgT05MWSkxCzAJBgNVBAYTAlVTMIIBIjANBgkqhkiG9w0BAQEF
+            AAOCAQ8AMIIBCgKCAQEAsRccGDNDzAy1YKaM8W801xyjfGt/eghIOhywFuzcXw8Y
+            zaKY/f61GJFWxPsrAumVzmy6JrA5eR0DUZwHQv725f1dxYUp+MJ/j1UIEqAF4N22
+            85IvbtvVEeRmIkhZ1wQcB3DfN9knD9/DzqIp5/YXb9QZppDwBbdpzXWpOK84rhTp
+            3YoguFvJhkGKErmkI7HrnpIDd8ahQVf/0Ke+hCHthqO9X6YywlOx9AHh/CON1uUj
+            2IWjA0AExrBYNUKP4vHrg8St15g3O0SU6lvg1yoXL91EQKUN+mGBgfiq+A1vbiYT
+            sUpHHmU8E6EEK0S3CjvVeJtYFmScWxBJD1VgzsDTiwIDAQABo4GyMIGvMAwGA1Ud
+            EwEB/wQCMAAwDgYDVR0PAQH/BAQDAgMoMB0GA1UdDgQWBBQxtGkdIqNECeOR72kS
+            YXOGACLVhjAfBgNVHSMEGDAWgBQJCrPcuvylRnzOaObxrdLFgb1lWDBPBgkqhkiG
+            92NkBiAEQgxARDVDOUFFNEQ4RjcyMjg2RjFDRTE1RkU3MkRBNkREQzNGQzJFNzhC
+            MTE3RDZDNjI3MkNBRTg5NTQ0RDJFRDExMTAKBggqhkjOPQQDAwNoADBlAjBgv2u5
+            UNMSNNR58YZU7WFNp2MNpVHHpoMltvZuy4XHfI1b+eQIfij4g1lOj69QkpACMQDY
+            NKIlGCy/NqPcYB5A3fSWOv9cPZoBoEpvO09cKbsNT0IV7tPIw4ZbHO/QJTxVRFk=
             -----END CERTIFICATE-----
             """,
         "merchant-rsa.key": """
             -----BEGIN PRIVATE KEY-----
-            MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCtaRvz6FnHdCmk
-            t3Wirc8MS+96N0CN6kQA8K9ic//mK5XO7ulnfLmQd70mcDf+ooZ3ChgVQmh86lXF
-            LtZisGLY19T+EFPG2vuFuMuimiBgvTrem/2v4lJpvJ7ELhcHrZCyqo1Te+5QDyhb
-            rSVDv7trrFFOPTUO0q4REcBlaUkoae9Ig3WtZM4fNb1/f+bg4VXzdwNRUrOfGyaz
-            fLYJfD/sQt0cwsuLL3Zl5ZsMh1LzSFhNHDciVa2L3dGeCus7I6jRR78QahlpI3Xe
-            EdxkO6qPbXoMWFWlghS5mIQw2Nyv3Thqhdz162i6G8MdScV725XzMj9syqEHEwgN
-            GWqJJ34fAgMBAAECggEAAdjOvWhKHH+2OdTiYdssC1t7r3eLLnfCRahKlefaX98y
-            90NAJSQE7e74isJDNmkQuY/X9dIBPuNYCoOXMPHj+59A23vdCI8ogqIXOSIfGiip
-            ydkreIYWjp29qyU6hZBprB1459y4Cw4+RcuwS+ps2pa5PvYT7JZ92ByySeI3L0D9
-            FHQ5fGld5DEXmOzEtmSxPbYR/p7XAR5s304ZUW1KIyakAKjrlxcEkWMS0dNNxHR8
-            9YzeaZggYGxI3oP5DnNHQtt5rdHGIO2KTBlkyLN4E0G87FQNSLnwlqPWXBcsW6fY
-            rIOiFxkX6isJgeh3+MLjzqomFbRDlGWfijHtcgZIsQKBgQDlFKhGKlGPhboG2ZXb
-            5VCxlWj0REYMOcfS7gCZqEk7D9bwdqC0va7n0+AfhpDPZyk9gzI/TPeay7SU8wEQ
-            Fh3mhGgY6fIS7GvDFzlYNFe/wW5iIexiN3mooz/QGo2BHuTv+Ppkh5OYbsWE2179
-            5PPuLkprjkLrM8Az9BwVStGfDQKBgQDBycARNEZ66ROhXqDSzwnOw4iqTgbsXLt9
-            rmOtDtJahZSUJilVJgkeMVPk0jRHfJ+vrhpk9XHjmoJAxpqEbvxUOMxhdSgXGdAw
-            V3aiOhEcawoHwPyY68AN+8iQ54UkP3lDLTbkuXZAD5KC3LMTbMcr94jtmLem6Z8j
-            YomRaPqm2wKBgCHw05XBw1/OYmeNaWSxLymAh5JZYz+AeBjKZpBdnKwBhskN6nWc
-            /QMgIz7Ig0AXesbAX3t9fdoTgGfpMSke/cMfrwSx9MnU+YpoMHjfGHkywZYMjKdo
-            rL/NoDDHHlwZJbZgX0jxxW56Sw2KKyLW/0U02pXg+A09F6ca7eZBtZkpAoGAQ+91
-            XNKlrqsNDbI90Qlx18FmpMWL2cq8k9fR67ZZehCAQNuL++TEp4gFcB9c4n7HAHCZ
-            ojEFhxQAe7LkMm8yGFh9FeFbd5W+DWRsG30dyIeh0YwPQZDMGFrfOiVf4JA785fj
-            OZXm5ZhP9X5nbPTicgBqSVkTcPlPp7kAnzBdRqcCgYEAs8whTAcNpIX25tEbSSJB
-            nRSjqEPFa6tKQdiWtXZkSIEEXHsFBJVVrXnvcYBcfULho8hf+Mb8c70pqBvXmSPg
-            ++j8xRebOSAoYUR0wvJUvIkTn7EsN6kwSgdXxwOb9pgsfOWzH/OOb0bycpDMsMRf
-            /xQfCPPawBCh5HFbWMkhOtY=
+            MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQCxFxwYM0PMDLVg
+            pozxbzTXHKN8a396CEg6HLAW7NxfDxjNopj9/rUYkVbE+ysC6ZXObLomsDl5HQNR
+            nAdC/vbl/V3FhSn4wn+PVQgSoAXg3bbzki9u29UR5GYiSFnXBBwHcN832ScP38PO
+            oinn9hdv1BmmkPAFt2nNdak4rziuFOndiiC4W8mGQYoSuaQjseuekgN3xqFBV//Q
+            p76EIe2Go71fpjLCU7H0AeH8I43W5SPYhaMDQATGsFg1Qo/i8euDxK3XmDc7RJTq
+            W+DXKhcv3URApQ36YYGB+Kr4DW9uJhOxSkceZTwToQQrRLcKO9V4m1gWZJxbEEkP
+            VWDOwNOLAgMBAAECggEADwns31s/Jy1vG8GZF4m/nYL3mUHRxg29AH5eL9w2jLYN
+            /6yOvIcsXuU8zqabzPgEOk7+cfmmL9RYa05KSZS4Z+if1X3NBiySQ5xPfrFrPmDl
+            wAKKl6oAiq/wQnoNcxaMwM8Djc0ZpZ31lW8tCt9Ztyv2b7BASeP9Dq8uyzsKH7JP
+            m2rhXIgS9mRpoco77AynSPi67amXWxPg6jVUFM+WuM5DTwzxA/zQZ3/aM45xeBgI
+            kmjQsqwP8XAP8M/lDqneQwBoTfKEbpb8I1yDyqLJrUC0nnG8nb0mYvIJ9VwmumEG
+            GijCRO2xHyDaiwy5S4wGTDkc1FQEjHnjMw4f+M3q7QKBgQDsZTfQBw3XfsHVry5f
+            XRcIcchuzCzWkI8Dx2DfR4oooRIpuBzGDUeJsgkNjV4a5svJBuC7WF2JqnlG2vQZ
+            AZ/S6hNxripks77B2qH6Sxz8ksuLbQVo9jqh0buHzXsG+VGkCRoJRsTNxcf/9N5d
+            IuvIo9AjHwmgfIquhIxf/ZbINwKBgQC/xtEv2rSRBZKbyzS23CbGHyX+oYDcNTl+
+            wfI++XORROwp9dv8xnFD3WjHZYTj3EYgOHRB6l9b+ESHFu1wNTNrSYK3oFFyhv9i
+            w+RZcTscOLsRevJeXWvLpu1/MHReFR6/CmB5MZOv7ZNkH0AuJbeBifWu7ofn/57B
+            nqoLpxq9TQKBgHtmnwr+E7CxX7gPWZK4goSK+Qk1lhZvoehkFOKZcrqg0l1q2cJd
+            PkHX6Tfk2wIKBskqyPejOjjZ/7MIKzI+kdLFFF9cfo7Q8bw6SCHjQf9rFcvznkZb
+            euHsHQvYLOfIEGEjyy6afbO5Eh1AEy/lQdYcBVPAKQNY4AAX+ztEoohjAoGAX+kG
+            5W/zrjOjRtcx3eHsYllhnx8WWwsjXgmRJX2MFrLpiXK0Oo7kRpSMumxDMdIQID0b
+            p3uXhV98pjMJPHze4mE5RqyfDzAEuVhO84x1i3+zzuI2JIuERa2OSXXqPMNDRTfj
+            V7k7q1idxgz7BBlI1Tgx7vLMdXKZ6yt2z60a6mECgYEAqHeIm98x6mwtrJ0PR9wQ
+            njKcrHbwBWgH90473cv8HUwPyk3v6mPvr92uqCxv6wf8zSNEUnudZXKPZfk/tA2j
+            MJIT9sle9hyshIvWgnZCagJk933ZP3lJ3r9NVS9o/QIZZprGIDFUDXb1C1xdV3Uj
+            YV9O6JO7CnOhpH4KqLMdm2w=
             -----END PRIVATE KEY-----
             """,
     ]
