@@ -39,11 +39,6 @@ final class EVPKey: @unchecked Sendable {
         return "a \(EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "unknown") key"
     }
 
-    /// The DER SubjectPublicKeyInfo of the public half.
-    func subjectPublicKeyInfoDER() throws(OpenSSLError) -> [UInt8] {
-        try DERCoding.encode("encoding a public key") { i2d_PUBKEY(pointer, $0) }
-    }
-
     /// True when both keys have the same public half (a private key and its certificate).
     func hasSamePublicKey(as other: EVPKey) -> Bool {
         let equal = EVP_PKEY_eq(pointer, other.pointer) == 1

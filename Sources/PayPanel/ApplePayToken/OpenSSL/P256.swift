@@ -32,6 +32,17 @@ enum P256 {
         return key
     }
 
+    /// The 65-byte uncompressed point of a P-256 key (public or private).
+    static func uncompressedPoint(of key: EVPKey) throws(OpenSSLError) -> [UInt8] {
+        var point = [UInt8](repeating: 0, count: uncompressedPointByteCount)
+        var length = 0
+        // OpenSSL keeps P-256 points uncompressed unless told otherwise; check rather than assume.
+        guard EVP_PKEY_get_octet_string_param(key.pointer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &point, point.count, &length) == 1,
+            length == uncompressedPointByteCount, point[0] == 0x04
+        else { throw OpenSSLError.drain("reading a P-256 point") }
+        return point
+    }
+
     /// A new key with the curve already set up (its point is the generator until changed).
     static func copyOfTemplate() throws(OpenSSLError) -> EVPKey {
         guard let copy = EVP_PKEY_dup(PublicKeyTemplate.key.pointer) else { throw OpenSSLError.drain("copying a P-256 key") }

@@ -76,11 +76,11 @@ public struct ECPrivateKey: Sendable {
 
     /// The public half.
     public var publicKey: ECPublicKey {
-        // Encoding the public half of a valid P-256 key cannot fail short of memory exhaustion.
-        guard let der = try? key.subjectPublicKeyInfoDER(), let publicKey = try? ECPublicKey(derRepresentation: der) else {
-            fatalError("encoding the public half of a P-256 key failed: \(OpenSSLError.drainQueue() ?? "no reason")")
+        // Re-importing the point of a valid P-256 key cannot fail short of memory exhaustion.
+        guard let point = try? P256.uncompressedPoint(of: key), let publicKey = try? P256.publicKey(uncompressedPoint: point) else {
+            fatalError("reading the public half of a P-256 key failed: \(OpenSSLError.drainQueue() ?? "no reason")")
         }
-        return publicKey
+        return ECPublicKey(key: publicKey)
     }
 
     /// ECDH: the 32-byte x coordinate of the shared point (leading zero bytes kept).
@@ -112,12 +112,18 @@ public struct ECPublicKey: Sendable {
         }
     }
 
-    /// The DER SubjectPublicKeyInfo (what an EC_v1 header's `ephemeralPublicKey` holds).
+    init(key: EVPKey) {
+        self.key = key
+    }
+
+    /// The DER SubjectPublicKeyInfo (what an EC_v1 header's `ephemeralPublicKey` holds): the
+    /// fixed P-256 header and the uncompressed point. Built by hand because OpenSSL 3.0's
+    /// generic encoder costs more than two ECDH operations.
     public var derRepresentation: [UInt8] {
-        guard let der = try? key.subjectPublicKeyInfoDER() else {
+        guard let point = try? P256.uncompressedPoint(of: key) else {
             fatalError("encoding a P-256 public key failed: \(OpenSSLError.drainQueue() ?? "no reason")")
         }
-        return der
+        return P256.subjectPublicKeyInfoPrefix + point
     }
 }
 
