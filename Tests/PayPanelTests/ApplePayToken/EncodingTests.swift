@@ -30,7 +30,7 @@ import Testing
 
     @Test func splitterSeparatesCertificatesFromDERAndIndefiniteLengthBER() throws {
         let token = try ApplePayPaymentToken(json: try TokenFixtures.sealedJSON())
-        let der = token.signature
+        let der = try token.decodedSignature()
         let split = try CMSCertificateSplitter.split(der)
         #expect(split.certificates.count == 2)
         let leaf = ApplePayTestKeys.signer.certificate.derRepresentation
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func splitterRefusesBrokenEncodings() throws {
-        let der = try ApplePayPaymentToken(json: try TokenFixtures.sealedJSON()).signature
+        let der = try ApplePayPaymentToken(json: try TokenFixtures.sealedJSON()).decodedSignature()
         #expect(throws: OpenSSLError.self) { _ = try CMSCertificateSplitter.split(Array(der.dropLast(10))) }
         #expect(throws: OpenSSLError.self) { _ = try CMSCertificateSplitter.split(der + [0, 0]) }
         #expect(throws: OpenSSLError.self) { _ = try CMSCertificateSplitter.split([0x30, 0x80]) }

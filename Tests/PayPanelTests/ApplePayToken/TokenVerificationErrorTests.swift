@@ -127,7 +127,7 @@ import Testing
         // The sealer writes DER, so the signature's last byte is the last byte of the ECDSA
         // value s: flipping it keeps the structure and breaks the signature.
         let token = try ApplePayPaymentToken(json: try TokenFixtures.sealedJSON())
-        var signature = token.signature
+        var signature = try token.decodedSignature()
         signature[signature.count - 1] ^= 0x01
         let bytes = TokenFixtures.json(
             ApplePayPaymentToken(version: token.version, data: token.data, signature: signature, header: token.header))

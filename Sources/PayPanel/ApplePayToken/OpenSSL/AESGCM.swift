@@ -27,14 +27,17 @@ enum AESGCM {
         try EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &tag)
             .check("setting the AES-GCM tag")
         var finalCount: Int32 = 0
-        var scratch = [UInt8](repeating: 0, count: 16)
-        guard EVP_DecryptFinal_ex(context.pointer, &scratch, &finalCount) == 1 else {
+        // GCM is a stream mode: Final writes nothing, it only checks the tag.
+        let authentic = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { scratch in
+            EVP_DecryptFinal_ex(context.pointer, scratch.baseAddress, &finalCount) == 1
+        }
+        guard authentic, Int(written) == ciphertextCount, finalCount == 0 else {
             OpenSSLError.drainQueue()
             // Overwrite what was decrypted before the tag check failed: it is unauthenticated.
             for index in plaintext.indices { plaintext[index] = 0 }
             return nil
         }
-        return Array(plaintext.prefix(Int(written)))
+        return plaintext
     }
 
     /// Encrypts and returns `ciphertext ‖ tag`.

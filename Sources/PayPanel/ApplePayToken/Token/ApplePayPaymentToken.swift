@@ -12,8 +12,11 @@ public struct ApplePayPaymentToken: Sendable {
     public let version: PaymentTokenVersion
     /// The encrypted payment data: ciphertext followed by the 16-byte GCM tag.
     public let data: [UInt8]
-    /// The detached CMS signature (BER).
-    public let signature: [UInt8]
+    /// The detached CMS signature (BER), in base64 as received. Decoded only when the token is
+    /// verified (`decodedSignature()`): decryption alone does not need its 4 kB.
+    public let signatureBase64: String
+    /// Whether this came inside a whole PKPaymentToken (for naming fields in messages).
+    let isWholePaymentToken: Bool
     public let header: Header
     /// `paymentMethod` of a whole PKPaymentToken (absent for a bare paymentData).
     public let paymentMethod: PaymentMethodInfo?
@@ -85,7 +88,9 @@ public struct ApplePayPaymentToken: Sendable {
         guard data.count > AESGCM.tagByteCount else {
             throw .malformedToken(field: reader.path("data"), reason: "is \(data.count) bytes, too short to hold encrypted data and its 16-byte tag")
         }
-        signature = try reader.base64("signature")
+        signatureBase64 = try reader.string("signature")
+        isWholePaymentToken = root["paymentData"] != nil
+        guard !signatureBase64.isEmpty else { throw .malformedToken(field: reader.path("signature"), reason: "is empty") }
 
         let headerReader = try reader.nested("header")
         let publicKeyHash = try headerReader.base64("publicKeyHash")
@@ -108,9 +113,18 @@ public struct ApplePayPaymentToken: Sendable {
     init(version: PaymentTokenVersion, data: [UInt8], signature: [UInt8], header: Header, paymentMethod: PaymentMethodInfo? = nil) {
         self.version = version
         self.data = data
-        self.signature = signature
+        signatureBase64 = Base64.encode(signature)
+        isWholePaymentToken = false
         self.header = header
         self.paymentMethod = paymentMethod
+    }
+
+    /// The signature's bytes, or `invalidBase64` naming the field.
+    public func decodedSignature() throws(ApplePayTokenError) -> [UInt8] {
+        guard let bytes = Base64.decode(signatureBase64) else {
+            throw .invalidBase64(field: isWholePaymentToken ? "'paymentData.signature'" : "'signature'")
+        }
+        return bytes
     }
 
     /// What Apple signs: ephemeralPublicKey (EC_v1) or wrappedKey (RSA_v1) ‖ data ‖
@@ -134,7 +148,7 @@ public struct ApplePayPaymentToken: Sendable {
         return [
             "version": .string(version.rawValue),
             "data": .string(Base64.encode(data)),
-            "signature": .string(Base64.encode(signature)),
+            "signature": .string(signatureBase64),
             "header": .object(headerObject),
         ]
     }

@@ -45,9 +45,10 @@ public final class ApplePayTokenVerifier: Sendable {
     /// Verifies a parsed token at `date` (the clock's now, or `--now`).
     public func verify(_ token: ApplePayPaymentToken, at date: Date) throws(ApplePayTokenError) -> VerifiedPaymentToken {
         let merchant = try merchant(for: token)
+        let signatureBytes = try token.decodedSignature()
         let signature: CMSSignedData
         do {
-            signature = try CMSSignedData(ber: token.signature)
+            signature = try CMSSignedData(ber: signatureBytes)
         } catch {
             throw .signatureMalformed(reason: error.reason)
         }

@@ -12,7 +12,8 @@ struct BenchTokenCommand: CLICommand {
             Seals EC_v1 tokens to the test merchant, then times, one after the other on one thread: \
             the raw OpenSSL ECDH P-256 derive (the ceiling: no token decrypts faster), decryption \
             alone (parse, key import, ECDH, KDF, AES-GCM, plaintext), and verification plus \
-            decryption. Build with 'swift build -c release' first: debug builds measure the debugger.
+            decryption, in ten interleaved rounds; prints the medians. Build with \
+            'swift build -c release' first: a debug build measures Swift's debug code.
             """,
         options: [count, CommonOptions.json])
 
@@ -35,31 +36,36 @@ struct BenchTokenCommand: CLICommand {
             try workload.decrypt(index)
             try workload.verifyAndDecrypt(index)
         }
-        // Interleaved rounds, so a change in the machine's load during the run (other builds,
-        // CPU frequency) affects all three figures alike instead of skewing their ratios.
+        // Interleaved rounds: each round times a chunk of all three, back to back, so a change
+        // in the machine's load (other builds, CPU frequency) hits them alike. Each figure is
+        // the median over the rounds, and the ratio the median of the per-round ratios, so one
+        // disturbed round does not move the result.
         let rounds = min(10, iterations)
-        var seconds = (ecdh: 0.0, decrypt: 0.0, verifyDecrypt: 0.0)
+        var rates: [(ecdh: Double, decrypt: Double, verifyDecrypt: Double)] = []
         var done = 0
         for round in 0..<rounds {
             let chunk = iterations / rounds + (round < iterations % rounds ? 1 : 0)
             progress.show("round \(round + 1) of \(rounds)")
-            seconds.ecdh += try time(chunk, from: done, workload.deriveSharedSecret)
-            seconds.decrypt += try time(chunk, from: done, workload.decrypt)
-            seconds.verifyDecrypt += try time(chunk, from: done, workload.verifyAndDecrypt)
+            let ecdh = Double(chunk) / (try time(chunk, from: done, workload.deriveSharedSecret))
+            let decrypt = Double(chunk) / (try time(chunk, from: done, workload.decrypt))
+            let verifyDecrypt = Double(chunk) / (try time(chunk, from: done, workload.verifyAndDecrypt))
+            rates.append((ecdh, decrypt, verifyDecrypt))
             done += chunk
         }
-        let ecdh = Double(iterations) / seconds.ecdh
-        let decrypt = Double(iterations) / seconds.decrypt
-        let verifyDecrypt = Double(iterations) / seconds.verifyDecrypt
         progress.clear()
-        let result = TokenBenchmarkResult(count: iterations, ecdhPerSecond: ecdh, decryptPerSecond: decrypt, verifyDecryptPerSecond: verifyDecrypt)
+        let result = TokenBenchmarkResult(
+            count: iterations, ecdhPerSecond: Self.median(rates.map(\.ecdh)), decryptPerSecond: Self.median(rates.map(\.decrypt)),
+            verifyDecryptPerSecond: Self.median(rates.map(\.verifyDecrypt)),
+            decryptRatio: Self.median(rates.map { $0.decrypt / $0.ecdh }),
+            verifyDecryptRatio: Self.median(rates.map { $0.verifyDecrypt / $0.ecdh }))
         if json {
             console.printJSON(result.json)
         } else {
             console.print("Apple Pay token benchmark: \(iterations) operations each, one thread, \(workload.tokenByteCount)-byte EC_v1 tokens")
-            console.print("  raw ECDH P-256 derive   \(Self.rate(ecdh))/s  (ceiling)")
-            console.print("  EC_v1 decrypt           \(Self.rate(decrypt))/s  \(Self.percent(result.decryptRatio)) of ECDH")
-            console.print("  EC_v1 verify + decrypt  \(Self.rate(verifyDecrypt))/s  \(Self.percent(result.verifyDecryptRatio)) of ECDH")
+            console.print("  raw ECDH P-256 derive   \(Self.rate(result.ecdhPerSecond))/s  (ceiling)")
+            console.print("  EC_v1 decrypt           \(Self.rate(result.decryptPerSecond))/s  \(Self.percent(result.decryptRatio)) of ECDH")
+            console.print("  EC_v1 verify + decrypt  \(Self.rate(result.verifyDecryptPerSecond))/s  \(Self.percent(result.verifyDecryptRatio)) of ECDH")
+            console.print("  (medians of \(rounds) interleaved rounds; target: decrypt ≥ 80% of ECDH)")
         }
         return .success
     }
@@ -71,6 +77,12 @@ struct BenchTokenCommand: CLICommand {
         for index in first..<first + count { try operation(index) }
         let elapsed = start.duration(to: clock.now)
         return max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 1e-9)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     private static func rate(_ value: Double) -> String {
