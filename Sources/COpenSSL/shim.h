@@ -17,10 +17,17 @@
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
 #include <openssl/bio.h>
 #include <openssl/objects.h>
 #include <openssl/asn1.h>
 #include <openssl/bn.h>
+
+// Macros built from other macros are invisible to Swift; name the ones we use.
+enum {
+    PAYPANEL_EVP_PKEY_PUBLIC_KEY = EVP_PKEY_PUBLIC_KEY,
+    PAYPANEL_EVP_PKEY_KEYPAIR = EVP_PKEY_KEYPAIR,
+};
 
 // Function-like macros are invisible to Swift; wrap the ones we use.
 static inline EVP_PKEY *paypanel_EVP_EC_gen(const char *curve) {
@@ -70,6 +77,15 @@ static inline void paypanel_sk_X509_free(STACK_OF(X509) *stack) {
 
 static inline void paypanel_sk_X509_pop_free(STACK_OF(X509) *stack) {
     sk_X509_pop_free(stack, X509_free);
+}
+
+// CMS SignerInfo stacks (Apple Pay token signatures).
+static inline int paypanel_sk_CMS_SignerInfo_num(const STACK_OF(CMS_SignerInfo) *stack) {
+    return sk_CMS_SignerInfo_num(stack);
+}
+
+static inline CMS_SignerInfo *paypanel_sk_CMS_SignerInfo_value(const STACK_OF(CMS_SignerInfo) *stack, int index) {
+    return sk_CMS_SignerInfo_value(stack, index);
 }
 
 #endif

@@ -8,12 +8,18 @@ public struct CardNumber: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// Accepts 12 to 19 ASCII digits (spaces and dashes between groups are removed) that pass
     /// the Luhn check.
     public init(_ text: String) throws(CardNumberError) {
-        let compact = text.filter { $0 != " " && $0 != "-" }
+        // Byte-wise: every accepted character is ASCII, and this runs for every token decrypted.
+        var compact: [UInt8] = []
+        compact.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 where byte != UInt8(ascii: " ") && byte != UInt8(ascii: "-") {
+            compact.append(byte)
+        }
         guard !compact.isEmpty else { throw CardNumberError.empty }
-        guard compact.allSatisfy({ $0.isASCII && $0.isNumber }) else { throw CardNumberError.notDigits }
+        guard compact.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { throw CardNumberError.notDigits }
         guard (12...19).contains(compact.count) else { throw CardNumberError.wrongLength(compact.count) }
-        guard CardNumber.passesLuhn(compact) else { throw CardNumberError.failedLuhnCheck(last4: String(compact.suffix(4))) }
-        digits = compact
+        let number = String(decoding: compact, as: UTF8.self)
+        guard CardNumber.passesLuhn(number) else { throw CardNumberError.failedLuhnCheck(last4: String(number.suffix(4))) }
+        digits = number
     }
 
     /// The last four digits: the only part that may be stored or shown.
@@ -42,8 +48,9 @@ public struct CardNumber: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     static func passesLuhn(_ digits: String) -> Bool {
         var sum = 0
-        for (index, character) in digits.reversed().enumerated() {
-            guard let digit = character.wholeNumberValue else { return false }
+        for (index, byte) in digits.utf8.reversed().enumerated() {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return false }
+            let digit = Int(byte - UInt8(ascii: "0"))
             if index % 2 == 1 {
                 let doubled = digit * 2
                 sum += doubled > 9 ? doubled - 9 : doubled

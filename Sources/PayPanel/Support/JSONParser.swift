@@ -117,7 +117,9 @@ private struct Reader {
         try checkDepth(depth)
         position += 1  // {
         var members: [(key: String, value: JSONValue)] = []
-        var seen = Set<String>()
+        // Duplicate names: a linear scan below 16 members (no hash table to allocate for the
+        // small objects that make up most documents), a set above.
+        var seen: Set<String>?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -130,7 +132,9 @@ private struct Reader {
             }
             let keyStart = position
             let key = try parseString()
-            guard seen.insert(key).inserted else {
+            if seen == nil, members.count >= 16 { seen = Set(members.map(\.key)) }
+            let isNew = seen != nil ? seen!.insert(key).inserted : !members.contains { $0.key == key }
+            guard isNew else {
                 throw error("duplicate member name \"\(key)\"", at: keyStart)
             }
             skipWhitespace()
@@ -219,24 +223,53 @@ private struct Reader {
     mutating func parseString() throws(JSONParseError) -> String {
         let start = position
         position += 1  // opening quote
-        var scalars = String.UnicodeScalarView()
+        var text = ""
         while true {
+            // Fast path: copy a run of plain printable ASCII in one step instead of one scalar at
+            // a time (an Apple Pay token's 4 kB base64 signature is one such run).
+            let runStart = position
+            position = Reader.endOfPlainASCII(in: bytes, from: runStart)
+            if position > runStart {
+                text += String(decoding: bytes[runStart..<position], as: UTF8.self)
+            }
             guard position < bytes.count else { throw error("unterminated string", at: start) }
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                return String(scalars)
+                return text
             case UInt8(ascii: "\\"):
-                scalars.append(try parseEscape())
+                text.unicodeScalars.append(try parseEscape())
             case 0x00..<0x20:
                 throw error("control character 0x\(String(byte, radix: 16, uppercase: true)) in a string must be escaped")
-            case 0x20..<0x80:
-                scalars.append(Unicode.Scalar(byte))
-                position += 1
-            default:
-                scalars.append(try parseUTF8Scalar())
+            default:  // 0x80 and above: the fast path took every other byte
+                text.unicodeScalars.append(try parseUTF8Scalar())
             }
+        }
+    }
+
+    /// The index of the first byte at or after `start` that is a control character, non-ASCII,
+    /// a quote or a backslash (or the end). Eight bytes per step (SWAR: each test sets the top
+    /// bit of every byte lane that matches), then byte by byte for the rest.
+    static func endOfPlainASCII(in bytes: [UInt8], from start: Int) -> Int {
+        bytes.withUnsafeBufferPointer { buffer in
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            var index = start
+            while index + 8 <= buffer.count {
+                let word = UnsafeRawPointer(buffer.baseAddress! + index).loadUnaligned(as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special = (word &- ones &* 0x20) | (quote &- ones) | (backslash &- ones) | word
+                if special & highs != 0 { break }
+                index += 8
+            }
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte < 0x20 || byte >= 0x80 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+                index += 1
+            }
+            return index
         }
     }
 

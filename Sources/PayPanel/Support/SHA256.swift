@@ -1,6 +1,7 @@
 internal import COpenSSL
 
-/// SHA-256 through OpenSSL's EVP interface.
+/// SHA-256 through OpenSSL's EVP interface (with the digest fetched once: see
+/// `FetchedAlgorithms`).
 public enum SHA256 {
     public static let byteCount = 32
 
@@ -10,7 +11,7 @@ public enum SHA256 {
         let ok = input.withUnsafeBytes { inputBuffer in
             digest.withUnsafeMutableBytes { digestBuffer in
                 EVP_Digest(inputBuffer.baseAddress, inputBuffer.count,
-                           digestBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, EVP_sha256(), nil)
+                           digestBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, FetchedAlgorithms.sha256.pointer, nil)
             }
         }
         // EVP_Digest with a built-in digest only fails on memory exhaustion.

@@ -30,5 +30,9 @@ enum CommandTree {
             .group(
                 name: "db", abstract: "Create, migrate and inspect the payments database.",
                 children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
+            .group(
+                name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
+                children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
+            .group(name: "bench", abstract: "Measure performance (build with -c release first).", children: [.command(BenchTokenCommand.self)]),
         ])
 }
