@@ -131,7 +131,7 @@ extension DecryptedPaymentToken {
             guard !cryptogramText.isEmpty, Base64.decode(cryptogramText) != nil else {
                 throw .plaintextMalformed(field: "'paymentData.onlinePaymentCryptogram'", reason: "is not base64")
             }
-            cryptogram = Cryptogram(cryptogramText)
+            cryptogram = Cryptogram(cryptogramText, generatedAt: signingTime)  // the token was made when it was signed
             if let value = paymentData["eciIndicator"], value != .null {
                 guard let text = value.stringValue, (1...2).contains(text.utf8.count), Self.isDigits(text) else {
                     throw .plaintextMalformed(field: "'paymentData.eciIndicator'", reason: "is not a one- or two-digit string")

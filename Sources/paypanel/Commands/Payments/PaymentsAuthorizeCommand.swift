@@ -1,10 +1,10 @@
 import PayPanel
 
-/// `paypanel payments authorize ID --card PAN [--holder NAME] [--expiry MM/YY] [--idempotency-key KEY] …`
+/// `paypanel payments authorize ID (--card PAN [--holder NAME] [--expiry MM/YY] | --token FILE) [--idempotency-key KEY] …`
 struct PaymentsAuthorizeCommand: CLICommand {
     static let spec = CommandSpec(
         name: "authorize",
-        abstract: "Authorize a payment intent with a card, through the mock processor.",
+        abstract: "Authorize a payment intent with a card or an Apple Pay token, through the mock processor.",
         discussion: """
             Opens a new attempt and sends it to the processor. With automatic capture an approval is \
             captured at once; with manual capture the intent waits in requires_capture. A decline exits 1 \
@@ -13,48 +13,78 @@ struct PaymentsAuthorizeCommand: CLICommand {
             leaves it processing until 'paypanel reconcile' learns the answer.
             The holder name and the card number choose the mock processor's behaviour: see \
             'paypanel processor triggers'.
+            With --token, the Apple Pay token (from 'paypanel token seal' or a device) is verified and \
+            decrypted first (signature, certificate chain, signing time; the built-in test merchant and \
+            root unless --merchant-cert/--merchant-key/--root say otherwise), must be for the intent's \
+            amount and currency, and may be used once: its transactionId is recorded with the attempt. \
+            A token payment answers the Apple Pay sheet, so it gets the sheet's 25 s deadline.
             """,
         arguments: [.required("id", help: "The payment intent id (pi_…).")],
         options: [
             .value("--card", "pan", help: "The card number (test cards: 4242424242424242, 4000000000000002, …). Never stored."),
             .value("--holder", "name", help: "The cardholder name (mock-processor magic values: DO_NOT_HONOR, TIMEOUT_THEN_APPROVED, SLOW_30S, …)."),
             .value("--expiry", "mm/yy", help: "The card's expiry month and year."),
+            .value("--token", "file", help: "An Apple Pay payment token (PKPaymentToken or bare paymentData JSON), or - for standard input."),
             IdempotentOutput.keyOption, CheckoutOptions.scenario,
-        ] + CheckoutOptions.all)
+        ] + [TokenOptions.merchantCertificate, TokenOptions.merchantKey, TokenOptions.root, TokenOptions.window, TokenOptions.noTimeCheck]
+            + CheckoutOptions.all,
+        usage: "<id> (--card <pan> [--holder <name>] [--expiry <mm/yy>] | --token <file>) [--idempotency-key <key>] [--scenario <name>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
 
     let arguments: ParsedArguments
     let id: String
-    let method: PaymentMethodData
+    /// The typed-in card, or nil when paying with `--token`.
+    let method: PaymentMethodData?
+    let tokenFile: String?
     let idempotencyKey: String?
     let json: Bool
 
     init(arguments: ParsedArguments) throws {
         self.arguments = arguments
         id = arguments.positional(0) ?? ""
-        guard let cardText = arguments.value("--card") else { throw UsageError("Missing expected option '--card <pan>'") }
-        let card: CardNumber
-        do {
-            card = try CardNumber(cardText)
-        } catch {
-            throw UsageError("'--card': \(error.message)")
-        }
-        var expiry: CardExpiry?
-        if let text = arguments.value("--expiry") {
-            do {
-                expiry = try CardExpiry(text)
-            } catch {
-                throw UsageError("'--expiry': \(error.message)")
+        tokenFile = arguments.value("--token")
+        let cardText = arguments.value("--card")
+        switch (cardText, tokenFile) {
+        case (nil, nil): throw UsageError("Missing expected option '--card <pan>' or '--token <file>'")
+        case (.some, .some): throw UsageError("give either '--card' or '--token', not both")
+        case (nil, .some):
+            if arguments.value("--holder") != nil || arguments.value("--expiry") != nil {
+                throw UsageError("'--holder' and '--expiry' go with '--card'; a token carries its own")
             }
+            method = nil
+        case (.some(let cardText), nil):
+            let card: CardNumber
+            do {
+                card = try CardNumber(cardText)
+            } catch {
+                throw UsageError("'--card': \(error.message)")
+            }
+            var expiry: CardExpiry?
+            if let text = arguments.value("--expiry") {
+                do {
+                    expiry = try CardExpiry(text)
+                } catch {
+                    throw UsageError("'--expiry': \(error.message)")
+                }
+            }
+            method = .card(number: card, expiry: expiry, holderName: arguments.value("--holder"))
         }
-        method = .card(number: card, expiry: expiry, holderName: arguments.value("--holder"))
         idempotencyKey = try arguments.idempotencyKey()
         json = arguments.flag(CommonOptions.json.name)
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let service = try arguments.openCheckoutService(environment: context.environment)
-        let submission = PaymentSubmission(intentID: id, method: method, source: .card, scenario: arguments.value(CheckoutOptions.scenario.name))
-        let response = try await service.authorize(submission, idempotencyKey: idempotencyKey)
+        let scenario = arguments.value(CheckoutOptions.scenario.name)
+        let response: IdempotentResponse
+        if let method {
+            let submission = PaymentSubmission(intentID: id, method: method, source: .card, scenario: scenario)
+            response = try await service.authorize(submission, idempotencyKey: idempotencyKey)
+        } else {
+            let token = try InputFile.read(tokenFile, console: context.console, what: "Apple Pay token")
+            let decryptor = ApplePayTokenDecryptor(verifier: try arguments.tokenVerifier(console: context.console))
+            response = try await service.authorize(
+                applePayToken: token, intentID: id, decryptor: decryptor, scenario: scenario, idempotencyKey: idempotencyKey)
+        }
         return PaymentsOutcomeOutput.print(response, key: idempotencyKey, json: json, console: context.console)
     }
 }
