@@ -67,15 +67,12 @@ extension PaymentStateMachine {
             markOutcomeUnknown(at: now)
             return []
         case .notProcessed(let reason):
-            if operation.processorRetries < policy.maximumProcessorRetries {
-                intent.inFlight?.processorRetries += 1
-                return [retryCall(operation)]
+            return retryUnprocessed(operation) { machine in
+                machine.failAttempt(attemptID, PaymentFailure(
+                    code: .processorUnavailable,
+                    message: "the processor refused the authorization \(operation.processorRetries + 1) times without processing it (\(reason))",
+                    attemptID: attemptID), at: now)
             }
-            failAttempt(attemptID, PaymentFailure(
-                code: .processorUnavailable,
-                message: "the processor refused the authorization \(operation.processorRetries + 1) times without processing it (\(reason))",
-                attemptID: attemptID), at: now)
-            return []
         }
     }
 
@@ -146,6 +143,17 @@ extension PaymentStateMachine {
     /// reconciliation grace period counts from here.
     mutating func markOutcomeUnknown(at now: Date) {
         if intent.inFlight?.outcomeUnknownSince == nil { intent.inFlight?.outcomeUnknownSince = now }
+    }
+
+    /// A call the processor refused without processing it (HTTP 503, 429): the same call again,
+    /// with the same reference, until the retry limit; then `giveUp` decides what failed.
+    mutating func retryUnprocessed(_ operation: InFlightOperation, otherwise giveUp: (inout PaymentStateMachine) -> Void) -> [PaymentAction] {
+        if operation.processorRetries < policy.maximumProcessorRetries {
+            intent.inFlight?.processorRetries += 1
+            return [retryCall(operation)]
+        }
+        giveUp(&self)
+        return []
     }
 
     /// The same call again, with the same reference (the processor's idempotency key).

@@ -78,14 +78,11 @@ extension PaymentStateMachine {
             markOutcomeUnknown(at: now)
             return []
         case .notProcessed(let reason):
-            if operation.processorRetries < policy.maximumProcessorRetries {
-                intent.inFlight?.processorRetries += 1
-                return [retryCall(operation)]
+            return retryUnprocessed(operation) { machine in
+                machine.backToRequiresCapture(PaymentFailure(
+                    code: .processorUnavailable, message: "the processor did not process the capture (\(reason)): capture again later",
+                    attemptID: attemptID))
             }
-            backToRequiresCapture(PaymentFailure(
-                code: .processorUnavailable, message: "the processor did not process the capture (\(reason)): capture again later",
-                attemptID: attemptID))
-            return []
         }
     }
 
@@ -117,14 +114,11 @@ extension PaymentStateMachine {
             markOutcomeUnknown(at: now)
             return []
         case .notProcessed(let reason):
-            if operation.processorRetries < policy.maximumProcessorRetries {
-                intent.inFlight?.processorRetries += 1
-                return [retryCall(operation)]
+            return retryUnprocessed(operation) { machine in
+                machine.voidFailed(operation, PaymentFailure(
+                    code: isReversal ? .reversalFailed : .processorUnavailable,
+                    message: "the processor did not process the void (\(reason))", attemptID: attemptID))
             }
-            voidFailed(operation, PaymentFailure(
-                code: isReversal ? .reversalFailed : .processorUnavailable,
-                message: "the processor did not process the void (\(reason))", attemptID: attemptID))
-            return []
         }
     }
 

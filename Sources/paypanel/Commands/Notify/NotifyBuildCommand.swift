@@ -39,16 +39,7 @@ struct NotifyBuildCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let console = context.console
-        var panel = PanelConfig.seed
-        if let panelFile {
-            let result = PanelConfigReader.read(data: try InputFile.read(panelFile, console: console, what: "panel"))
-            result.report.warnings.forEach { console.printError("warning: \($0)") }
-            guard let parsed = result.panel else {
-                result.report.errors.forEach { console.printError("error: \($0)") }
-                throw CLIFailure(code: "invalid_panel", message: "the panel \(panelFile) is invalid (\(result.report.errors.count) error(s) above)")
-            }
-            panel = parsed
-        }
+        let panel = try ValidationOutput.loadPanel(panelFile, console: console)
         let builder = PaymentActionPayloadBuilder(panel: panel, title: title, subtitle: subtitle, body: body, orderReference: order)
         let payload = try builder.build()
         console.printJSON(.object(payload.document), pretty: !compact)

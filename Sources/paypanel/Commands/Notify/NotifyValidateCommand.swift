@@ -30,8 +30,7 @@ struct NotifyValidateCommand: CLICommand {
             object["maximumByteCount"] = .number(PushPayload.maximumByteCount)
             console.printJSON(.object(object))
         } else {
-            report.errors.forEach { console.printError("error: \($0)") }
-            report.warnings.forEach { console.printError("warning: \($0)") }
+            ValidationOutput.printDiagnostics(report, console: console)
             let name = file ?? "-"
             let size = result.compactByteCount.map { " (\($0) of \(PushPayload.maximumByteCount) bytes)" } ?? ""
             if report.isValid {

@@ -35,24 +35,14 @@ struct RequestBuildCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let console = context.console
-        var panel = PanelConfig.seed
-        if let panelFile {
-            let result = PanelConfigReader.read(data: try InputFile.read(panelFile, console: console, what: "panel"))
-            result.report.warnings.forEach { console.printError("warning: \($0)") }
-            guard let parsed = result.panel else {
-                result.report.errors.forEach { console.printError("error: \($0)") }
-                throw CLIFailure(code: "invalid_panel", message: "the panel \(panelFile) is invalid (\(result.report.errors.count) error(s) above)")
-            }
-            panel = parsed
-        }
+        let panel = try ValidationOutput.loadPanel(panelFile, console: console)
         var selector = try panel.makeSelector()
         if let amount { try selector.select(amountText: amount) }
         if let segment { try selector.select(segment: segment) }
         let request = PaymentRequest(panel: panel, selection: selector)
         let report = PaymentRequestRules.check(request)
-        report.warnings.forEach { console.printError("warning: \($0)") }
+        ValidationOutput.printDiagnostics(report, console: console)
         guard report.isValid else {
-            report.errors.forEach { console.printError("error: \($0)") }
             throw CLIFailure(code: "invalid_request", message: "the panel does not make a valid payment request (see the errors above)")
         }
         console.printJSON(request.json, pretty: !compact)

@@ -28,8 +28,7 @@ struct RequestValidateCommand: CLICommand {
         if json {
             console.printJSON(report.json)
         } else {
-            report.errors.forEach { console.printError("error: \($0)") }
-            report.warnings.forEach { console.printError("warning: \($0)") }
+            ValidationOutput.printDiagnostics(report, console: console)
             let name = file ?? "-"
             let warnings = report.warnings.isEmpty ? "" : " (\(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s"))"
             if let total = result.request?.total?.amount {
