@@ -8,9 +8,11 @@ struct ReconcileCommand: CLICommand {
         discussion: """
             For every processor call still waiting for an answer (a timeout, an HTTP 500, a crash), asks \
             the processor what happened — now, whatever its retry schedule — and records it: an approval is \
-            kept (or reversed when the Apple Pay sheet was already told it failed), a call the processor \
-            never received fails after the grace period. Then fires the timers due at --now: authorization \
-            expiry (with a best-effort void), abandoned intents, sheet deadlines, scheduled lookups. \
+            kept (or reversed when the Apple Pay sheet was already told it failed); an authorization the \
+            processor never received fails after the grace period (5 minutes: it may still be in transit), \
+            while a capture, void or refund it never received is sent again with the same reference. Then \
+            fires the timers due at --now: authorization expiry (with a best-effort void), abandoned \
+            intents, sheet deadlines, scheduled lookups. \
             Safe to run at any time and from several processes. Exits 1 when an intent could not be \
             reconciled (it is named on standard error; the others were reconciled).
             """,
