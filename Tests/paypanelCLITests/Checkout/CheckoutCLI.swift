@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PayPanel
 import TestSupport
 import Testing
@@ -56,8 +57,10 @@ struct CheckoutCLI {
         return try json(result)
     }
 
-    /// `processor ledger --json`, as `reference operation status` strings in ledger order.
+    /// `processor ledger --json`, as `operation:status` strings in ledger order; empty while
+    /// nothing was ever sent to the processor (the ledger file does not exist yet).
     func ledger(reference: String? = nil) throws -> [String] {
+        guard FileManager.default.fileExists(atPath: directory.file("paypanel-processor.sqlite")) else { return [] }
         let result = try run(["processor", "ledger", "--json"] + (reference.map { ["--reference", $0] } ?? []))
         #expect(result.status == 0, "\(result)")
         return try json(result).arrayValue?.map {
@@ -70,5 +73,30 @@ struct CheckoutCLI {
         try LedgerAgreement.disagreements(
             databasePath: directory.file("paypanel.sqlite"), ledgerPath: directory.file("paypanel-processor.sqlite"),
             now: try Timestamp.parse(now), settled: settled)
+    }
+}
+
+extension CheckoutCLI {
+    /// Runs `body(index)` on `count` threads released at the same moment (each typically
+    /// starts a process) and returns the results in index order.
+    static func together<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        let results = Mutex<[Int: T]>([:])
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                ready.signal()
+                go.wait()
+                let result = body(index)
+                results.withLock { $0[index] = result }
+                group.leave()
+            }
+        }
+        for _ in 0..<count { ready.wait() }
+        for _ in 0..<count { go.signal() }
+        group.wait()
+        return results.withLock { stored in (0..<count).compactMap { stored[$0] } }
     }
 }
