@@ -30,5 +30,8 @@ enum CommandTree {
             .group(
                 name: "db", abstract: "Create, migrate and inspect the payments database.",
                 children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
+            .group(
+                name: "bench", abstract: "Measure the payment machinery against raw baselines (build with -c release).",
+                children: [.command(BenchLifecycleCommand.self)]),
         ])
 }
