@@ -43,8 +43,8 @@ struct BenchLifecycleCommand: CLICommand {
         #endif
         let directory = try Self.makeDirectory(in: parent)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let benchmark = LifecycleBenchmark(count: count, directory: directory) { ledgerPath in
-            try MockProcessor(ledgerPath: ledgerPath)  // zero latency, the system clock, real (no) waiting
+        let benchmark = LifecycleBenchmark(count: count, directory: directory) { ledgerPath, clock in
+            try MockProcessor(ledgerPath: ledgerPath, clock: clock)  // zero latency: nothing to wait for
         }
         let progress = Progress(total: count, enabled: console.stderrIsTerminal)
         let result = try await benchmark.run { done in progress.update(done) }
