@@ -56,11 +56,13 @@ let package = Package(
             path: "Sources/paypanel"
         ),
 
-        // Shared by the test targets: temporary directories, fixture paths, running the binary.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // Shared by the test targets: temporary directories, fixture paths, running the binary,
+        // comparing the payments database with the mock processor's ledger.
+        .target(name: "TestSupport", dependencies: ["PayPanel", "MockProcessor"], path: "Tests/TestSupport"),
         .testTarget(
             name: "PayPanelTests",
-            dependencies: ["PayPanel", "TestSupport"],
+            // MockProcessor: the checkout service's integration tests run against it.
+            dependencies: ["PayPanel", "MockProcessor", "TestSupport"],
             path: "Tests/PayPanelTests"
         ),
         .testTarget(

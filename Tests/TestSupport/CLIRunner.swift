@@ -2,15 +2,20 @@ import Foundation
 
 /// What one run of the `paypanel` binary did.
 public struct CLIResult: Sendable, CustomStringConvertible {
+    /// The exit status; when the process was killed, the signal's number (as `Process` reports it).
     public let status: Int32
     public let stdout: String
     public let stderr: String
+    /// The signal that killed the process (9 for SIGKILL), nil when it exited by itself.
+    public var signal: Int32? = nil
 
     /// stdout split into lines (without the final empty one).
     public var stdoutLines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLastEmpty() }
     public var stderrLines: [String] { stderr.split(separator: "\n", omittingEmptySubsequences: false).dropLastEmpty() }
 
-    public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+    public var description: String {
+        "\(signal.map { "killed by signal \($0)" } ?? "exit \(status)")\n--- stdout\n\(stdout)--- stderr\n\(stderr)"
+    }
 }
 
 extension Array where Element == Substring {
@@ -84,7 +89,8 @@ public enum CLIRunner {
         process.waitUntilExit()
         let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
         let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        return CLIResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)
+        let signal = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+        return CLIResult(status: process.terminationStatus, stdout: stdout, stderr: stderr, signal: signal)
     }
 }
 

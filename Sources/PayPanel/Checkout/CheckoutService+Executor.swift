@@ -7,7 +7,7 @@ extension CheckoutService {
     /// a slow processor call waits). `card` is the attempt's card, when this process has it.
     func execute(_ work: [PaymentAction], intentID: String, card: CardInMemory?) async throws {
         try await run(work, intentID: intentID, card: card)
-        for timer in try repository.dueTimers(at: clock.now()) where timer.intentID == intentID {
+        for timer in try repository.dueTimers(at: clock.now(), intentID: intentID) {
             _ = try await fire(timer, card: card)
         }
     }

@@ -3,16 +3,28 @@ import Foundation
 // Finishing what a timeout, a 500 or a crash left open, and running due timers.
 extension CheckoutService {
     /// Looks up, now, every call still waiting for an answer (whatever its retry schedule),
-    /// records what the processor says, runs what that leads to (a capture, a reversal), then
-    /// fires every timer due at the service's clock (authorization expiry, abandonment, sheet
-    /// deadlines, scheduled lookups). Safe to run at any time, from several processes.
+    /// records what the processor says, runs what that leads to (a capture, a reversal, a call
+    /// sent again), then fires every timer due at the service's clock (authorization expiry,
+    /// abandonment, sheet deadlines, scheduled lookups). Safe to run at any time, from several
+    /// processes.
+    ///
+    /// One intent that cannot be reconciled (a database error, an answer that makes no sense)
+    /// does not stop the others: its error is in `failures`, and the rest goes on.
     public func reconcile() async throws -> ReconciliationReport {
         var report = ReconciliationReport()
         for awaiting in try repository.callsAwaitingReconciliation() {
-            report.lookups.append(try await lookUp(awaiting.call, intentID: awaiting.intentID))
+            do {
+                report.lookups.append(try await lookUp(awaiting.call, intentID: awaiting.intentID))
+            } catch {
+                report.failures.append(.init(intentID: awaiting.intentID, reference: awaiting.call.reference, error: error))
+            }
         }
         for timer in try repository.dueTimers(at: clock.now(), limit: 10_000) {
-            if let entry = try await fire(timer, card: nil) { report.timers.append(entry) }
+            do {
+                if let entry = try await fire(timer, card: nil) { report.timers.append(entry) }
+            } catch {
+                report.failures.append(.init(intentID: timer.intentID, reference: timer.reference, error: error))
+            }
         }
         return report
     }
@@ -34,7 +46,7 @@ extension CheckoutService {
     }
 
     /// Asks the processor about `call` and records the finding.
-    private func lookUp(_ call: ProcessorCall, intentID: String) async throws -> ReconciliationReport.LookupEntry {
+    func lookUp(_ call: ProcessorCall, intentID: String) async throws -> ReconciliationReport.LookupEntry {
         let before = try repository.intent(intentID)?.status
         let result = await processor.lookup(reference: call.reference, operation: call.operation, timeout: configuration.processorTimeout)
         let event: PaymentEvent = switch result {
@@ -46,55 +58,5 @@ extension CheckoutService {
         try await run(work, intentID: intentID, card: nil)
         let after = try repository.intent(intentID)?.status
         return ReconciliationReport.LookupEntry(intentID: intentID, call: call, finding: result, statusBefore: before, statusAfter: after)
-    }
-}
-
-/// What `reconcile()` did: each lookup with what the processor said, each timer fired.
-public struct ReconciliationReport: Sendable, JSONRepresentable {
-    public struct LookupEntry: Sendable, JSONRepresentable {
-        public let intentID: String
-        public let call: ProcessorCall
-        public let finding: LookupResult
-        public let statusBefore: PaymentStatus?
-        public let statusAfter: PaymentStatus?
-
-        /// `approved`, `declined`, `pending`, `challenge_required`, `not_found`, `unavailable`…
-        public var findingName: String {
-            switch finding {
-            case .found(let outcome): outcome.eventSuffix
-            case .notFound: "not_found"
-            case .unavailable: "unavailable"
-            }
-        }
-
-        public var json: JSONValue {
-            .orderedObject([
-                ("intentId", .string(intentID)), ("operation", .string(call.operationName)), ("reference", .string(call.reference)),
-                ("finding", .string(findingName)), ("statusBefore", .optional(statusBefore?.rawValue)),
-                ("statusAfter", .optional(statusAfter?.rawValue)),
-            ])
-        }
-    }
-
-    public struct TimerEntry: Sendable, JSONRepresentable {
-        public let intentID: String
-        public let kind: PaymentTimer.Kind
-        public let reference: String
-        public let statusBefore: PaymentStatus?
-        public let statusAfter: PaymentStatus?
-
-        public var json: JSONValue {
-            .orderedObject([
-                ("intentId", .string(intentID)), ("timer", .string(kind.rawValue)), ("reference", .string(reference)),
-                ("statusBefore", .optional(statusBefore?.rawValue)), ("statusAfter", .optional(statusAfter?.rawValue)),
-            ])
-        }
-    }
-
-    public var lookups: [LookupEntry] = []
-    public var timers: [TimerEntry] = []
-
-    public var json: JSONValue {
-        .orderedObject([("lookups", .array(lookups.map(\.json))), ("timers", .array(timers.map(\.json)))])
     }
 }

@@ -61,6 +61,13 @@ public actor CheckoutService {
     /// decline is not an error: it is in the outcome (`failure`), and the intent waits for
     /// another payment method.
     public func authorize(_ submission: PaymentSubmission) async throws -> PaymentOutcome {
+        try await authorize(submission, claim: nil)
+    }
+
+    /// `authorize`, recording the new attempt on the idempotency claim (when there is one) in
+    /// the same transaction that opens it: a run that takes the key over after a crash finds
+    /// the attempt and resumes it instead of authorizing a second one.
+    func authorize(_ submission: PaymentSubmission, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
         guard let intent = try repository.intent(submission.intentID) else {
             throw PaymentStoreError(reason: .intentNotFound(submission.intentID), path: repository.database.path)
         }
@@ -68,29 +75,16 @@ public actor CheckoutService {
         let opening = AttemptOpening(
             attemptID: attemptID, source: submission.source, card: CardSummary(submission.method),
             amount: submission.amount ?? intent.amount, answersPaymentSheet: submission.answersPaymentSheet)
-        let transition = try repository.openAttempt(
-            opening, intentID: submission.intentID, tokenTransactionID: submission.tokenTransactionID,
-            expectedVersion: nil, at: clock.now())
+        let transition = try repository.database.write {
+            let transition = try repository.openAttempt(
+                opening, intentID: submission.intentID, tokenTransactionID: submission.tokenTransactionID,
+                expectedVersion: nil, at: clock.now())
+            if let claim { try idempotency.attach(resourceID: attemptID, to: claim) }
+            return transition
+        }
         try await execute(transition.executorWork, intentID: submission.intentID,
                           card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))
         return try outcome(submission.intentID, attemptID: attemptID)
-    }
-
-    /// `authorize` under an idempotency key: a retry with the same key and the same card
-    /// summary replays the first outcome (a decline included) instead of opening a second
-    /// attempt. The key's parameters never include the card number.
-    public func authorize(_ submission: PaymentSubmission, idempotencyKey: String?) async throws -> IdempotentResponse {
-        let summary = CardSummary(submission.method)
-        let parameters = JSONValue.orderedObject([
-            ("intentId", .string(submission.intentID)), ("source", .string(submission.source.rawValue)),
-            ("network", .optional(summary.network?.rawValue)), ("last4", .string(summary.last4)),
-            ("expiry", .optional(submission.method.expiry?.description)),
-            ("tokenTransactionId", .optional(submission.tokenTransactionID)), ("scenario", .optional(submission.scenario)),
-        ])
-        return try await idempotency.run(key: idempotencyKey, scope: "payments.authorize", parameters: parameters, clock: clock) { _ in
-            let outcome = try await self.authorize(submission)
-            return Self.idempotentResult(outcome)
-        }
     }
 
     /// The cardholder's answer to a 3-D Secure challenge: passed (the processor completes the
@@ -126,34 +120,44 @@ public actor CheckoutService {
         return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
     }
 
+    /// Voids the authorization of an intent in `requires_capture`, and nothing else: unlike
+    /// `cancel`, an intent in any other state is refused (`payment_intent_unexpected_state`
+    /// with the event `void`). The cancel is applied at the version the state was checked at,
+    /// so an intent that moved meanwhile is refused too (`version_conflict`), never canceled
+    /// by surprise.
+    public func void(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
+        let intent = try loadMachine(intentID).intent
+        guard intent.status == .requiresCapture else {
+            throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "void", status: intent.status))
+        }
+        let transition = try repository.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now())
+        try await execute(transition.executorWork, intentID: intentID, card: nil)
+        return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
+    }
+
     /// Refunds `amount` minor units (nil: all that is refundable) of a captured intent. The
     /// refundable remainder is checked inside the same serialized write that reserves it, so
     /// two concurrent refunds can never exceed what was captured.
     public func refund(_ intentID: String, amount: Int64? = nil, reason: RefundReason? = nil) async throws -> PaymentOutcome {
-        let refundID = random.make(.refund)
-        let requested: Int64
-        if let amount {
-            requested = amount
-        } else {
-            requested = try loadMachine(intentID).intent.amountRefundable
-        }
-        let transition = try repository.apply(
-            .refundRequested(refundID: refundID, amount: requested, reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
-        try await execute(transition.executorWork, intentID: intentID, card: nil)
-        let details = try repository.details(intentID)
-        return PaymentOutcome(
-            intent: try loadMachine(intentID).intent, attempt: nil, refund: details?.refunds.first { $0.id == refundID })
+        try await refund(intentID, amount: amount, reason: reason, claim: nil)
     }
 
-    /// `refund` under an idempotency key.
-    public func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, idempotencyKey: String?) async throws -> IdempotentResponse {
-        let parameters = JSONValue.orderedObject([
-            ("intentId", .string(intentID)), ("amount", .optional(amount)), ("reason", .optional(reason?.rawValue)),
-        ])
-        return try await idempotency.run(key: idempotencyKey, scope: "payments.refund", parameters: parameters, clock: clock) { _ in
-            let outcome = try await self.refund(intentID, amount: amount, reason: reason)
-            return Self.idempotentResult(outcome)
+    /// `refund`, recording the new refund on the idempotency claim (when there is one) in the
+    /// transaction that reserves it, so a run that takes the key over after a crash resumes
+    /// that refund instead of refunding a second time.
+    func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
+        let refundID = random.make(.refund)
+        let transition = try repository.database.write {
+            // Read inside the write: "all that is refundable" is what is left at this moment.
+            let requested = try amount ?? loadMachine(intentID).intent.amountRefundable
+            let transition = try repository.apply(
+                .refundRequested(refundID: refundID, amount: requested, reason: reason), to: intentID, expectedVersion: nil,
+                at: clock.now())
+            if let claim { try idempotency.attach(resourceID: refundID, to: claim) }
+            return transition
         }
+        try await execute(transition.executorWork, intentID: intentID, card: nil)
+        return try refundOutcome(intentID, refundID: refundID)
     }
 
     // MARK: - Reading back
@@ -170,29 +174,9 @@ public actor CheckoutService {
         return PaymentOutcome(intent: machine.intent, attempt: machine.attempts.first { $0.id == attemptID }, refund: nil)
     }
 
-    /// How an outcome is stored under an idempotency key and reported: a failed attempt or
-    /// refund, a sheet answered with failure, and an unknown outcome are failures (replayed as
-    /// such); anything else — approved, captured, waiting for a challenge — is a success.
-    public static func idempotentResult(_ outcome: PaymentOutcome) -> IdempotentResult {
-        if let refund = outcome.refund, refund.status == .failed {
-            return .failed(code: "refund_failed", message: "the refund \(refund.id) failed (\(refund.failureCode ?? "unknown reason"))", body: outcome.json)
-        }
-        if let attempt = outcome.attempt, attempt.status == .failed, let failure = attempt.failure {
-            return .failed(code: failure.code.rawValue, message: failure.message, body: outcome.json)
-        }
-        if outcome.sheetAnswer == .failure {
-            return .failed(
-                code: "sheet_deadline_exceeded",
-                message: "the Apple Pay sheet was answered with failure at its deadline because the processor had not answered; a late approval will be reversed",
-                body: outcome.json)
-        }
-        if outcome.intent.status == .processing, let inFlight = outcome.intent.inFlight, inFlight.outcomeUnknownSince != nil {
-            return .failed(
-                code: "outcome_unknown",
-                message: "the processor gave no usable answer to the \(inFlight.call.operationName) of \(inFlight.attemptID); the intent stays processing until reconciliation learns the outcome",
-                body: outcome.json)
-        }
-        return .succeeded(outcome.json)
+    func refundOutcome(_ intentID: String, refundID: String) throws -> PaymentOutcome {
+        let machine = try loadMachine(intentID)
+        return PaymentOutcome(intent: machine.intent, attempt: nil, refund: machine.refunds.first { $0.id == refundID })
     }
 }
 

@@ -21,8 +21,8 @@ public enum FaultPoint: Sendable, Hashable, CustomStringConvertible {
     /// Every point, for help texts and the crash soak.
     public static let all: [FaultPoint] = ProcessorOperation.allCases.flatMap { [.beforeProcessorCall($0), .afterProcessorCall($0)] }
 
-    /// Looks a point up by name; `before-processor-call` / `after-processor-call` match any
-    /// operation (returned as nil operation by `FaultSelector`).
+    /// Looks a point up by its name (`before-capture`); the names that match every operation
+    /// (`before-processor-call`, `after-processor-call`) are `FaultSelector`'s.
     public init?(name: String) {
         guard let point = FaultPoint.all.first(where: { $0.description == name }) else { return nil }
         self = point
@@ -31,6 +31,7 @@ public enum FaultPoint: Sendable, Hashable, CustomStringConvertible {
 
 /// Decides what happens when the flow reaches a fault point.
 public protocol FaultInjector: Sendable {
+    /// Called when the flow reaches `point`; may end the process (the CLI's injector does).
     func reach(_ point: FaultPoint)
 }
 

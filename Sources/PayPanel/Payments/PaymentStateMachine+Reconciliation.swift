@@ -2,8 +2,15 @@ import Foundation
 
 // Reconciliation: calls whose outcome is unknown (timeouts, ambiguous 5xx) are looked up at
 // the processor by reference until a lookup is conclusive. An unknown outcome is never taken
-// for a failure: only "not found" after the grace period is, because a request can still be
-// in transit while the first lookups run.
+// for a failure.
+//
+// What "not found" leads to depends on whether the call can be sent again. An authorization
+// cannot: the card data was only in the memory of the process that received it. So it fails,
+// but only after the grace period, because the request can still be in transit while the
+// first lookups run. A capture, void, refund or challenge completion needs no card data and
+// the processor deduplicates it by reference, so it is simply sent again at once with the same
+// reference: a copy still in transit and the new one count once. That is what makes a crash
+// between committing such a call and sending it harmless.
 extension PaymentStateMachine {
     mutating func handleLookupFound(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try requireAwaiting(call)
@@ -18,37 +25,43 @@ extension PaymentStateMachine {
         case .notProcessed:
             // The processor has it as refused before processing: nothing happened.
             return try handleLookupNotFound(call, at: now)
-        case .approved, .declined, .challengeRequired:
+        case .challengeRequired:
+            if case .completeChallenge = call {
+                // The authorization still waits for its challenge: the completion never
+                // arrived. Taking this as the answer would drop a completion still in transit
+                // and leave its approval unreflected; send it again instead.
+                return try resendAfterLookup(call, at: now)
+            }
+            return try handleAnswer(call, outcome, at: now)
+        case .approved, .declined:
             return try handleAnswer(call, outcome, at: now)
         }
     }
 
     mutating func handleLookupNotFound(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try requireAwaiting(call)
-        if case .refund(let refundID) = call {
-            let refund = try pendingRefund(refundID)
-            guard now.timeIntervalSince(refund.outcomeUnknownSince ?? refund.createdAt) >= policy.reconciliationGrace else {
-                return try handleInconclusiveLookup(call, at: now)
-            }
-            settleRefund(refundID, succeeded: false, at: now) { $0.failureCode = FailureCode.processorHasNoRecord.rawValue }
-            return []
-        }
+        guard case .authorize = call else { return try resendAfterLookup(call, at: now) }
         let operation = try inFlightOperation(answering: call)
         guard now.timeIntervalSince(operation.outcomeUnknownSince ?? operation.startedAt) >= policy.reconciliationGrace else {
             return try handleInconclusiveLookup(call, at: now)
         }
         let attemptID = operation.attemptID
-        let message = "the processor has no record of the \(call.operationName.replacingOccurrences(of: "_", with: " ")) after \(Int(policy.reconciliationGrace)) s"
-        switch operation.kind {
-        case .authorize, .completeChallenge:
-            failAttempt(attemptID, PaymentFailure(code: .processorHasNoRecord, message: message, attemptID: attemptID), at: now)
-        case .capture:
-            backToRequiresCapture(PaymentFailure(code: .captureFailed, message: message + ": capture again or cancel", attemptID: attemptID))
-        case .void:
-            voidFailed(operation, PaymentFailure(
-                code: operation.voidPurpose == .reversal ? .reversalFailed : .voidFailed, message: message, attemptID: attemptID))
-        }
+        let message = "the processor has no record of the authorization after \(Int(policy.reconciliationGrace)) s"
+        failAttempt(attemptID, PaymentFailure(code: .processorHasNoRecord, message: message, attemptID: attemptID), at: now)
         return []
+    }
+
+    /// A call the processor has not processed and that can be sent again (everything but an
+    /// authorization): counts as an inconclusive lookup — so a processor that never records
+    /// it ends in `requires_merchant_action` — and is sent again with the same reference.
+    private mutating func resendAfterLookup(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        let work = try handleInconclusiveLookup(call, at: now)
+        if case .refund(let refundID) = call {
+            guard let refund = refunds.first(where: { $0.id == refundID }), refund.status == .pending else { return work }
+            return work + [.callProcessorRefund(refundID: refundID, attemptID: refund.attemptID, amount: refund.amount)]
+        }
+        guard let operation = intent.inFlight, operation.call == call else { return work }  // exhausted
+        return work + [retryCall(operation)]
     }
 
     /// A lookup that settled nothing: count it, and give up after the last one.

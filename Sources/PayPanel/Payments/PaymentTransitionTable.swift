@@ -153,6 +153,8 @@ public enum PaymentTransitionTable {
         func add(_ situation: Situation, _ event: Event, _ to: PaymentStatus, _ work: [String] = [], _ note: String = "") {
             rules.append(Rule(situation: situation, event: event, to: to, work: work, note: note))
         }
+        // Calls that need no card data are sent again when the processor has no record of them.
+        let resent = "sent again at once with the same reference (no card data needed; the processor counts it once)"
 
         add(.new, .submit, .processing, ["authorize"], "attempt opened; the previous last error is cleared")
         add(.new, .cancel, .canceled)
@@ -175,15 +177,25 @@ public enum PaymentTransitionTable {
             add(situation, .lookupDeclined, .requiresPaymentMethod, failedWork, "attempt failed: card_declined with the decline code")
             add(situation, .challengeRequired, .requiresAction, [], "challenge expiry timer set; a waiting sheet keeps waiting")
             add(situation, .notProcessedFinal, .requiresPaymentMethod, failedWork, "attempt failed: processor_unavailable")
-            add(situation, .lookupNotFoundLate, .requiresPaymentMethod, failedWork, "attempt failed: processor_has_no_record")
-            waiting(situation, retry: situation == .completingChallenge ? "complete challenge" : "authorize", exhaustedWork: failedWork)
+            if situation == .completingChallenge {
+                // The completion needs no card data: it is sent again rather than failed.
+                add(situation, .lookupNotFoundLate, .processing, ["complete challenge"], resent)
+                waiting(situation, retry: "complete challenge", resendsWhenNotFound: true, exhaustedWork: failedWork)
+            } else {
+                add(situation, .lookupNotFoundLate, .requiresPaymentMethod, failedWork, "attempt failed: processor_has_no_record")
+                waiting(situation, retry: "authorize", resendsWhenNotFound: false, exhaustedWork: failedWork)
+            }
         }
         // Answers that leave the call waiting, and the giving-up of reconciliation.
-        func waiting(_ situation: Situation, retry: String, exhaustedWork: [String] = []) {
+        func waiting(_ situation: Situation, retry: String, resendsWhenNotFound: Bool, exhaustedWork: [String] = []) {
             add(situation, .pending, .processing, [], "outcome unknown: reconciliation timer set")
             add(situation, .unknown, .processing, [], "outcome unknown: never taken as a failure; reconciliation timer set")
             add(situation, .notProcessedRetry, .processing, [retry], "same reference (the processor's idempotency key)")
-            add(situation, .lookupNotFoundEarly, .processing, [], "lookup repeated later")
+            if resendsWhenNotFound {
+                add(situation, .lookupNotFoundEarly, .processing, [retry], resent)
+            } else {
+                add(situation, .lookupNotFoundEarly, .processing, [], "lookup repeated later")
+            }
             add(situation, .lookupUnavailable, .processing, [], "lookup repeated later")
             add(situation, .reconciliationExhausted, .requiresMerchantAction, exhaustedWork, "reconciliation_exhausted")
         }
@@ -206,8 +218,8 @@ public enum PaymentTransitionTable {
         add(.capturing, .declined, .requiresCapture, [], "capture_failed: capture again or cancel")
         add(.capturing, .lookupDeclined, .requiresCapture, [], "capture_failed: capture again or cancel")
         add(.capturing, .notProcessedFinal, .requiresCapture, [], "processor_unavailable")
-        add(.capturing, .lookupNotFoundLate, .requiresCapture, [], "capture_failed: the processor has no record")
-        waiting(.capturing, retry: "capture")
+        add(.capturing, .lookupNotFoundLate, .processing, ["capture"], resent)
+        waiting(.capturing, retry: "capture", resendsWhenNotFound: true)
 
         add(.voiding, .approved, .canceled)
         add(.voiding, .lookupApproved, .canceled)
@@ -215,8 +227,8 @@ public enum PaymentTransitionTable {
         add(.voiding, .declined, .requiresCapture, [], "void_failed: the authorization stands")
         add(.voiding, .lookupDeclined, .requiresCapture, [], "void_failed: the authorization stands")
         add(.voiding, .notProcessedFinal, .requiresCapture, [], "processor_unavailable")
-        add(.voiding, .lookupNotFoundLate, .requiresCapture, [], "void_failed: the processor has no record")
-        waiting(.voiding, retry: "void (cancel)")
+        add(.voiding, .lookupNotFoundLate, .processing, ["void (cancel)"], resent)
+        waiting(.voiding, retry: "void (cancel)", resendsWhenNotFound: true)
 
         add(.reversing, .approved, .requiresPaymentMethod, [], "sheet_deadline_exceeded: reversed; the payer may pay again")
         add(.reversing, .lookupApproved, .requiresPaymentMethod, [], "sheet_deadline_exceeded: reversed; the payer may pay again")
@@ -224,8 +236,8 @@ public enum PaymentTransitionTable {
         add(.reversing, .declined, .requiresMerchantAction, [], "reversal_failed: money held after a failure answer")
         add(.reversing, .lookupDeclined, .requiresMerchantAction, [], "reversal_failed")
         add(.reversing, .notProcessedFinal, .requiresMerchantAction, [], "reversal_failed")
-        add(.reversing, .lookupNotFoundLate, .requiresMerchantAction, [], "reversal_failed: the processor has no record")
-        waiting(.reversing, retry: "void (reversal)")
+        add(.reversing, .lookupNotFoundLate, .processing, ["void (reversal)"], resent)
+        waiting(.reversing, retry: "void (reversal)", resendsWhenNotFound: true)
 
         add(.authorized, .capture, .processing, ["capture"], "0 < amount ≤ capturable, before capture_before")
         add(.authorized, .cancel, .processing, ["void (cancel)"], "the reason waits with the void")
@@ -247,8 +259,8 @@ public enum PaymentTransitionTable {
         add(.refunding, .unknown, .succeeded, [], "refund outcome unknown: reconciliation timer set")
         add(.refunding, .notProcessedRetry, .succeeded, ["refund"], "same refund id (the processor's idempotency key)")
         add(.refunding, .notProcessedFinal, .succeeded, [], "refund failed: processor_unavailable")
-        add(.refunding, .lookupNotFoundEarly, .succeeded, [], "lookup repeated later")
-        add(.refunding, .lookupNotFoundLate, .succeeded, [], "refund failed: processor_has_no_record")
+        add(.refunding, .lookupNotFoundEarly, .succeeded, ["refund"], "refund " + resent)
+        add(.refunding, .lookupNotFoundLate, .succeeded, ["refund"], "refund " + resent)
         add(.refunding, .lookupUnavailable, .succeeded, [], "lookup repeated later")
         add(.refunding, .reconciliationExhausted, .succeeded, [], "refund requires_merchant_action (amount stays reserved)")
         add(.refundNeedsMerchant, .refund, .succeeded, ["refund"], "pending + succeeded refunds stay ≤ captured")

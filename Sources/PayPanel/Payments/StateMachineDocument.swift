@@ -115,9 +115,12 @@ public enum StateMachineDocument {
         | `authorization_expiry` | the intent enters requires_capture (at `capture_before`) | expired, with a best-effort void |
         | `reconciliation` | a call goes in flight or its outcome is unknown (\(policy.reconciliationDelays.map { "\(Int($0)) s" }.joined(separator: ", ")), then the last again) | the executor looks the call up and feeds the result back |
 
-        An unknown outcome (timeout, ambiguous 5xx) is never taken as a failure: only a lookup that
-        finds nothing after the grace period (\(Int(policy.reconciliationGrace / 60)) min) fails the call; lookups that stay inconclusive
-        end in `requires_merchant_action` after `maximumReconciliationLookups` (\(policy.maximumReconciliationLookups)).
+        An unknown outcome (timeout, ambiguous 5xx) is never taken as a failure. An authorization
+        the processor has no record of fails only after the grace period (\(Int(policy.reconciliationGrace / 60)) min): the card data is
+        gone, so it cannot be sent again, and the request may still be in transit. A capture, void,
+        refund or challenge completion the processor has no record of is sent again at once with the
+        same reference (it needs no card data, and the processor counts it once). Lookups that stay
+        inconclusive end in `requires_merchant_action` after `maximumReconciliationLookups` (\(policy.maximumReconciliationLookups)).
 
         """
     }

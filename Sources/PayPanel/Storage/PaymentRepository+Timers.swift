@@ -4,11 +4,13 @@ import Foundation
 extension PaymentRepository {
     // MARK: - Timers
 
-    /// Timers due at `now`, earliest first.
-    public func dueTimers(at now: Date, limit: Int = 100) throws -> [DueTimer] {
-        try database.queryAll(
-            "SELECT id, intent_id, kind, reference, due_at FROM timers WHERE due_at <= ? ORDER BY due_at, id LIMIT ?",
-            [now, limit]
+    /// Timers due at `now`, earliest first; only those of intent `intentID` when given.
+    public func dueTimers(at now: Date, limit: Int = 100, intentID: String? = nil) throws -> [DueTimer] {
+        let filter = intentID == nil ? "" : " AND intent_id = ?"
+        let values: [any DatabaseBindable] = [now] + (intentID.map { [$0] } ?? []) + [limit]
+        return try database.queryAll(
+            "SELECT id, intent_id, kind, reference, due_at FROM timers WHERE due_at <= ?\(filter) ORDER BY due_at, id LIMIT ?",
+            values
         ) { row -> DueTimer? in
             // The CHECK constraint admits only known kinds.
             guard let kind = PaymentTimer.Kind(rawValue: row.string(2)) else { return nil }

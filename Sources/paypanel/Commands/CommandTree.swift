@@ -33,6 +33,8 @@ enum CommandTree {
             .group(
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
-            .group(name: "bench", abstract: "Measure performance (build with -c release first).", children: [.command(BenchTokenCommand.self)]),
+            .group(
+                name: "bench", abstract: "Measure the payment machinery against raw baselines (build with -c release first).",
+                children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self)]),
         ])
 }

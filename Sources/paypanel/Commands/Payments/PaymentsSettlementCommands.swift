@@ -75,15 +75,15 @@ struct PaymentsVoidCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let service = try arguments.openCheckoutService(environment: context.environment)
-        guard let details = try await service.details(id) else {
-            throw PaymentStoreError(reason: .intentNotFound(id), path: service.databasePath)
-        }
-        guard details.intent.status == .requiresCapture else {
+        let outcome: PaymentOutcome
+        do {
+            outcome = try await service.void(id, reason: .requestedByCustomer)
+        } catch let rejection as PaymentRejection {
+            guard case .notAllowed("void", let status) = rejection.reason else { throw rejection }
             throw CLIFailure(
-                code: "payment_intent_unexpected_state",
-                message: "intent \(id) is \(details.intent.status.rawValue): only an authorized, uncaptured intent (requires_capture) can be voided; use 'payments cancel' before authorization or 'payments refund' after capture")
+                code: rejection.code,
+                message: "intent \(id) is \(status.rawValue): only an authorized, uncaptured intent (requires_capture) can be voided; use 'payments cancel' before authorization or 'payments refund' after capture")
         }
-        let outcome = try await service.cancel(id, reason: .requestedByCustomer)
         return PaymentsOutcomeOutput.print(outcome, arguments: arguments, console: context.console)
     }
 }

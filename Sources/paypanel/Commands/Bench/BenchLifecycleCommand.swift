@@ -1,0 +1,103 @@
+import Foundation
+import MockProcessor
+import PayPanel
+
+/// `paypanel bench lifecycle [--count N] [--directory PATH] [--json]`
+struct BenchLifecycleCommand: CLICommand {
+    static let spec = CommandSpec(
+        name: "lifecycle",
+        abstract: "Measure create → authorize → capture against raw SQLite doing the same write transactions.",
+        discussion: """
+            Runs N payments (10.00 USD, manual capture, card 4242…) through the checkout service and the \
+            zero-latency mock processor, on fresh database files in a temporary directory with the \
+            production durability settings (WAL, synchronous=FULL). In the same run, interleaved with it, \
+            a baseline of raw SQLite does the same number of durable write transactions (\(LifecycleBenchmark.transactionsPerPayment) \
+            per payment: five on the payments database, two on the processor's ledger), one row of a \
+            similar size each. Prints payments per second, baseline payments per second and their ratio. \
+            The temporary files are removed afterwards. Build with 'swift build -c release' for figures \
+            worth recording.
+            """,
+        options: [
+            .value("--count", "n", help: "How many payments (default: \(defaultCount); 1 to \(maximumCount))."),
+            .value("--directory", "path", help: "Where to create the temporary files (default: the system's temporary directory)."),
+            CommonOptions.json,
+        ])
+
+    static let defaultCount = 1000
+    static let maximumCount = 1_000_000
+
+    let count: Int
+    let parent: String?
+    let json: Bool
+
+    init(arguments: ParsedArguments) throws {
+        count = try arguments.integer("--count", in: 1...Self.maximumCount) ?? Self.defaultCount
+        parent = arguments.value("--directory")
+        json = arguments.flag(CommonOptions.json.name)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let console = context.console
+        #if DEBUG
+        console.printError("note: this is a debug build: the figures are not representative; build with 'swift build -c release'")
+        #endif
+        let directory = try Self.makeDirectory(in: parent)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let benchmark = LifecycleBenchmark(count: count, directory: directory) { ledgerPath, clock in
+            try MockProcessor(ledgerPath: ledgerPath, clock: clock)  // zero latency: nothing to wait for
+        }
+        let progress = Progress(total: count, enabled: console.stderrIsTerminal)
+        let result = try await benchmark.run { done in progress.update(done) }
+        progress.finish()
+        if json {
+            console.printJSON(result.json)
+        } else {
+            let rate = { (value: Double) in String(format: "%.1f", value) }
+            console.print("Payment lifecycle (create → authorize → capture), \(count) payments, zero-latency mock processor")
+            console.print("  payments/s  \(rate(result.paymentsPerSecond))")
+            console.print("  baseline/s  \(rate(result.baselinePerSecond))  (raw SQLite, \(result.transactionsPerPayment) durable write transactions per payment)")
+            console.print("  ratio       \(String(format: "%.3f", result.ratio))")
+        }
+        return .success
+    }
+
+    /// A new private directory for the run's files.
+    static func makeDirectory(in parent: String?) throws -> String {
+        let base = parent.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
+        let url = base.appending(path: "paypanel-bench-\(UUID().uuidString)", directoryHint: .isDirectory)
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw CLIFailure(
+                code: "bench_directory_unusable",
+                message: "cannot create the benchmark's temporary directory in \(base.path(percentEncoded: false)): check that it exists and is writable, or pass another --directory")
+        }
+        return url.path(percentEncoded: false)
+    }
+
+    /// "lifecycle 123/1000" on standard error, redrawn in place, only on a terminal.
+    final class Progress: @unchecked Sendable {
+        // Only touched from the benchmark's sequential loop.
+        let total: Int
+        let enabled: Bool
+        private var shownPercent = -1
+
+        init(total: Int, enabled: Bool) {
+            self.total = total
+            self.enabled = enabled
+        }
+
+        func update(_ done: Int) {
+            guard enabled else { return }
+            let percent = done * 100 / total
+            guard percent != shownPercent else { return }
+            shownPercent = percent
+            FileHandle.standardError.write(Data("\r\u{1B}[Klifecycle \(done)/\(total) payments (\(percent)%)".utf8))
+        }
+
+        func finish() {
+            guard enabled else { return }
+            FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        }
+    }
+}

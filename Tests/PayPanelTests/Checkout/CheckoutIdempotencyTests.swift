@@ -1,0 +1,127 @@
+import Foundation
+import MockProcessor
+import PayPanel
+import TestSupport
+import Testing
+
+/// Idempotency keys on authorize and refund (Stripe semantics): the first result is replayed,
+/// declines included, without a second processor call; the same key with other parameters is
+/// refused. (A key whose first run crashed is covered by the CLI crash tests, which really kill
+/// the process.)
+@Suite struct CheckoutIdempotencyTests {
+    @Test func aDeclineIsReplayedWithoutASecondAttempt() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let submission = try CheckoutHarness.card(intent.id, "4000000000009995")
+        let first = try await harness.service.authorize(submission, idempotencyKey: "order-1-pay")
+        harness.advance(by: 60)
+        let second = try await harness.service.authorize(submission, idempotencyKey: "order-1-pay")
+        #expect(!first.replayed && second.replayed)
+        #expect(second.result == first.result && second.firstUsedAt == CheckoutHarness.start)
+        guard case .failed(let code, _, let body) = second.result else {
+            Issue.record("a decline is stored as a failure")
+            return
+        }
+        #expect(code == "card_declined" && body?["intent"]?["lastError"]?["declineCode"] == "insufficient_funds")
+        let machine = try harness.machine(intent.id)
+        #expect(machine.attempts.count == 1)
+        #expect(try harness.processor.calls.count == 1 && harness.ledger().count == 1)
+        try harness.check(settled: true)
+        // A new key is a new request: another attempt.
+        let third = try await harness.service.authorize(try CheckoutHarness.card(intent.id), idempotencyKey: "order-1-pay-2")
+        #expect(!third.replayed)
+        #expect(try harness.machine(intent.id).attempts.count == 2)
+        try harness.check(settled: true)
+    }
+
+    @Test func anApprovalIsReplayedAndTheKeyCannotPayWithAnotherCard() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let first = try await harness.service.authorize(try CheckoutHarness.card(intent.id), idempotencyKey: "k-approve")
+        let replay = try await harness.service.authorize(try CheckoutHarness.card(intent.id), idempotencyKey: "k-approve")
+        #expect(replay.replayed && replay.result == first.result)
+        let error = await #expect(throws: IdempotencyError.self) {
+            try await harness.service.authorize(try CheckoutHarness.card(intent.id, "5555555555554444"), idempotencyKey: "k-approve")
+        }
+        #expect(error?.code == "idempotency_key_reused")
+        #expect(error?.message.contains("was already used at 2026-11-29T08:00:00Z for a payments.authorize request with different parameters") == true)
+        #expect(harness.processor.calls.count == 1)
+        try harness.check(settled: true)
+    }
+
+    @Test func aKeyExpiresAfter24Hours() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let submission = try CheckoutHarness.card(intent.id, "4000000000000002")
+        _ = try await harness.service.authorize(submission, idempotencyKey: "k-day")
+        harness.advance(by: 24 * 3600)
+        let later = try await harness.service.authorize(submission, idempotencyKey: "k-day")
+        #expect(!later.replayed)
+        #expect(try harness.machine(intent.id).attempts.count == 2)
+        try harness.check(settled: true)
+    }
+
+    @Test func anUnknownOutcomeIsReplayedAsUnknownAndTheAttemptIsNeverSentAgain() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let submission = try CheckoutHarness.card(intent.id, holder: "TIMEOUT_THEN_APPROVED")
+        let first = try await harness.service.authorize(submission, idempotencyKey: "k-unknown")
+        let replay = try await harness.service.authorize(submission, idempotencyKey: "k-unknown")
+        #expect(replay.replayed && replay.result == first.result)
+        guard case .failed(let code, _, _) = replay.result else {
+            Issue.record("an unknown outcome is stored as a failure")
+            return
+        }
+        #expect(code == "outcome_unknown")
+        #expect(harness.processor.calls.filter { $0.operation == "authorize" }.count == 1)
+        _ = try await harness.service.reconcile()
+        #expect(try harness.machine(intent.id).intent.status == .requiresCapture, "the intent, not the key, tells the outcome")
+        try harness.check(settled: true)
+    }
+
+    @Test func aRefundIsReplayedAndTheKeyCannotRefundAnotherAmount() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.capturedIntent()
+        let first = try await harness.service.refund(intent.id, amount: 3000, reason: .requestedByCustomer, idempotencyKey: "refund-1")
+        let replay = try await harness.service.refund(intent.id, amount: 3000, reason: .requestedByCustomer, idempotencyKey: "refund-1")
+        #expect(replay.replayed && replay.result == first.result)
+        let machine = try harness.machine(intent.id)
+        #expect(machine.refunds.count == 1 && machine.intent.amountRefunded == 3000)
+        let error = await #expect(throws: IdempotencyError.self) {
+            try await harness.service.refund(intent.id, amount: 4000, reason: .requestedByCustomer, idempotencyKey: "refund-1")
+        }
+        #expect(error?.code == "idempotency_key_reused")
+        #expect(harness.processor.calls.filter { $0.operation == "refund" }.count == 1)
+        try harness.check(settled: true)
+    }
+
+    @Test func aRefusedRefundIsNotStoredUnderItsKey() async throws {
+        // A rejection before anything ran (more than the remainder) stores nothing: the key
+        // may be used again once the request is right.
+        let harness = try CheckoutHarness()
+        let intent = try await harness.capturedIntent(1000)
+        let error = await #expect(throws: PaymentRejection.self) {
+            try await harness.service.refund(intent.id, amount: 1001, reason: nil, idempotencyKey: "refund-x")
+        }
+        #expect(error?.code == "refund_exceeds_captured_amount")
+        let again = await #expect(throws: PaymentRejection.self) {
+            try await harness.service.refund(intent.id, amount: 1001, reason: nil, idempotencyKey: "refund-x")
+        }
+        #expect(again?.code == "refund_exceeds_captured_amount", "refused again, not replayed and not 'in progress'")
+        let fixed = try await harness.service.refund(intent.id, amount: 1000, reason: nil, idempotencyKey: "refund-x")
+        #expect(!fixed.replayed)
+        #expect(try harness.machine(intent.id).intent.amountRefunded == 1000)
+        try harness.check(settled: true)
+    }
+
+    @Test func keysThatCouldHoldACardNumberAreRefusedBeforeAnythingRuns() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let error = await #expect(throws: IdempotencyError.self) {
+            try await harness.service.authorize(try CheckoutHarness.card(intent.id), idempotencyKey: "4242424242424242")
+        }
+        #expect(error?.code == "invalid_idempotency_key")
+        #expect(error?.message.contains("4242424242424242") == false)
+        #expect(harness.processor.calls.isEmpty)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import MockProcessor
+import PayPanel
+import TestSupport
+import Testing
+
+/// Timeouts and 5xx answers: an unknown outcome stays `processing` until a lookup learns it;
+/// "not found" fails an authorization only after the grace period; calls the processor did
+/// not process (503, 429) are sent again with the same reference.
+@Suite struct CheckoutUnknownOutcomeTests {
+    /// Authorizes with `holder` and checks the outcome is unknown, after `seconds` of waiting.
+    func unknownAuthorization(_ harness: CheckoutHarness, holder: String, waited seconds: TimeInterval) async throws -> (PaymentIntent, String) {
+        let intent = try await harness.createIntent()
+        let outcome = try await harness.service.authorize(try CheckoutHarness.card(intent.id, holder: holder))
+        let attemptID = try #require(outcome.attempt?.id)
+        #expect(outcome.intent.status == .processing && outcome.attempt?.status == .authorizing)
+        #expect(outcome.intent.inFlight?.outcomeUnknownSince == CheckoutHarness.start.addingTimeInterval(seconds))
+        #expect(harness.elapsed == seconds)
+        guard case .failed(let code, _, _) = CheckoutService.idempotentResult(outcome) else {
+            Issue.record("an unknown outcome is reported as a failure to the caller")
+            return (intent, attemptID)
+        }
+        #expect(code == "outcome_unknown")
+        try harness.check()
+        return (intent, attemptID)
+    }
+
+    @Test func aTimeoutThenApprovedIsFoundByReconciliation() async throws {
+        let harness = try CheckoutHarness()
+        let (intent, attemptID) = try await unknownAuthorization(harness, holder: "TIMEOUT_THEN_APPROVED", waited: 30)
+        #expect(try harness.ledgerSummary(attemptID) == ["authorize:approved"], "the processor approved while the caller waited")
+        let report = try await harness.service.reconcile()
+        #expect(report.lookups.map(\.findingName) == ["approved"])
+        #expect(report.lookups.first?.statusBefore == .processing && report.lookups.first?.statusAfter == .requiresCapture)
+        #expect(try harness.machine(intent.id).intent.status == .requiresCapture)
+        #expect(harness.processor.calls("authorize", attemptID).count == 1, "looked up, never sent again")
+        try harness.check(settled: true)
+    }
+
+    @Test func aTimeoutThenApprovedWithAutomaticCaptureIsCapturedAfterReconciliation() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent(capture: .automatic)
+        let outcome = try await harness.service.authorize(try CheckoutHarness.card(intent.id, holder: "TIMEOUT_THEN_APPROVED"))
+        let attemptID = try #require(outcome.attempt?.id)
+        _ = try await harness.service.reconcile()
+        #expect(try harness.machine(intent.id).intent.status == .succeeded)
+        #expect(try harness.ledgerSummary(attemptID) == ["authorize:approved", "capture:approved"])
+        try harness.check(settled: true)
+    }
+
+    @Test func aTimeoutThenDeclinedFailsTheAttemptWithTheDeclineCode() async throws {
+        let harness = try CheckoutHarness()
+        let (intent, attemptID) = try await unknownAuthorization(harness, holder: "TIMEOUT_THEN_DECLINED", waited: 30)
+        _ = try await harness.service.reconcile()
+        let machine = try harness.machine(intent.id)
+        #expect(machine.intent.status == .requiresPaymentMethod && machine.intent.lastError?.declineCode == .genericDecline)
+        #expect(try harness.ledgerSummary(attemptID) == ["authorize:declined"])
+        try harness.check(settled: true)
+    }
+
+    @Test(arguments: [("TIMEOUT_THEN_NOT_RECEIVED", 30.0), ("HTTP_500_BEFORE", 0.0)])
+    func nothingAtTheProcessorFailsTheAttemptOnlyAfterTheGracePeriod(holder: String, waited: TimeInterval) async throws {
+        let harness = try CheckoutHarness()
+        let (intent, attemptID) = try await unknownAuthorization(harness, holder: holder, waited: waited)
+        #expect(try harness.ledger(attemptID).isEmpty)
+        // Within the grace period "not found" may be a request still in transit.
+        harness.advance(by: 4 * 60 + 59)
+        let early = try await harness.service.reconcile()
+        #expect(early.lookups.map(\.findingName) == ["not_found"] && early.lookups.first?.statusAfter == .processing)
+        #expect(try harness.machine(intent.id).intent.inFlight?.reconciliationLookups == 1)
+        try harness.check()
+        harness.advance(by: 1)
+        let late = try await harness.service.reconcile()
+        #expect(late.lookups.first?.statusAfter == .requiresPaymentMethod)
+        let machine = try harness.machine(intent.id)
+        #expect(machine.intent.lastError?.code == .processorHasNoRecord)
+        #expect(machine.intent.lastError?.payerMessage == "This payment could not be completed. Try again.")
+        #expect(harness.processor.calls("authorize", attemptID).count == 1, "an authorization is never sent twice")
+        #expect(try harness.ledger(attemptID).isEmpty)
+        try harness.check(settled: true)
+    }
+
+    @Test func anHTTP500AfterProcessingIsAnApprovalFoundByLookup() async throws {
+        let harness = try CheckoutHarness()
+        let (intent, attemptID) = try await unknownAuthorization(harness, holder: "HTTP_500_AFTER", waited: 0)
+        #expect(try harness.ledgerSummary(attemptID) == ["authorize:approved"])
+        _ = try await harness.service.reconcile()
+        #expect(try harness.machine(intent.id).intent.status == .requiresCapture)
+        #expect(harness.processor.calls("authorize", attemptID).count == 1)
+        try harness.check(settled: true)
+    }
+
+    @Test func theReconciliationTimerLooksUpWithoutAnyoneAsking() async throws {
+        let harness = try CheckoutHarness()
+        let (intent, attemptID) = try await unknownAuthorization(harness, holder: "HTTP_500_AFTER", waited: 0)
+        // `reconcile` looks every unknown call up; the timer alone is due 30 s after the answer.
+        let repository = PaymentRepository(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock))
+        #expect(try repository.dueTimers(at: harness.clock.now().addingTimeInterval(29)).allSatisfy { $0.kind != .reconciliation })
+        let timer = try #require(try repository.dueTimers(at: harness.clock.now().addingTimeInterval(30)).first { $0.kind == .reconciliation })
+        #expect(timer.reference == attemptID && timer.intentID == intent.id)
+    }
+
+    @Test(arguments: ["HTTP_503|APPROVE", "HTTP_429|HTTP_429|APPROVE"])
+    func aCallThatWasNotProcessedIsSentAgainWithTheSameReference(chain: String) async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let outcome = try await harness.service.authorize(try CheckoutHarness.card(intent.id, holder: chain))
+        let attemptID = try #require(outcome.attempt?.id)
+        #expect(outcome.intent.status == .requiresCapture)
+        let calls = harness.processor.calls("authorize", attemptID)
+        let refusals = chain.split(separator: "|").count - 1
+        #expect(calls.map(\.answer) == Array(repeating: "not_processed", count: refusals) + ["approved"])
+        #expect(harness.processor.calls.allSatisfy { $0.reference == attemptID }, "one reference for every retry")
+        #expect(try harness.ledgerSummary(attemptID) == ["authorize:approved"], "recorded once")
+        #expect(try harness.machine(intent.id).attempts.count == 1)
+        try harness.check(settled: true)
+    }
+
+    @Test(arguments: ["HTTP_503", "HTTP_429"])
+    func aProcessorThatNeverProcessesFailsTheAttemptAfterTheRetries(holder: String) async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let outcome = try await harness.service.authorize(try CheckoutHarness.card(intent.id, holder: holder))
+        let attemptID = try #require(outcome.attempt?.id)
+        #expect(outcome.intent.status == .requiresPaymentMethod && outcome.intent.lastError?.code == .processorUnavailable)
+        #expect(harness.processor.calls("authorize", attemptID).count == 1 + PaymentPolicy.standard.maximumProcessorRetries)
+        #expect(try harness.ledger().isEmpty, "nothing was processed")
+        try harness.check(settled: true)
+    }
+
+    @Test func aLookupThatGetsNoAnswerIsRepeatedUntilTheLookupsRunOut() async throws {
+        // A processor whose lookups are slower than the timeout: the outcome stays unknown,
+        // then an operator must decide (requires_merchant_action), never a guess.
+        let harness = try CheckoutHarness(policy: PaymentPolicy(maximumReconciliationLookups: 3), processorTimeout: .seconds(30))
+        let slowHarness = try SlowLookupHarness(harness)
+        let intent = try await harness.createIntent()
+        let outcome = try await slowHarness.service.authorize(try CheckoutHarness.card(intent.id, holder: "TIMEOUT_THEN_APPROVED"))
+        #expect(outcome.intent.status == .processing)
+        for expected in [PaymentStatus.processing, .processing, .requiresMerchantAction] {
+            let report = try await slowHarness.service.reconcile()
+            #expect(report.lookups.map(\.findingName) == ["unavailable"])
+            #expect(report.lookups.first?.statusAfter == expected)
+        }
+        let machine = try harness.machine(intent.id)
+        #expect(machine.intent.lastError?.code == .reconciliationExhausted)
+        try harness.check()
+    }
+}
+
+/// A second service on the harness's files whose processor never answers lookups in time.
+struct SlowLookupHarness {
+    let service: CheckoutService
+
+    init(_ harness: CheckoutHarness) throws {
+        service = try CheckoutService(
+            databasePath: harness.databasePath, processor: UnavailableLookups(base: harness.processor), clock: harness.clock,
+            configuration: CheckoutConfiguration(policy: harness.service.configuration.policy), randomSeed: 99)
+    }
+
+    /// Everything as `base` does it, but lookups answer "unavailable".
+    struct UnavailableLookups: PaymentProcessor {
+        let base: any PaymentProcessor
+        func authorize(_ request: AuthorizationRequest, timeout: Duration) async -> ProcessorOutcome { await base.authorize(request, timeout: timeout) }
+        func completeChallenge(reference: String, passed: Bool, timeout: Duration) async -> ProcessorOutcome {
+            await base.completeChallenge(reference: reference, passed: passed, timeout: timeout)
+        }
+        func capture(_ request: CaptureRequest, timeout: Duration) async -> ProcessorOutcome { await base.capture(request, timeout: timeout) }
+        func void(reference: String, timeout: Duration) async -> ProcessorOutcome { await base.void(reference: reference, timeout: timeout) }
+        func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome { await base.refund(request, timeout: timeout) }
+        func lookup(reference: String, operation: ProcessorOperation, timeout: Duration) async -> LookupResult {
+            .unavailable(reason: "no answer within \(timeout)")
+        }
+    }
+}
