@@ -1,0 +1,212 @@
+import Foundation
+import PayPanel
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The full-screen checkout on a terminal: raw mode, one write per frame, a spinner while the
+/// backend works (which runs in its own task, so the screen stays alive), panel updates
+/// polled every 250 ms, redraw on resize. The terminal is restored however the session ends:
+/// normally, by an error, Ctrl-C, SIGTERM or SIGHUP (signals are caught for that), or a
+/// crash (`CrashRestorer`).
+@MainActor
+struct TerminalCheckout {
+    let session: CheckoutSession
+    let console: Console
+
+    /// How long the spinner shows at least, so a fast answer still reads as a step.
+    static let minimumSpinner: Duration = .milliseconds(600)
+
+    func run() async throws -> CheckoutSessionEnding {
+        let terminal = RawTerminal()
+        let waker = try WakePipe()
+        console.flush()
+        try terminal.enter()
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP, SIGWINCH], waker: waker)
+        var loop = TerminalLoop(session: session, terminal: terminal, waker: waker, signals: signals,
+                                frame: TerminalFrame(usesColor: console.useColor))
+        let ending = await loop.run()
+        signals.stop()
+        terminal.restore()
+        if let ending = ending.ending {
+            console.print(ending.summary)
+        } else if let intent = session.flow.intent {
+            console.print("Left while the payment was in flight: intent \(intent.id) stays processing until 'paypanel reconcile' learns the outcome.")
+        }
+        return ending
+    }
+}
+
+/// The backend result a detached task hands back to the loop.
+final class BackendResultBox: Sendable {
+    private let stored = Mutex<BackendResult?>(nil)
+
+    func set(_ result: BackendResult) { stored.withLock { $0 = result } }
+    func take() -> BackendResult? { stored.withLock { value in defer { value = nil }; return value } }
+    var isReady: Bool { stored.withLock { $0 != nil } }
+}
+
+/// The state of the running terminal UI.
+@MainActor
+struct TerminalLoop {
+    let session: CheckoutSession
+    let terminal: RawTerminal
+    let waker: WakePipe
+    let signals: SignalWatcher
+    let frame: TerminalFrame
+
+    private var decoder = KeyDecoder()
+    private var status: ScreenLine?
+    private var inFlight: (box: BackendResultBox, startedAt: ContinuousClock.Instant)?
+    private var signal: Int32?
+    private var lastFrame = ""
+    private var size = (columns: 80, rows: 24)
+    private var spinnerFrame = 0
+
+    init(session: CheckoutSession, terminal: RawTerminal, waker: WakePipe, signals: SignalWatcher, frame: TerminalFrame) {
+        self.session = session
+        self.terminal = terminal
+        self.waker = waker
+        self.signals = signals
+        self.frame = frame
+    }
+
+    mutating func run() async -> CheckoutSessionEnding {
+        size = terminal.size
+        var lastTick = ContinuousClock.now
+        var lastPoll = lastTick - .seconds(1)
+        while session.flow.ending == nil && signal == nil {
+            let tick = ContinuousClock.now
+            // With --now, time runs from there at real speed; a processor call in flight moves
+            // the virtual clock itself.
+            if let manual = session.clock as? ManualClock, inFlight == nil {
+                manual.advance(by: Self.seconds(tick - lastTick))
+            }
+            lastTick = tick
+            if tick - lastPoll >= .milliseconds(250) {
+                lastPoll = tick
+                for message in session.pollUpdates() { status = ScreenLine(message, style: .notice) }
+                showNotes()
+            }
+            if let pending = inFlight, pending.box.isReady, tick - pending.startedAt >= TerminalCheckout.minimumSpinner,
+                let result = pending.box.take()
+            {
+                inFlight = nil
+                handle(session.flow.receive(result, at: session.now))
+            }
+            draw()
+            if session.flow.ending != nil { break }
+            wait(milliseconds: inFlight != nil ? 80 : (decoder.hasPendingBytes ? 30 : 250))
+            if inFlight != nil { spinnerFrame += 1 }
+        }
+        if signal != nil, inFlight == nil, session.flow.ending == nil {
+            await leave()
+        }
+        return CheckoutSessionEnding(ending: session.flow.ending, signal: signal)
+    }
+
+    /// Quits after a signal or Ctrl-C: cancels an unpaid intent (showing it) and ends.
+    private mutating func leave() async {
+        var step = session.flow.handle(.quit, at: session.now)
+        while case .backend(let request) = step {
+            draw()
+            step = session.flow.receive(await session.backend.perform(request), at: session.now)
+        }
+    }
+
+    /// Waits for a key, a signal or the backend, at most `milliseconds`, and handles them.
+    private mutating func wait(milliseconds: Int32) {
+        var descriptors = [
+            pollfd(fd: terminal.input, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0),
+        ]
+        let ready = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+        waker.drain()
+        for number in signals.take() {
+            if number == SIGWINCH {
+                lastFrame = ""  // redraw everything at the new size
+            } else {
+                signal = number
+            }
+        }
+        let current = terminal.size
+        if current != size {
+            size = current
+            lastFrame = ""
+        }
+        var keys: [DeviceKey] = []
+        if ready > 0, descriptors[0].revents & Int16(POLLIN) != 0 {
+            guard let bytes = terminal.readAvailable() else {
+                signal = SIGHUP
+                return
+            }
+            keys = decoder.decode(bytes)
+        } else if ready > 0, descriptors[0].revents & Int16(POLLHUP | POLLERR) != 0 {
+            signal = SIGHUP  // the terminal went away
+            return
+        } else if decoder.hasPendingBytes {
+            keys = decoder.flushPendingEscape()
+        }
+        for key in keys where signal == nil && session.flow.ending == nil {
+            if key == .interrupt {
+                // Ctrl-C: leave like q, but report the interruption in the exit status.
+                signal = SIGINT
+                return
+            }
+            handle(session.flow.handle(key: key, at: session.now))
+        }
+    }
+
+    private mutating func handle(_ step: CheckoutStep) {
+        switch step {
+        case .updated:
+            status = nil
+            showNotes()
+        case .rejected(let message):
+            status = ScreenLine(message, style: .notice)
+        case .backend(let request):
+            status = nil
+            showNotes()
+            let box = BackendResultBox()
+            let backend = session.backend
+            let waker = self.waker
+            spinnerFrame = 0
+            inFlight = (box, ContinuousClock.now)
+            // Detached: the main actor is busy running this loop.
+            Task.detached {
+                box.set(await backend.perform(request))
+                waker.wake()
+            }
+        case .finished:
+            showNotes()
+        }
+    }
+
+    /// The latest note (a decline, an update, an intent) in the status line.
+    private mutating func showNotes() {
+        if let note = session.flow.takeNotes().last {
+            let style: ScreenStyle = if case .declined = note { .failure } else { .muted }
+            status = ScreenLine(note.text, style: style)
+        }
+    }
+
+    private mutating func draw() {
+        let hints = session.flow.keyHints
+        let hintLines = TerminalFrame.wrapHints(hints, width: max(size.columns - 2, 10)).count
+        let width = min(session.width, max(size.columns - 2, RenderOptions.minimumWidth))
+        let box = session.render(showsFocus: true, width: width, maximumHeight: max(size.rows - hintLines - 3, 8),
+                                 spinnerFrame: spinnerFrame)
+        let text = frame.compose(box: box, hints: hints, status: status, columns: size.columns, rows: size.rows)
+        guard text != lastFrame else { return }
+        terminal.send(lastFrame.isEmpty ? "\u{1B}[2J" + text : text)
+        lastFrame = text
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
