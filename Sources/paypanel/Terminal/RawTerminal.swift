@@ -103,24 +103,26 @@ final class RawTerminal {
 
 /// Restores the terminal when the process dies of a crash signal (a Swift trap is SIGILL or
 /// SIGTRAP, `fatalError` can end in SIGABRT): the handler only calls async-signal-safe
-/// functions (tcsetattr, write), then re-raises the signal with its default action so the
-/// crash is still reported as one.
+/// functions (tcsetattr, write, sigaction), puts back the handler that was there before (the
+/// Swift runtime's backtracer) and raises the signal again, so the crash is still reported.
 enum CrashRestorer {
-    // Read by the signal handler, which cannot capture context: set before the handlers are
-    // installed and only while the terminal is raw.
+    // Read by the signal handler, which cannot capture context: written before the handlers
+    // are installed and after they are removed, never while one can run.
     nonisolated(unsafe) private static var saved = termios()
     nonisolated(unsafe) private static var descriptor: Int32 = -1
+    nonisolated(unsafe) private static var previous: [sigaction] = Array(repeating: sigaction(), count: 65)
     static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE]
 
     static func install(original: termios, descriptor fd: Int32) {
         saved = original
         descriptor = fd
         _ = RawTerminal.leaveSequenceBytes.count  // initialized now, not inside the handler
-        for signal in signals {
+        for number in signals {
             var action = sigaction()
             let handler: @convention(c) (Int32) -> Void = { number in
                 _ = tcsetattr(CrashRestorer.descriptor, TCSAFLUSH, &CrashRestorer.saved)
                 _ = RawTerminal.leaveSequenceBytes.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                _ = sigaction(number, &CrashRestorer.previous[Int(number)], nil)
                 raise(number)
             }
             #if canImport(Glibc)
@@ -128,13 +130,13 @@ enum CrashRestorer {
             #else
             action.__sigaction_u.__sa_handler = handler
             #endif
-            action.sa_flags = Int32(SA_RESETHAND)
-            sigaction(signal, &action, nil)
+            sigaction(number, &action, &previous[Int(number)])
         }
     }
 
     static func uninstall() {
-        for number in signals { signal(number, SIG_DFL) }
+        guard descriptor >= 0 else { return }
+        for number in signals { sigaction(number, &previous[Int(number)], nil) }
         descriptor = -1
     }
 }

@@ -8,14 +8,16 @@ struct TerminalFrame {
     /// Styles with ANSI colours, or none (`NO_COLOR`, or a terminal that should not get them).
     let usesColor: Bool
 
-    /// The frame for `lines` (the box), `hints` and `status` on a `columns`×`rows` terminal.
-    func compose(box lines: [ScreenLine], hints: [String], status: ScreenLine?, columns: Int, rows: Int) -> String {
+    /// The frame for `lines` (the box), `hints` and the `footer` (messages, the backend's
+    /// log) on a `columns`×`rows` terminal.
+    func compose(box lines: [ScreenLine], hints: [String], footer: [ScreenLine], columns: Int, rows: Int) -> String {
         var content: [(line: ScreenLine, centred: Bool)] = lines.map { ($0, true) }
         content.append((ScreenLine("", style: .blank), false))
         for hint in Self.wrapHints(hints, width: max(columns - 2, 10)) {
             content.append((ScreenLine(hint, style: .muted), false))
         }
-        content.append((status ?? ScreenLine("", style: .blank), false))
+        if !footer.isEmpty { content.append((ScreenLine("", style: .blank), false)) }
+        content += footer.map { ($0, false) }
         let boxWidth = lines.map { DisplayWidth.of($0.text) }.max() ?? 0
         let top = content.count + 1 < rows ? 1 : 0
         var frame = ""

@@ -34,8 +34,11 @@ struct TerminalCheckout {
         terminal.restore()
         if let ending = ending.ending {
             console.print(ending.summary)
-        } else if let intent = session.flow.intent {
-            console.print("Left while the payment was in flight: intent \(intent.id) stays processing until 'paypanel reconcile' learns the outcome.")
+        } else {
+            // The backend call was cut off: its intent (maybe created by that very call)
+            // keeps whatever the last committed transition says.
+            let which = session.flow.intent.map { "intent \($0.id)" } ?? "its intent (see paypanel payments list)"
+            console.print("Left while a payment was in flight: \(which) stays processing until 'paypanel reconcile' learns the outcome.")
         }
         return ending
     }
@@ -60,7 +63,10 @@ struct TerminalLoop {
     let frame: TerminalFrame
 
     private var decoder = KeyDecoder()
+    /// A refusal or a warning, until the next accepted input.
     private var status: ScreenLine?
+    /// What the backend did lately (intents, the token, declines, updates), newest last.
+    private var log: [ScreenLine] = []
     private var inFlight: (box: BackendResultBox, startedAt: ContinuousClock.Instant)?
     private var signal: Int32?
     private var lastFrame = ""
@@ -186,21 +192,32 @@ struct TerminalLoop {
         }
     }
 
-    /// The latest note (a decline, an update, an intent) in the status line.
+    /// Adds the flow's notes (a decline, an update, an intent, the token) to the log under
+    /// the screen, which keeps the last few.
     private mutating func showNotes() {
-        if let note = session.flow.takeNotes().last {
+        for note in session.flow.takeNotes() {
             let style: ScreenStyle = if case .declined = note { .failure } else { .muted }
-            status = ScreenLine(note.text, style: style)
+            log.append(ScreenLine("• " + note.text, style: style))
         }
+        log = Array(log.suffix(Self.logLines))
     }
+
+    static let logLines = 4
 
     private mutating func draw() {
         let hints = session.flow.keyHints
         let hintLines = TerminalFrame.wrapHints(hints, width: max(size.columns - 2, 10)).count
         let width = min(session.width, max(size.columns - 2, RenderOptions.minimumWidth))
+        // The box first; the log gets what room is left (each line cut to the terminal).
         let box = session.render(showsFocus: true, width: width, maximumHeight: max(size.rows - hintLines - 3, 8),
                                  spinnerFrame: spinnerFrame)
-        let text = frame.compose(box: box, hints: hints, status: status, columns: size.columns, rows: size.rows)
+        let room = max(size.rows - box.count - hintLines - 3, 0)
+        // A refusal matters more than the log: it keeps its line when room is short.
+        let kept = status.map { [$0] + log.suffix(max(room - 1, 0)) } ?? Array(log.suffix(room))
+        let footer = kept.prefix(room).map { line in
+            ScreenLine(line.text.truncated(toColumns: max(size.columns - 2, 10)), style: line.style)
+        }
+        let text = frame.compose(box: box, hints: hints, footer: footer, columns: size.columns, rows: size.rows)
         guard text != lastFrame else { return }
         terminal.send(lastFrame.isEmpty ? "\u{1B}[2J" + text : text)
         lastFrame = text
