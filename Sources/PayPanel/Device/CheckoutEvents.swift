@@ -154,7 +154,7 @@ extension CheckoutNote {
         case .intentCanceled(let intent):
             "Intent \(intent.id) canceled (\(intent.cancellationReason?.rawValue ?? intent.status.rawValue))."
         case .tokenSealed(let token):
-            "Apple Pay token sealed (\(token.version), \(token.byteCount) bytes, transactionId \(token.transactionID.prefix(12))…); the backend verified and decrypted it."
+            "Apple Pay token sealed for the merchant (\(token.version), \(token.byteCount) bytes, transactionId \(token.transactionID.prefix(12))…) and sent to the backend."
         case .declined(let report):
             "Declined: \(report.failureNotice.failureCode)\(report.failureNotice.declineCode.map { " (\($0))" } ?? ""); the payer sees: \(report.failureNotice.payerMessage)"
         case .panelUpdated(let update):

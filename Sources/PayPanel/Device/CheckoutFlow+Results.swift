@@ -16,7 +16,7 @@ extension CheckoutFlow {
 
         switch request {
         case .cancel:
-            return finish(.quit, cancelProblem: result.problem)
+            return finish(closingReason, cancelProblem: result.problem)
         case .authorize(let authorization):
             return show(result, channel: authorization.channel, cardLabel: authorization.cardLabel, at: now)
         case .completeChallenge:

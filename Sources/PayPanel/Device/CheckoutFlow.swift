@@ -36,6 +36,8 @@ public struct CheckoutFlow: Sendable {
     public internal(set) var pending: BackendRequest?
     /// Things that happened besides the screen change, oldest first (`takeNotes()`).
     var notes: [CheckoutNote] = []
+    /// How the checkout ends once the unpaid intent is canceled.
+    var closingReason: CheckoutEnding.Reason = .quit
 
     /// A checkout of `payload`'s panel, starting at its banner.
     public init(payload: PushPayload, configuration: CheckoutFlowConfiguration) throws(PanelError) {
@@ -57,7 +59,7 @@ public struct CheckoutFlow: Sendable {
         case .appForm: return onForm(action, at: now)
         case .challenge: return onChallenge(action, at: now)
         case .approved: return action == .done ? finish(.paid) : refuse(action)
-        case .unresolved, .failed: return action == .done ? finish(.failed) : refuse(action)
+        case .unresolved, .failed: return action == .done ? leave(.failed) : refuse(action)
         case .authorizing, .closing, .finished: return refuse(action)
         }
     }
@@ -234,18 +236,24 @@ public struct CheckoutFlow: Sendable {
 
     // MARK: - Leaving
 
-    /// Leaves from wherever the checkout is: a paid checkout ends paid, a failed one failed;
-    /// an unpaid open intent is canceled first.
+    /// Leaves from wherever the checkout is: a paid checkout ends paid, one on a failure
+    /// screen failed, any other quit.
     mutating func quit() -> CheckoutStep {
         switch screen {
-        case .approved: return finish(.paid)
-        case .unresolved, .failed: return finish(.failed)
-        default: break
+        case .approved: finish(.paid)
+        case .unresolved, .failed: leave(.failed)
+        default: leave(.quit)
         }
+    }
+
+    /// Ends with `reason`, canceling first an intent nobody paid (one waiting for a payment
+    /// method or for its challenge); an intent in flight or authorized is left as it is.
+    mutating func leave(_ reason: CheckoutEnding.Reason) -> CheckoutStep {
         if let intent, intent.status == .requiresPaymentMethod || intent.status == .requiresAction {
+            closingReason = reason
             return send(.cancel(intentID: intent.id), screen: .closing)
         }
-        return finish(.quit)
+        return finish(reason)
     }
 
     mutating func finish(_ reason: CheckoutEnding.Reason, cancelProblem: CheckoutProblem? = nil) -> CheckoutStep {

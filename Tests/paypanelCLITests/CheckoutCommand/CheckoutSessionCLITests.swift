@@ -41,6 +41,8 @@ import Testing
                 statuses: ["requires_capture"]),
         Leaving("quit after the sheet's deadline", ["expand", "buy", "card 9", "confirm", "quit"], exit: 1, statuses: ["processing"]),
         Leaving("done after the sheet's deadline", ["expand", "buy", "card 8", "confirm", "done"], exit: 1, statuses: ["processing"]),
+        Leaving("done on the error screen after the attempt limit", ["expand", "buy", "card 4"] + Array(repeating: "confirm", count: 6) + ["done"],
+                exit: 1, statuses: ["canceled"]),
         Leaving("change the amount after a decline, then pay", ["expand", "buy", "card 4", "confirm", "back", "select 3", "buy", "confirm", "done"],
                 statuses: ["succeeded", "canceled"]),
     ]
