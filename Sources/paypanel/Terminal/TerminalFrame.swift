@@ -10,7 +10,7 @@ struct TerminalFrame {
 
     /// The frame for `lines` (the box), `hints` and the `footer` (messages, the backend's
     /// log) on a `columns`×`rows` terminal.
-    func compose(box lines: [ScreenLine], hints: [String], footer: [ScreenLine], columns: Int, rows: Int) -> String {
+    func compose(box lines: [ScreenLine], hints: [String], footer: [ScreenLine], header: String? = nil, columns: Int, rows: Int) -> String {
         var content: [(line: ScreenLine, centred: Bool)] = lines.map { ($0, true) }
         content.append((ScreenLine("", style: .blank), false))
         for hint in Self.wrapHints(hints, width: max(columns - 2, 10)) {
@@ -30,7 +30,12 @@ struct TerminalFrame {
         }
         // Clear whatever an earlier, taller frame left below.
         frame += "\u{1B}[J"
-        if top == 1 { frame = "\u{1B}[1;1H\u{1B}[K" + frame }
+        if top == 1 {
+            // The first row: the header when there is one, centred and quiet.
+            let text = (header ?? "").truncated(toColumns: max(columns, 1))
+            let margin = String(repeating: " ", count: max((columns - DisplayWidth.of(text)) / 2, 0))
+            frame = "\u{1B}[1;1H" + (text.isEmpty ? "" : margin + styled(text, .muted)) + "\u{1B}[K" + frame
+        }
         return frame
     }
 

@@ -217,7 +217,10 @@ struct TerminalLoop {
         let footer = kept.prefix(room).map { line in
             ScreenLine(line.text.truncated(toColumns: max(size.columns - 2, 10)), style: line.style)
         }
-        let text = frame.compose(box: box, hints: hints, footer: footer, columns: size.columns, rows: size.rows)
+        // The header shows the checkout's clock: virtual time with --now.
+        let time = Timestamp.format(session.now).prefix(19).replacingOccurrences(of: "T", with: " ")
+        let header = "PayPanel checkout · \(session.flow.screen.title) · \(time) UTC"
+        let text = frame.compose(box: box, hints: hints, footer: footer, header: header, columns: size.columns, rows: size.rows)
         guard text != lastFrame else { return }
         terminal.send(lastFrame.isEmpty ? "\u{1B}[2J" + text : text)
         lastFrame = text
