@@ -67,14 +67,3 @@ extension CheckoutFlow {
         return .updated
     }
 }
-
-/// Something that happened besides the screen change, for the transcript and `--json`.
-public enum CheckoutNote: Sendable {
-    case intentCreated(PaymentIntent)
-    case intentCanceled(PaymentIntent)
-    /// The device sealed an Apple Pay token (the backend then verified and decrypted it).
-    case tokenSealed(SealedTokenNote)
-    /// An attempt failed; the payer may try another card.
-    case declined(PaymentReport)
-    case panelUpdated(PanelUpdate)
-}

@@ -263,65 +263,10 @@ public struct CheckoutFlow: Sendable {
     }
 
     func refuse(_ action: CheckoutAction) -> CheckoutStep {
-        .rejected("that does not work on the \(screen.title.lowercased()) screen")
+        .rejected("that does not work on \(screen.name)")
     }
 
     static func noSuchCard(_ number: Int, count: Int) -> String {
         count == 0 ? "the wallet has no card for this merchant's networks" : "there is no card \(number): choose 1 to \(count)"
-    }
-}
-
-/// What the flow is configured with: the device's wallet and what the merchant does.
-public struct CheckoutFlowConfiguration: Sendable {
-    public var wallet: TestWallet
-    /// How new intents capture: at once, or later (`paypanel payments capture`).
-    public var captureMethod: CaptureMethod
-    /// The merchant whose certificate the device can seal tokens for; Apple Pay is refused for
-    /// a panel of another merchant.
-    public var applePayMerchantIdentifier: String
-    /// Appended to the commands the result screens suggest (`--db pay.sqlite`), so they work
-    /// on the databases this checkout used.
-    public var commandOptions: String
-
-    public init(
-        wallet: TestWallet, captureMethod: CaptureMethod = .automatic,
-        applePayMerchantIdentifier: String = ApplePayTestKeys.merchantIdentifier, commandOptions: String = ""
-    ) {
-        self.wallet = wallet
-        self.captureMethod = captureMethod
-        self.applePayMerchantIdentifier = applePayMerchantIdentifier
-        self.commandOptions = commandOptions
-    }
-}
-
-/// What the caller does after an input.
-public enum CheckoutStep: Sendable, Equatable {
-    /// The screen (may have) changed: redraw.
-    case updated
-    /// The input does not work here; nothing changed. The message says why.
-    case rejected(String)
-    /// Run this with `CheckoutBackend`, then pass the result to `receive(_:at:)`. The screen
-    /// shows the wait meanwhile.
-    case backend(BackendRequest)
-    /// The checkout is over: `ending` says how.
-    case finished
-}
-
-extension CheckoutScreen {
-    /// The screen's name for people: "Apple Pay sheet".
-    public var title: String {
-        switch self {
-        case .banner: "Banner"
-        case .panel: "Panel"
-        case .sheet: "Apple Pay sheet"
-        case .appForm: "Pay in app"
-        case .authorizing: "Authorizing"
-        case .challenge: "3-D Secure"
-        case .approved: "Approved"
-        case .unresolved: "Outcome unknown"
-        case .failed: "Error"
-        case .closing: "Closing"
-        case .finished: "Finished"
-        }
     }
 }

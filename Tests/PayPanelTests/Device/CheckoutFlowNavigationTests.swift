@@ -121,12 +121,12 @@ import Testing
 
     @Test func commandsForAnotherScreenAreRefusedAndTheScreenListsItsOwn() throws {
         var flow = try seedFlow()
-        #expect(flow.handle(.confirm, at: now) == .rejected("that does not work on the banner screen"))
+        #expect(flow.handle(.confirm, at: now) == .rejected("that does not work on the banner"))
         #expect(flow.screen == .banner)
         #expect(flow.lineCommands.prefix(2) == ["expand", "back"])
         _ = flow.handle(.expand, at: now)
         #expect(flow.lineCommands.contains("buy"))
-        #expect(flow.handle(.passChallenge, at: now) == .rejected("that does not work on the panel screen"))
+        #expect(flow.handle(.passChallenge, at: now) == .rejected("that does not work on the panel"))
     }
 
     @Test func anExpiredOfferCannotBePaid() throws {

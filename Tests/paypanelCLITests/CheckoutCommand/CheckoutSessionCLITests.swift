@@ -108,11 +108,11 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stderrLines == [
             "error: 'frobnicate' is not a command",
-            "  on the panel screen: select N|AMOUNT, buy, app, back, wait SECONDS, show, quit",
-            "error: that does not work on the panel screen",
-            "  on the panel screen: select N|AMOUNT, buy, app, back, wait SECONDS, show, quit",
+            "  on the panel: select N|AMOUNT, buy, app, back, wait SECONDS, show, quit",
+            "error: that does not work on the panel",
+            "  on the panel: select N|AMOUNT, buy, app, back, wait SECONDS, show, quit",
             "error: \"9\" is neither a segment (1 to 3) nor an amount of the panel (5.00, 10.00 or 20.00 USD)",
-            "  on the panel screen: select N|AMOUNT, buy, app, back, wait SECONDS, show, quit",
+            "  on the panel: select N|AMOUNT, buy, app, back, wait SECONDS, show, quit",
         ])
         #expect(result.stdout.contains("> frobnicate\n"))
         #expect(result.stdout.contains("[ Confirm with Side Button ]"))

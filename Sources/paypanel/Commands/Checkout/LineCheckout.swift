@@ -34,7 +34,7 @@ struct LineCheckout {
                 continue
             }
             if !json { console.print("> " + LineCommand.redacted(line)) }
-            applyUpdates(showingScreen: true)
+            applyUpdates()
             switch command {
             case .action(let action):
                 await perform(session.flow.handle(action, at: session.now))
@@ -45,7 +45,7 @@ struct LineCheckout {
                 } else {
                     console.print("(\(Self.format(seconds)) s passed; now \(Timestamp.format(session.now)))")
                 }
-                applyUpdates(showingScreen: true)
+                applyUpdates()
             case .show:
                 printScreen()
             case .help:
@@ -85,14 +85,14 @@ struct LineCheckout {
         }
     }
 
-    /// Applies panel updates; prints them, and the screen when it shows the panel's text.
-    private func applyUpdates(showingScreen: Bool) {
+    /// Applies panel updates; prints them, and the screen again when it shows the panel.
+    private func applyUpdates() {
         let messages = session.pollUpdates()
         for message in messages { printMessage(message, event: "update_not_applied") }
         let notes = session.flow.takeNotes()
         guard !notes.isEmpty else { return }
         print(notes)
-        if showingScreen, [.banner, .panel].contains(session.flow.screen) { printScreen() }
+        if [.banner, .panel].contains(session.flow.screen) { printScreen() }
     }
 
     private func printNotes() {
@@ -133,7 +133,7 @@ struct LineCheckout {
             console.printJSON(.orderedObject([("event", "help"), ("screen", .string(session.flow.screen.rawValue)),
                                               ("commands", .array(commands.map(JSONValue.string)))]), pretty: false)
         } else {
-            console.print("On the \(session.flow.screen.title.lowercased()) screen: " + commands.joined(separator: ", "))
+            console.print("On \(session.flow.screen.name): " + commands.joined(separator: ", "))
         }
     }
 
@@ -164,7 +164,7 @@ struct LineCheckout {
         } else {
             if let input { console.print("> " + input) }
             console.printError("error: \(message)")
-            console.printError("  on the \(session.flow.screen.title.lowercased()) screen: \(commands.joined(separator: ", "))")
+            console.printError("  on \(session.flow.screen.name): \(commands.joined(separator: ", "))")
         }
     }
 
