@@ -24,6 +24,7 @@ public struct PaymentAuthorization: Sendable, Equatable {
     public let amount: Amount
     public let intent: IntentPlan
 
+    /// The sheet for a wallet card, the app for a typed card.
     public var channel: PaymentChannel {
         if case .applePay = method { return .applePay }
         return .app
@@ -44,6 +45,7 @@ public struct CardEntry: Sendable, Equatable {
     public let expiry: CardExpiry?
     public let holderName: String?
 
+    /// A typed card; the number stays in memory.
     public init(number: CardNumber, expiry: CardExpiry?, holderName: String?) {
         self.number = number
         self.expiry = expiry
@@ -74,6 +76,7 @@ public struct BackendResult: Sendable {
     /// Set when the backend refused (an error was thrown); `details` may still be set.
     public var problem: CheckoutProblem?
 
+    /// An empty result, filled in by `CheckoutBackend.perform`.
     public init() {}
 }
 

@@ -11,6 +11,8 @@ public final class CheckoutBackend: Sendable {
     public let merchantCertificate: Certificate
     public let decryptor: ApplePayTokenDecryptor
 
+    /// A backend on `service` that seals tokens with `sealer` to `merchantCertificate` and has
+    /// `decryptor` (the merchant's keys and the trusted root) check them.
     public init(service: CheckoutService, sealer: ApplePayTokenSealer, merchantCertificate: Certificate, decryptor: ApplePayTokenDecryptor) {
         self.service = service
         self.sealer = sealer

@@ -7,6 +7,7 @@ public struct CheckoutProblem: Sendable, Equatable {
     /// One line saying what went wrong and what to do; never card data.
     public let message: String
 
+    /// A problem; digit runs that could be a card number are redacted from `message`.
     public init(code: String, message: String) {
         self.code = code
         self.message = SensitiveDigits.redacted(message)
@@ -24,6 +25,7 @@ public struct CheckoutProblem: Sendable, Equatable {
 
 /// How the checkout ended, and the exit status that says so.
 public struct CheckoutEnding: Sendable, Equatable {
+    /// Why the checkout ended.
     public enum Reason: String, Sendable, Equatable {
         /// A payment went through (captured, or authorized for manual capture).
         case paid

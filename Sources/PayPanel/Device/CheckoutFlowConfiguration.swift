@@ -12,6 +12,7 @@ public struct CheckoutFlowConfiguration: Sendable {
     /// on the databases this checkout used.
     public var commandOptions: String
 
+    /// A configuration; Apple Pay for the built-in demo merchant unless told otherwise.
     public init(
         wallet: TestWallet, captureMethod: CaptureMethod = .automatic,
         applePayMerchantIdentifier: String = ApplePayTestKeys.merchantIdentifier, commandOptions: String = ""

@@ -44,6 +44,7 @@ public enum PaymentChannel: String, Sendable, Equatable {
 
 /// The 3-D Secure challenge the issuer shows.
 public struct ChallengePrompt: Sendable, Equatable {
+    /// The two answers, for the focus.
     public enum Choice: String, Sendable, Equatable {
         case pass
         case fail

@@ -14,6 +14,7 @@ public struct CheckoutRenderOptions: Sendable {
     /// Which spinner frame to draw.
     public var spinnerFrame: Int
 
+    /// Options; the width is raised to `RenderOptions.minimumWidth` when below it.
     public init(width: Int = CheckoutRenderOptions.defaultWidth, now: Date, showsFocus: Bool = false, maximumHeight: Int? = nil, spinnerFrame: Int = 0) {
         self.width = max(width, RenderOptions.minimumWidth)
         self.now = now
@@ -36,6 +37,7 @@ public struct CheckoutRenderOptions: Sendable {
 /// the Apple Pay sheet, the app's card form, the spinner, the 3-D Secure challenge and the
 /// results. The library only lays out; the CLI prints or styles the lines.
 public enum CheckoutScreenRenderer {
+    /// The lines of `flow`'s current screen (none once it is finished).
     public static func render(_ flow: CheckoutFlow, options: CheckoutRenderOptions) -> [ScreenLine] {
         switch flow.screen {
         case .banner:

@@ -83,6 +83,7 @@ public enum LineCommand: Sendable, Equatable {
 public struct LineCommandError: Error, Sendable, Equatable {
     public let message: String
 
+    /// An error saying what is wrong with the line.
     public init(_ message: String) {
         self.message = message
     }

@@ -25,6 +25,7 @@ public struct PaymentReport: Sendable, Equatable {
     public let channel: PaymentChannel
     public let cardLabel: String
 
+    /// The report of `details`, about its current attempt.
     public init(details: PaymentDetails, channel: PaymentChannel, cardLabel: String) {
         intent = details.intent
         attempt = details.attempts.first { $0.id == details.intent.currentAttemptID }
@@ -32,6 +33,7 @@ public struct PaymentReport: Sendable, Equatable {
         self.cardLabel = cardLabel
     }
 
+    /// What the intent's status means for the payer.
     public var outcome: Outcome {
         switch intent.status {
         case .succeeded, .requiresCapture: .approved
