@@ -27,11 +27,15 @@ struct TerminalCheckout {
         console.flush()
         try terminal.enter()
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM, SIGHUP, SIGWINCH], waker: waker)
+        // Whatever happens below, the terminal is given back (the summary is buffered and
+        // reaches the screen after this, at the console's flush).
+        defer {
+            signals.stop()
+            terminal.restore()
+        }
         var loop = TerminalLoop(session: session, terminal: terminal, waker: waker, signals: signals,
                                 frame: TerminalFrame(usesColor: console.useColor))
         let ending = await loop.run()
-        signals.stop()
-        terminal.restore()
         if let ending = ending.ending {
             console.print(ending.summary)
         } else {
