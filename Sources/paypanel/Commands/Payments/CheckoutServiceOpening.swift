@@ -27,9 +27,10 @@ extension ParsedArguments {
     /// Time: with `--now` (or $PAYPANEL_NOW) the clock starts there and is *virtual*: the
     /// processor's delays (latency, SLOW_<n>S, a timeout running out) move it forward instead
     /// of waiting, so scripted runs are instant and repeatable. Without it, time is real.
+    /// `clock`, when given, is used instead of a new one (the checkout shares it with the device).
     @MainActor
-    func openCheckoutService(environment: [String: String]) throws -> CheckoutService {
-        let clock = try clock(environment: environment)
+    func openCheckoutService(environment: [String: String], clock given: (any WallClock)? = nil) throws -> CheckoutService {
+        let clock = try given ?? clock(environment: environment)
         let sleeper: any Sleeper = (clock as? ManualClock).map { ManualClockSleeper(clock: $0) } ?? TaskSleeper()
         let processor = try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper)
         var configuration = CheckoutConfiguration()

@@ -1,0 +1,114 @@
+import Foundation
+import MockProcessor
+import PayPanel
+
+/// `paypanel checkout`: plays the device — banner, expanded panel, Apple Pay sheet or the
+/// app's card form — while the real backend runs underneath: the request is validated, a
+/// token is sealed and then verified and decrypted, the intent goes through the state
+/// machine against the mock processor, and everything lands in SQLite.
+///
+/// On a terminal it is a full-screen UI (raw mode); otherwise it reads one command per line.
+struct CheckoutCommand: CLICommand {
+    static let notification = OptionSpec.value(
+        "--notification", "file", help: "The payment-action push to start from (from 'notify build' or fixtures/notifications). Default: the seed panel.")
+    static let update = OptionSpec.value(
+        "--update", "file", help: "A second push for the same order, applied to the open panel after --update-after seconds.")
+    static let updateAfter = OptionSpec.value(
+        "--update-after", "seconds", help: "When --update arrives, in seconds on the checkout's clock (default 5; virtual with --now: 'wait S' lets it pass).")
+    static let capture = OptionSpec.value(
+        "--capture", "method", help: "automatic (capture on approval, the default) or manual (capture later with 'payments capture').")
+    static let width = OptionSpec.value(
+        "--width", "columns", help: "Width of the device's screens, borders included (\(RenderOptions.minimumWidth)–120, default \(CheckoutRenderOptions.defaultWidth)).")
+    static let lines = OptionSpec.flag(
+        "--lines", help: "Read line commands even on a terminal (the mode scripts get when standard input is not a terminal).")
+
+    static let spec = CommandSpec(
+        name: "checkout",
+        abstract: "Run the interactive checkout: the notification panel, the Apple Pay sheet and the backend.",
+        discussion: """
+            Plays the device while the real backend runs: the payment request is built from the panel \
+            and validated, Buy with Apple Pay seals a token for the chosen test-wallet card to the \
+            built-in demo merchant, which the backend verifies, decrypts and authorizes through the \
+            mock processor; Pay in app sends a typed card on the same intent. Everything is stored in \
+            the payments database and the processor's ledger.
+            On a terminal: ←/→ or 1-3 select the amount, Tab/↑/↓ move, Enter activates, a Buy with \
+            Apple Pay, p Pay in app, Esc back, q quit.
+            Otherwise (or with --lines or --json) one command per line: expand, select N|AMOUNT, buy, \
+            app, card N|PAN, expiry MM/YY, holder NAME, confirm, pass, fail, back, done, wait SECONDS, \
+            show, help, quit. End of input quits.
+            Exit status: 0 when a payment went through or the payer quit, 1 when the checkout ended \
+            on a failure (an unknown outcome, an error). Quitting cancels an unpaid intent. See \
+            docs/checkout.md.
+            """,
+        options: [notification, update, updateAfter, capture, width, lines] + CheckoutOptions.all)
+
+    let arguments: ParsedArguments
+    let notificationFile: String?
+    let updateFile: String?
+    let updateDelay: TimeInterval
+    let captureMethod: CaptureMethod
+    let screenWidth: Int
+    let json: Bool
+    let forcesLines: Bool
+
+    init(arguments: ParsedArguments) throws {
+        self.arguments = arguments
+        notificationFile = arguments.value(Self.notification.name)
+        updateFile = arguments.value(Self.update.name)
+        let delay = try NotifyInput.seconds(arguments.value(Self.updateAfter.name), option: Self.updateAfter.name, range: 0...3600)
+        if delay != nil && updateFile == nil {
+            throw UsageError("'\(Self.updateAfter.name)' says when '--update <file>' arrives: give the update too")
+        }
+        updateDelay = delay.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 5
+        captureMethod = try arguments.choice(Self.capture.name, from: CaptureMethod.allCases.map(\.rawValue))
+            .flatMap(CaptureMethod.init(rawValue:)) ?? .automatic
+        screenWidth = try arguments.integer(Self.width.name, in: RenderOptions.minimumWidth...120) ?? CheckoutRenderOptions.defaultWidth
+        json = arguments.flag(CommonOptions.json.name)
+        forcesLines = arguments.flag(Self.lines.name)
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let console = context.console
+        let environment = context.environment
+        let clock = try arguments.clock(environment: environment)
+        let payload = try notificationFile.map { try NotifyInput.deliverablePayload($0, console: console) }
+            ?? PaymentActionPayloadBuilder().build()
+        let update = try updateFile.map { try NotifyInput.deliverablePayload($0, console: console, what: "update payload") }
+
+        let service = try arguments.openCheckoutService(environment: environment, clock: clock)
+        let backend = CheckoutBackend.demo(service: service, clock: clock)
+        let database = try arguments.openDatabase(environment: environment, clock: clock)
+        let watcher = try PanelUpdateWatcher(
+            scheduler: NotificationScheduler(database: database, clock: clock), update: update,
+            dueAt: clock.now().addingTimeInterval(updateDelay))
+        let configuration = CheckoutFlowConfiguration(
+            wallet: .standard(now: clock.now()), captureMethod: captureMethod, commandOptions: commandOptions(environment))
+        let session = CheckoutSession(
+            flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: watcher, clock: clock,
+            width: screenWidth)
+
+        let ending: CheckoutSessionEnding
+        if !forcesLines && !json && RawTerminal.isInteractive(environment: environment) {
+            ending = try await TerminalCheckout(session: session, console: console).run()
+        } else {
+            ending = await LineCheckout(session: session, console: console, json: json).run()
+        }
+        return ExitStatus(code: ending.exitCode)
+    }
+
+    /// The options the suggested commands need to reach the same databases.
+    private func commandOptions(_ environment: [String: String]) -> String {
+        var options: [String] = []
+        let database = arguments.databasePath(environment: environment)
+        if database != CommonOptions.defaultDatabasePath { options.append("--db \(Self.shellQuoted(database))") }
+        let ledger = arguments.processorDatabasePath(environment: environment)
+        if ledger != ProcessorLedger.defaultPath { options.append("--processor-db \(Self.shellQuoted(ledger))") }
+        return options.joined(separator: " ")
+    }
+
+    /// `path`, quoted for a POSIX shell when it holds anything but safe characters.
+    static func shellQuoted(_ path: String) -> String {
+        let safe = path.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/._-+:@%".contains($0)) }
+        return safe && !path.isEmpty ? path : "'" + path.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
