@@ -5,7 +5,7 @@ import Testing
 
 /// Runs `paypanel checkout` in line mode on a temporary directory's databases, at a fixed
 /// virtual time, and reads back what it stored with the other commands.
-struct CheckoutCLI {
+struct LineCheckoutHarness {
     static let now = "2026-11-29T08:00:00Z"
 
     let directory: TemporaryDirectory

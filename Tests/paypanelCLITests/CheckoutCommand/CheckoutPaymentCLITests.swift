@@ -8,13 +8,13 @@ import Testing
 @Suite struct CheckoutPaymentCLITests {
     @Test(arguments: [(1, "visa", "4242"), (2, "masterCard", "4444"), (3, "amex", "0005")])
     func applePayApprovesWithEachNetwork(card: Int, network: String, last4: String) throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "select 2", "buy", "card \(card)", "confirm", "done"])
         #expect(result.status == 0, "\(result)")
-        #expect(try CheckoutCLI.eventNames(result) == [
+        #expect(try LineCheckoutHarness.eventNames(result) == [
             "banner", "panel", "panel", "sheet", "sheet", "authorizing", "intent_created", "token_sealed", "approved", "exit",
         ])
-        let id = try #require(try CheckoutCLI.createdIntentIDs(result).first)
+        let id = try #require(try LineCheckoutHarness.createdIntentIDs(result).first)
         let intent = try cli.intent(id)
         #expect(intent["status"]?.stringValue == "succeeded")
         #expect(intent["amountCaptured"]?.int64Value == 1000)
@@ -29,14 +29,14 @@ import Testing
     }
 
     @Test func aDeclineThenAnotherCardIsASecondAttemptOnTheSameIntent() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "buy", "card 4", "confirm", "card 1", "confirm", "done"])
         #expect(result.status == 0, "\(result)")
-        let events = try CheckoutCLI.events(result)
+        let events = try LineCheckoutHarness.events(result)
         let declined = try #require(events.first { $0["event"]?.stringValue == "declined" })
         #expect(declined["declineCode"]?.stringValue == "insufficient_funds")
         #expect(declined["payerMessage"]?.stringValue == "Your card has insufficient funds. Try another card.")
-        let ids = try CheckoutCLI.createdIntentIDs(result)
+        let ids = try LineCheckoutHarness.createdIntentIDs(result)
         #expect(ids.count == 1)
         let intent = try cli.intent(ids[0])
         #expect(intent["status"]?.stringValue == "succeeded")
@@ -50,11 +50,11 @@ import Testing
     }
 
     @Test func threeDSecurePassedIsCaptured() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "buy", "card 7", "confirm", "pass", "done"])
         #expect(result.status == 0, "\(result)")
-        #expect(try CheckoutCLI.eventNames(result).contains("challenge"))
-        let intent = try cli.intent(try #require(try CheckoutCLI.createdIntentIDs(result).first))
+        #expect(try LineCheckoutHarness.eventNames(result).contains("challenge"))
+        let intent = try cli.intent(try #require(try LineCheckoutHarness.createdIntentIDs(result).first))
         #expect(intent["status"]?.stringValue == "succeeded")
         let reference = intent.attempt(0)?["id"]?.stringValue ?? ""
         #expect(try cli.ledgerSummary(reference: reference) == ["authorize approved", "capture approved"])
@@ -62,12 +62,12 @@ import Testing
     }
 
     @Test func threeDSecureFailedThenQuitCancelsTheIntent() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "buy", "card 7", "confirm", "fail", "quit"])
         #expect(result.status == 0, "\(result)")
-        let events = try CheckoutCLI.events(result)
+        let events = try LineCheckoutHarness.events(result)
         #expect(events.contains { $0["event"]?.stringValue == "declined" && $0["code"]?.stringValue == "payment_intent_authentication_failure" })
-        let intent = try cli.intent(try #require(try CheckoutCLI.createdIntentIDs(result).first))
+        let intent = try cli.intent(try #require(try LineCheckoutHarness.createdIntentIDs(result).first))
         #expect(intent["status"]?.stringValue == "canceled")
         #expect(intent["cancellationReason"]?.stringValue == "requested_by_customer")
         #expect(intent.attempt(0)?["failure"]?["code"]?.stringValue == "payment_intent_authentication_failure")
@@ -76,10 +76,10 @@ import Testing
 
     @Test(arguments: [(8, "SLOW_30S"), (9, "TIMEOUT_THEN_APPROVED")])
     func theSheetsDeadlineEndsTheCheckoutAndReconcileReversesTheLateApproval(card: Int, trigger: String) throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "buy", "card \(card)", "confirm", "done"])
         #expect(result.status == 1, "\(result)")
-        let unknown = try #require(try CheckoutCLI.events(result).first { $0["event"]?.stringValue == "outcome_unknown" })
+        let unknown = try #require(try LineCheckoutHarness.events(result).first { $0["event"]?.stringValue == "outcome_unknown" })
         #expect(unknown["sheetAnswer"]?.stringValue == "failure")
         #expect(unknown["next"]?.stringValue == "paypanel reconcile")
         let id = try #require(unknown["intentId"]?.stringValue)
@@ -105,12 +105,12 @@ import Testing
     }
 
     @Test func payInAppSendsTheTypedCardOnTheSameBackendPath() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run([
             "expand", "select 20", "app", "card 5555 5555 5555 4444", "expiry 11/30", "holder Jane Appleseed", "confirm", "done",
         ])
         #expect(result.status == 0, "\(result)")
-        let intent = try cli.intent(try #require(try CheckoutCLI.createdIntentIDs(result).first))
+        let intent = try cli.intent(try #require(try LineCheckoutHarness.createdIntentIDs(result).first))
         #expect(intent["status"]?.stringValue == "succeeded")
         #expect(intent["amount"]?.int64Value == 2000)
         let attempt = try #require(intent.attempt(0))
@@ -122,7 +122,7 @@ import Testing
     }
 
     @Test func manualCaptureLeavesTheAuthorizationAndSaysHowToCaptureIt() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "buy", "confirm", "done"], json: false, options: ["--capture", "manual"])
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("✓ Authorized"))
@@ -130,13 +130,13 @@ import Testing
         let id = try #require(intent["id"]?.stringValue)
         #expect(intent["status"]?.stringValue == "requires_capture")
         #expect(result.stdout.contains("paypanel payments capture \(id)"))
-        let capture = try cli.paypanel(["payments", "capture", id, "--now", CheckoutCLI.now])
+        let capture = try cli.paypanel(["payments", "capture", id, "--now", LineCheckoutHarness.now])
         #expect(capture.status == 0, "\(capture)")
         #expect(try cli.intent(id)["status"]?.stringValue == "succeeded")
     }
 
     @Test func typedCardNumbersReachNeitherTheOutputNorTheDatabases() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let pan = "4000056655665556"
         let result = try cli.run(["expand", "app", "card \(pan)", "confirm", "done"], json: false)
         #expect(result.status == 0, "\(result)")

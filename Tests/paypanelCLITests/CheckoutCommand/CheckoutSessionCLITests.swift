@@ -49,49 +49,49 @@ import Testing
 
     @Test(arguments: leavings)
     func leavingLeavesOnlyTheIntentsThatAreTheTruth(_ leaving: Leaving) throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(leaving.script, options: leaving.options)
         #expect(result.status == leaving.exitStatus, "\(result)")
         #expect(try cli.intents().compactMap { $0["status"]?.stringValue }.sorted() == leaving.statuses.sorted())
-        let exit = try #require(try CheckoutCLI.events(result).last)
+        let exit = try #require(try LineCheckoutHarness.events(result).last)
         #expect(exit["event"]?.stringValue == "exit")
         #expect(exit["exitStatus"]?.int64Value == Int64(leaving.exitStatus))
     }
 
     @Test(arguments: [("select 20", "20.00", true), ("select 5", "20.00", false)])
     func anUpdateArrivesAfterItsDelayAndKeepsTheSelectionWhenItStillExists(select: String, paid: String, kept: Bool) throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let options = [
             "--notification", RepositoryPaths.fixture("notifications/payment-panel.json"),
             "--update", RepositoryPaths.fixture("notifications/payment-panel-update.json"), "--update-after", "5",
         ]
         let result = try cli.run(["expand", select, "wait 4", "show", "wait 1", "buy", "confirm", "done"], options: options)
         #expect(result.status == 0, "\(result)")
-        let events = try CheckoutCLI.events(result)
+        let events = try LineCheckoutHarness.events(result)
         let names = events.compactMap { $0["event"]?.stringValue }
         // Not after 4 s, but after 5.
         let updateIndex = try #require(names.firstIndex(of: "panel_updated"))
         #expect(names[..<updateIndex].filter { $0 == "waited" }.count == 2)
         #expect(events[updateIndex]["selectionKept"]?.boolValue == kept)
         #expect(events[updateIndex]["selected"]?.stringValue == paid)
-        let intent = try cli.intent(try #require(try CheckoutCLI.createdIntentIDs(result).first))
+        let intent = try cli.intent(try #require(try LineCheckoutHarness.createdIntentIDs(result).first))
         #expect(intent["amount"]?.int64Value == (paid == "20.00" ? 2000 : 1000))
         #expect(intent["orderReference"]?.stringValue == "A1001")
     }
 
     @Test func anUpdateDeliveredByAnotherProcessReachesTheOpenPanel() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let checkout = try InteractiveCheckout(
-            arguments: ["checkout", "--json", "--now", CheckoutCLI.now, "--notification", RepositoryPaths.fixture("notifications/payment-panel.json")],
+            arguments: ["checkout", "--json", "--now", LineCheckoutHarness.now, "--notification", RepositoryPaths.fixture("notifications/payment-panel.json")],
             in: cli.directory)
         defer { checkout.stop() }
         checkout.send("expand")
         try checkout.waitForOutput(containing: "\"event\":\"panel\"")
         let schedule = try cli.paypanel([
-            "notify", "schedule", "--payload", RepositoryPaths.fixture("notifications/payment-panel-update.json"), "--in", "0", "--now", CheckoutCLI.now,
+            "notify", "schedule", "--payload", RepositoryPaths.fixture("notifications/payment-panel-update.json"), "--in", "0", "--now", LineCheckoutHarness.now,
         ])
         #expect(schedule.status == 0, "\(schedule)")
-        let deliver = try cli.paypanel(["notify", "deliver", "--now", CheckoutCLI.now])
+        let deliver = try cli.paypanel(["notify", "deliver", "--now", LineCheckoutHarness.now])
         #expect(deliver.status == 0, "\(deliver)")
         checkout.send("wait 0")
         try checkout.waitForOutput(containing: "\"event\":\"panel_updated\"")
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func aWrongCommandPrintsTheValidOnesAndTheSessionGoesOn() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "frobnicate", "confirm", "select 9", "buy", "quit"], json: false)
         #expect(result.status == 0, "\(result)")
         #expect(result.stderrLines == [
@@ -120,15 +120,15 @@ import Testing
     }
 
     @Test func aWrongCommandIsAnEventInJSON() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["pay", "quit"])
-        let invalid = try #require(try CheckoutCLI.events(result).first { $0["event"]?.stringValue == "invalid_command" })
+        let invalid = try #require(try LineCheckoutHarness.events(result).first { $0["event"]?.stringValue == "invalid_command" })
         #expect(invalid["screen"]?.stringValue == "banner")
         #expect(invalid["commands"]?.arrayValue?.first?.stringValue == "expand")
     }
 
     @Test func theTranscriptShowsEachScreenAfterItsCommand() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.run(["expand", "buy", "confirm", "done"], json: false)
         #expect(result.status == 0, "\(result)")
         let lines = result.stdoutLines
@@ -147,21 +147,21 @@ import Testing
         (["--update", "u.json", "--update-after", "1e3"], "'--update-after' takes a number of seconds"),
     ])
     func badOptionsAreUsageErrors(options: [String], message: String) throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.paypanel(["checkout"] + options)
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.hasPrefix("Error: \(message)"), "\(result.stderr)")
     }
 
     @Test func aNotificationWithoutAPanelIsRefused() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.paypanel(["checkout", "--notification", RepositoryPaths.fixture("notifications/reveal.json")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("the notification has no panel"))
     }
 
     @Test func helpDescribesTheCommandsAndTheExitStatus() throws {
-        let cli = try CheckoutCLI()
+        let cli = try LineCheckoutHarness()
         let result = try cli.paypanel(["checkout", "--help"])
         #expect(result.status == 0)
         for text in ["--notification <file>", "--update-after <seconds>", "--capture <method>", "--processor-db <path>", "--lines", "Exit status"] {

@@ -174,7 +174,7 @@ final class TerminalSession: @unchecked Sendable {
         self.terminal = terminal
         let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
         process.executableURL = CLIRunner.binary
-        process.arguments = ["checkout", "--now", CheckoutCLI.now]
+        process.arguments = ["checkout", "--now", LineCheckoutHarness.now]
         process.currentDirectoryURL = directory.url
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": term, "NO_COLOR": "1"]
         process.standardInput = handle
