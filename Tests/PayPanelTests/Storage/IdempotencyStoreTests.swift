@@ -167,7 +167,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let path = directory.file("payments.sqlite")
         _ = try Database.openMigrated(path: path, clock: ManualClock(Self.start))
-        let responses = PaymentRepositoryConcurrencyTests.together(6) { _ -> String in
+        let responses = Concurrently.run(6) { _ -> String in
             do {
                 let repository = PaymentRepository(database: try Database(path: path))
                 let store = IdempotencyStore(database: repository.database)

@@ -6,28 +6,6 @@ import Testing
 
 /// Several connections on one file: the serialized write makes the guards hold across them.
 @Suite struct PaymentRepositoryConcurrencyTests {
-    /// Runs `body(index)` on `count` threads released together; returns their results.
-    static func together<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
-        let results = Mutex<[Int: T]>([:])
-        let ready = DispatchSemaphore(value: 0)
-        let go = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        for index in 0..<count {
-            group.enter()
-            Thread.detachNewThread {
-                ready.signal()
-                go.wait()
-                let result = body(index)
-                results.withLock { $0[index] = result }
-                group.leave()
-            }
-        }
-        for _ in 0..<count { ready.wait() }
-        for _ in 0..<count { go.signal() }
-        group.wait()
-        return results.withLock { dictionary in (0..<count).map { dictionary[$0]! } }
-    }
-
     @Test func twoConcurrentRefundsOf60OnACaptured100CannotBothSucceed() throws {
         let directory = try TemporaryDirectory()
         var random = SeededRandomNumberGenerator(seed: 10)
@@ -35,7 +13,7 @@ import Testing
         let path = directory.file("payments.sqlite")
         let intentID = intent.id
         for round in 0..<5 {
-            let outcomes = Self.together(2) { index -> String in
+            let outcomes = Concurrently.run(2) { index -> String in
                 do {
                     let repository = PaymentRepository(database: try Database(path: path))
                     try repository.apply(
@@ -64,7 +42,7 @@ import Testing
         let intent = try StorageFixtures.capturedIntent(try StorageFixtures.fileRepository(directory), minorUnits: 1000, random: &random)
         let path = directory.file("payments.sqlite")
         let intentID = intent.id
-        let outcomes = Self.together(8) { index -> Bool in
+        let outcomes = Concurrently.run(8) { index -> Bool in
             let repository = try? PaymentRepository(database: Database(path: path))
             let transition = try? repository?.apply(
                 .refundRequested(refundID: "re_w\(index)", amount: 10, reason: nil), to: intentID, expectedVersion: nil,

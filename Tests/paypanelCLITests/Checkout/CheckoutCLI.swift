@@ -75,28 +75,3 @@ struct CheckoutCLI {
             now: try Timestamp.parse(now), settled: settled)
     }
 }
-
-extension CheckoutCLI {
-    /// Runs `body(index)` on `count` threads released at the same moment (each typically
-    /// starts a process) and returns the results in index order.
-    static func together<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> T) -> [T] {
-        let results = Mutex<[Int: T]>([:])
-        let ready = DispatchSemaphore(value: 0)
-        let go = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        for index in 0..<count {
-            group.enter()
-            Thread.detachNewThread {
-                ready.signal()
-                go.wait()
-                let result = body(index)
-                results.withLock { $0[index] = result }
-                group.leave()
-            }
-        }
-        for _ in 0..<count { ready.wait() }
-        for _ in 0..<count { go.signal() }
-        group.wait()
-        return results.withLock { stored in (0..<count).compactMap { stored[$0] } }
-    }
-}

@@ -12,7 +12,7 @@ import Testing
     func twoConcurrentRefundsOf60OnACaptured100FromTwoProcesses(holder: String?, round: Int) throws {
         let cli = try CheckoutCLI()
         let id = try cli.capturedIntent("100.00", holder: holder)
-        let results = CheckoutCLI.together(2) { _ in
+        let results = Concurrently.run(2) { _ in
             Result { try cli.run(["payments", "refund", id, "--amount", "60", "--json"]) }
         }.map { try? $0.get() }
         let finished = results.compactMap { $0 }

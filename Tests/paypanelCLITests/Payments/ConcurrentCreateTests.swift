@@ -11,24 +11,9 @@ import Testing
 
     /// Runs `arguments(index)` in `count` processes started together.
     static func runTogether(_ count: Int, in directory: TemporaryDirectory, _ arguments: @escaping @Sendable (Int) -> [String]) -> [Result<CLIResult, any Error>] {
-        let results = Mutex<[Int: Result<CLIResult, any Error>]>([:])
-        let ready = DispatchSemaphore(value: 0)
-        let go = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        for index in 0..<count {
-            group.enter()
-            Thread.detachNewThread {
-                ready.signal()
-                go.wait()
-                let result = Result { try CLIRunner.run(arguments(index), in: directory, environment: ["PAYPANEL_NOW": "2026-11-29T12:00:00Z"]) }
-                results.withLock { $0[index] = result }
-                group.leave()
-            }
+        Concurrently.run(count) { index in
+            Result { try CLIRunner.run(arguments(index), in: directory, environment: ["PAYPANEL_NOW": "2026-11-29T12:00:00Z"]) }
         }
-        for _ in 0..<count { ready.wait() }
-        for _ in 0..<count { go.signal() }
-        group.wait()
-        return results.withLock { stored in (0..<count).compactMap { stored[$0] } }
     }
 
     @Test func distinctKeysMakeEightIntents() throws {
