@@ -65,6 +65,22 @@ import Testing
         #expect(entries.map { $0["operation"]?.stringValue } == ["authorize", "capture"])
     }
 
+    /// fixtures/tokens holds tokens sealed at 2026-11-29T12:00:00Z for people to try the
+    /// commands on; they must keep verifying at that time, and pay an intent of their amount.
+    @Test(arguments: [("ec-visa-10-usd.json", "10", "visa", "4242"), ("rsa-mastercard-20-usd.json", "20", "masterCard", "4444")])
+    func theFixtureTokensVerifyAndPayAtTheirSigningTime(name: String, amount: String, network: String, last4: String) throws {
+        let directory = try TemporaryDirectory()
+        let token = RepositoryPaths.fixture("tokens/\(name)")
+        let verified = try run(["token", "verify", token, "--json"], in: directory, now: "2026-11-29T12:01:00Z")
+        #expect(verified.status == 0, "\(verified)")
+        let id = try createIntent(amount, in: directory)
+        let paid = try run(["payments", "authorize", id, "--token", token, "--json"], in: directory, now: "2026-11-29T12:01:00Z")
+        #expect(paid.status == 0, "\(paid)")
+        let outcome = try JSONParser().parse(paid.stdout)
+        #expect(outcome["attempt"]?["network"] == .string(network))
+        #expect(outcome["attempt"]?["last4"] == .string(last4))
+    }
+
     @Test func aTokenPaysOnce() throws {
         let directory = try TemporaryDirectory()
         let first = try createIntent(in: directory)
