@@ -1,0 +1,132 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a program as a child process the way a server runs one request: its own process, its
+/// own environment, standard output and error captured to files (never a pipe that could fill
+/// up), bounded in time — and, for the crash soak, killed with SIGKILL after a chosen delay.
+public enum ChildProcess {
+    /// How the child ended.
+    public enum Termination: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+        /// Still running at the timeout: killed with SIGKILL.
+        case timedOut
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exit \(code)"
+            case .signaled(let signal): "signal \(signal)"
+            case .timedOut: "timed out"
+            }
+        }
+    }
+
+    /// What one run did.
+    public struct Result: Sendable {
+        public let arguments: [String]
+        public let termination: Termination
+        public let stdout: String
+        public let stderr: String
+        /// Wall time from spawn to exit.
+        public let duration: Duration
+        /// Peak resident memory of the child, in KiB (`ru_maxrss`).
+        public let peakMemoryKiB: Int
+
+        /// True when the child died of SIGKILL (ours, or a fault point's).
+        public var wasKilled: Bool { termination == .signaled(SIGKILL) }
+        public var exitCode: Int32? {
+            if case .exited(let code) = termination { return code }
+            return nil
+        }
+    }
+
+    /// Runs `executable` with `arguments` and exactly `environment`; its output is captured in
+    /// temporary files in `directory`. The child keeps the caller's working directory, so pass
+    /// every file it should use explicitly (`PAYPANEL_DB`, `PAYPANEL_PROCESSOR_DB`, …).
+    /// `killAfter`: send SIGKILL after this long (if it is still running). `timeout`: the
+    /// longest it may run before it is killed and reported `timedOut`.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String,
+        killAfter: Duration? = nil, timeout: Duration = .seconds(120)
+    ) throws -> Result {
+        let token = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let outPath = directory + "/.child-out-\(token)"
+        let errPath = directory + "/.child-err-\(token)"
+        defer {
+            unlink(outPath)
+            unlink(errPath)
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        let argv = [executable] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment.forEach { free($0) }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        guard spawned == 0 else { throw ChildProcessError(executable: executable, errorNumber: spawned) }
+
+        var status: Int32 = 0
+        var usage = rusage()
+        var killed = false
+        var timedOut = false
+        while true {
+            let reaped = wait4(pid, &status, WNOHANG, &usage)
+            if reaped == pid { break }
+            if reaped < 0 && errno != EINTR { throw ChildProcessError(executable: executable, errorNumber: errno) }
+            let elapsed = start.duration(to: clock.now)
+            if let killAfter, !killed, elapsed >= killAfter {
+                kill(pid, SIGKILL)
+                killed = true
+            }
+            if !timedOut, elapsed >= timeout {
+                kill(pid, SIGKILL)
+                timedOut = true
+            }
+            usleep(killAfter == nil ? 1000 : 200)
+        }
+        let duration = start.duration(to: clock.now)
+        let termination: Termination
+        if timedOut {
+            termination = .timedOut
+        } else if status & 0x7F == 0 {
+            termination = .exited((status >> 8) & 0xFF)
+        } else {
+            termination = .signaled(status & 0x7F)
+        }
+        return Result(
+            arguments: arguments, termination: termination, stdout: readText(outPath), stderr: readText(errPath),
+            duration: duration, peakMemoryKiB: Int(usage.ru_maxrss))
+    }
+
+    private static func readText(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The child process could not be started (or waited for).
+public struct ChildProcessError: PayPanelError, Equatable {
+    public let executable: String
+    public let errorNumber: Int32
+
+    public var code: String { "child_process_failed" }
+    public var message: String {
+        "could not run \(executable): \(String(cString: strerror(errorNumber))) (errno \(errorNumber)); check that it exists and is executable"
+    }
+}
