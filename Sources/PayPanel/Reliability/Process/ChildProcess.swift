@@ -54,13 +54,17 @@ public enum ChildProcess {
         _ executable: String, _ arguments: [String], environment: [String: String], directory: String,
         killAfter: Duration? = nil, timeout: Duration = .seconds(120)
     ) throws -> Result {
+        try start(executable, arguments, environment: environment, directory: directory).wait(killAfter: killAfter, timeout: timeout)
+    }
+
+    /// Starts the child and returns at once: start several, then wait for each, to have them
+    /// run at the same time.
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String
+    ) throws -> Running {
         let token = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let outPath = directory + "/.child-out-\(token)"
         let errPath = directory + "/.child-err-\(token)"
-        defer {
-            unlink(outPath)
-            unlink(errPath)
-        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -75,46 +79,77 @@ public enum ChildProcess {
             cArguments.forEach { free($0) }
             cEnvironment.forEach { free($0) }
         }
-        let clock = ContinuousClock()
-        let start = clock.now
+        let started = ContinuousClock.now
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
-        guard spawned == 0 else { throw ChildProcessError(executable: executable, errorNumber: spawned) }
-
-        var status: Int32 = 0
-        var usage = rusage()
-        var killed = false
-        var timedOut = false
-        while true {
-            let reaped = wait4(pid, &status, WNOHANG, &usage)
-            if reaped == pid { break }
-            if reaped < 0 && errno != EINTR { throw ChildProcessError(executable: executable, errorNumber: errno) }
-            let elapsed = start.duration(to: clock.now)
-            if let killAfter, !killed, elapsed >= killAfter {
-                kill(pid, SIGKILL)
-                killed = true
-            }
-            if !timedOut, elapsed >= timeout {
-                kill(pid, SIGKILL)
-                timedOut = true
-            }
-            usleep(killAfter == nil ? 1000 : 200)
+        guard spawned == 0 else {
+            unlink(outPath)
+            unlink(errPath)
+            throw ChildProcessError(executable: executable, errorNumber: spawned)
         }
-        let duration = start.duration(to: clock.now)
-        let termination: Termination
-        if timedOut {
-            termination = .timedOut
-        } else if status & 0x7F == 0 {
-            termination = .exited((status >> 8) & 0xFF)
-        } else {
-            termination = .signaled(status & 0x7F)
-        }
-        return Result(
-            arguments: arguments, termination: termination, stdout: readText(outPath), stderr: readText(errPath),
-            duration: duration, peakMemoryKiB: Int(usage.ru_maxrss))
+        return Running(pid: pid, executable: executable, arguments: arguments, outPath: outPath, errPath: errPath, started: started)
     }
 
-    private static func readText(_ path: String) -> String {
+    /// A started child, not yet waited for. Wait exactly once.
+    public final class Running {
+        public let pid: pid_t
+        let executable: String
+        let arguments: [String]
+        let outPath: String
+        let errPath: String
+        let started: ContinuousClock.Instant
+
+        init(pid: pid_t, executable: String, arguments: [String], outPath: String, errPath: String, started: ContinuousClock.Instant) {
+            self.pid = pid
+            self.executable = executable
+            self.arguments = arguments
+            self.outPath = outPath
+            self.errPath = errPath
+            self.started = started
+        }
+
+        /// Waits for the child to end (killing it after `killAfter`, or at `timeout`) and
+        /// collects its output.
+        public func wait(killAfter: Duration? = nil, timeout: Duration = .seconds(120)) throws -> Result {
+            defer {
+                unlink(outPath)
+                unlink(errPath)
+            }
+            var status: Int32 = 0
+            var usage = rusage()
+            var killed = false
+            var timedOut = false
+            while true {
+                let reaped = wait4(pid, &status, WNOHANG, &usage)
+                if reaped == pid { break }
+                if reaped < 0 && errno != EINTR { throw ChildProcessError(executable: executable, errorNumber: errno) }
+                let elapsed = started.duration(to: .now)
+                if let killAfter, !killed, elapsed >= killAfter {
+                    kill(pid, SIGKILL)
+                    killed = true
+                }
+                if !timedOut, elapsed >= timeout {
+                    kill(pid, SIGKILL)
+                    timedOut = true
+                }
+                usleep(killAfter == nil ? 1000 : 200)
+            }
+            let duration = started.duration(to: .now)
+            let termination: Termination
+            if timedOut {
+                termination = .timedOut
+            } else if status & 0x7F == 0 {
+                termination = .exited((status >> 8) & 0xFF)
+            } else {
+                termination = .signaled(status & 0x7F)
+            }
+            return Result(
+                arguments: arguments, termination: termination, stdout: ChildProcess.readText(outPath),
+                stderr: ChildProcess.readText(errPath), duration: duration, peakMemoryKiB: Int(usage.ru_maxrss))
+        }
+    }
+
+    static func readText(_ path: String) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { return "" }
         return String(decoding: data, as: UTF8.self)
     }
