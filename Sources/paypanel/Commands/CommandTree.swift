@@ -36,7 +36,7 @@ enum CommandTree {
             .group(name: "bench", abstract: "Measure performance (build with -c release first).", children: [.command(BenchTokenCommand.self)]),
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
-                children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self)]),
+                children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self)]),
             .group(
                 name: "fuzz", abstract: "Feed mutated requests, pushes and Apple Pay tokens to their readers: no crash, no hang, clean rejections.",
                 children: [.command(FuzzRequestCommand.self), .command(FuzzPayloadCommand.self), .command(FuzzTokenCommand.self)]),
