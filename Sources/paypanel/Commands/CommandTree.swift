@@ -33,7 +33,9 @@ enum CommandTree {
             .group(
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
-            .group(name: "bench", abstract: "Measure performance (build with -c release first).", children: [.command(BenchTokenCommand.self)]),
+            .group(
+                name: "bench", abstract: "Measure performance (build with -c release first).",
+                children: [.command(BenchTokenCommand.self), .command(BenchCLICommand.self)]),
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
                 children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self)]),
