@@ -34,7 +34,10 @@ public enum ChildProcess {
         public let stderr: String
         /// Wall time from spawn to exit.
         public let duration: Duration
-        /// Peak resident memory of the child, in KiB (`ru_maxrss`).
+        /// Peak resident memory of the child, in KiB: the last `VmHWM` read from
+        /// /proc/<pid>/status while it ran (0 when not sampled). Not `ru_maxrss`: posix_spawn
+        /// starts the child in the parent's address space, so the kernel folds the parent's peak
+        /// into the child's `ru_maxrss`, and a large parent hides what the child used.
         public let peakMemoryKiB: Int
 
         /// True when the child died of SIGKILL (ours, or a fault point's).
@@ -52,9 +55,10 @@ public enum ChildProcess {
     /// longest it may run before it is killed and reported `timedOut`.
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String], directory: String,
-        killAfter: Duration? = nil, timeout: Duration = .seconds(120)
+        killAfter: Duration? = nil, timeout: Duration = .seconds(120), sampleMemory: Bool = false
     ) throws -> Result {
-        try start(executable, arguments, environment: environment, directory: directory).wait(killAfter: killAfter, timeout: timeout)
+        try start(executable, arguments, environment: environment, directory: directory)
+            .wait(killAfter: killAfter, timeout: timeout, sampleMemory: sampleMemory)
     }
 
     /// Starts the child and returns at once: start several, then wait for each, to have them
@@ -110,7 +114,8 @@ public enum ChildProcess {
 
         /// Waits for the child to end (killing it after `killAfter`, or at `timeout`) and
         /// collects its output.
-        public func wait(killAfter: Duration? = nil, timeout: Duration = .seconds(120)) throws -> Result {
+        /// `sampleMemory`: read the child's peak memory every millisecond (for benchmarks).
+        public func wait(killAfter: Duration? = nil, timeout: Duration = .seconds(120), sampleMemory: Bool = false) throws -> Result {
             defer {
                 unlink(outPath)
                 unlink(errPath)
@@ -119,7 +124,13 @@ public enum ChildProcess {
             var usage = rusage()
             var killed = false
             var timedOut = false
+            var peak = 0
+            var lastSample = started
             while true {
+                if sampleMemory, lastSample.duration(to: .now) >= .milliseconds(1) {
+                    peak = max(peak, ChildProcess.highWaterMark(pid))
+                    lastSample = .now
+                }
                 let reaped = wait4(pid, &status, WNOHANG, &usage)
                 if reaped == pid { break }
                 if reaped < 0 && errno != EINTR { throw ChildProcessError(executable: executable, errorNumber: errno) }
@@ -145,8 +156,23 @@ public enum ChildProcess {
             }
             return Result(
                 arguments: arguments, termination: termination, stdout: ChildProcess.readText(outPath),
-                stderr: ChildProcess.readText(errPath), duration: duration, peakMemoryKiB: Int(usage.ru_maxrss))
+                stderr: ChildProcess.readText(errPath), duration: duration, peakMemoryKiB: peak)
         }
+    }
+
+    /// `VmHWM` of process `pid` in KiB, 0 when unreadable.
+    static func highWaterMark(_ pid: pid_t) -> Int {
+        // /proc files report size 0: read them with read(2), not by their size.
+        let descriptor = open("/proc/\(pid)/status", O_RDONLY)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return 0 }
+        for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
+        }
+        return 0
     }
 
     static func readText(_ path: String) -> String {
