@@ -99,6 +99,14 @@ import Testing
         #expect(JSONWriter.quoted("pay 4242 4242 4242 4242 now") == "\"pay [redacted] now\"")
     }
 
+    @Test func numbersInMessagesAreBoundedAndRedacted() throws {
+        let long = try #require(try JSONParser().parse(Array(("[" + String(repeating: "9", count: 5000) + "]").utf8)).arrayValue?.first?.numberValue)
+        #expect(long.messageText == "[redacted]… (5000 characters)")
+        let card = try #require(try JSONParser().parse(Array("[4242424242424242]".utf8)).arrayValue?.first?.numberValue)
+        #expect(card.messageText == "[redacted]")
+        #expect(JSONNumber(1000).messageText == "1000")
+    }
+
     static func request(label: String, amount: String = "10.00") -> [UInt8] {
         Array("""
             {"merchantIdentifier": "merchant.com.sample.ApplePayAction", "countryCode": "US", "currencyCode": "USD",

@@ -106,7 +106,8 @@ public struct JSONMutator {
             return replacingNode(in: document) { me, node in me.otherType(than: node) }
         case .hugeNumber:
             let literals = ["1e400", "-1e400", "99999999999999999999999999999", "-9223372036854775809", "9223372036854775808",
-                            "1.00000000000000000000000000001", "-0", "0.0000000000000000000000001", "1E+2", "123456789012345678901234567890.5"]
+                            "1.00000000000000000000000000001", "-0", "0.0000000000000000000000001", "1E+2", "123456789012345678901234567890.5",
+                            "4242424242424242", "-4242424242424242"]
             let literal = literals[below(literals.count)]
             return replacingNode(in: document) { _, _ in .number(JSONNumber(validatedLiteral: literal)) }
         case .deepNesting:
