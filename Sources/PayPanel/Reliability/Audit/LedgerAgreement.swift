@@ -13,6 +13,7 @@ public struct LedgerAgreement {
     public let machines: [PaymentStateMachine]
     public let effects: [ProcessorEffect]
 
+    /// A comparison of every stored intent (`machines`) with the processor's ledger (`effects`).
     public init(machines: [PaymentStateMachine], effects: [ProcessorEffect]) {
         self.machines = machines
         self.effects = effects

@@ -60,6 +60,7 @@ public struct AuditReport: Sendable, Equatable, JSONRepresentable {
     /// Calls or refunds still waiting for an answer.
     public var unsettled: [String] = []
 
+    /// An empty report.
     public init() {}
 
     /// Every finding, prefixed by its kind.

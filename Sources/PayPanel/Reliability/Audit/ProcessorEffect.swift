@@ -21,6 +21,7 @@ public struct ProcessorEffect: Sendable, Equatable {
     public let amount: Amount
     public let status: Status
 
+    /// One ledger entry in the library's terms.
     public init(reference: String, operation: ProcessorOperation, refundReference: String?, amount: Amount, status: Status) {
         self.reference = reference
         self.operation = operation

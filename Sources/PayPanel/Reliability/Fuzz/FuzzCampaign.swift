@@ -16,6 +16,7 @@ public struct FuzzCampaign {
     /// How long one input may run before `onHang` is called (default: ten time limits).
     public var hangLimit: Duration
 
+    /// A campaign of `iterations` mutants of `target`'s seeds, drawn from `seed`.
     public init(target: FuzzTarget, iterations: Int, seed: UInt64, timeLimit: Duration = .seconds(2)) {
         self.target = target
         self.iterations = iterations
@@ -106,6 +107,7 @@ public struct FuzzFailure: Sendable, JSONRepresentable {
     public let problems: [String]
     public let input: [UInt8]
 
+    /// A failure of `input` (iteration -1: not from the campaign's own mutants).
     public init(kind: FuzzKind, iteration: Int, mutations: [String], problems: [String], input: [UInt8]) {
         self.kind = kind
         self.iteration = iteration
@@ -163,6 +165,7 @@ public struct FuzzReport: Sendable, JSONRepresentable {
     public var elapsed: Duration = .zero
     public var failures: [FuzzFailure] = []
 
+    /// An empty report for a campaign of `iterations` from `seed`.
     public init(kind: FuzzKind, iterations: Int, seed: UInt64) {
         self.kind = kind
         self.iterations = iterations

@@ -30,6 +30,7 @@ public struct JSONMutator {
 
     private var random: SeededRandomNumberGenerator
 
+    /// A mutator whose choices all come from `seed`.
     public init(seed: UInt64) {
         random = SeededRandomNumberGenerator(seed: seed)
     }

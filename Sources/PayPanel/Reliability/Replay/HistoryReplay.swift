@@ -10,6 +10,7 @@ import Foundation
 public struct HistoryReplay {
     public let repository: PaymentRepository
 
+    /// A replay of the histories stored through `repository` (its policy is the machine's).
     public init(repository: PaymentRepository) {
         self.repository = repository
     }

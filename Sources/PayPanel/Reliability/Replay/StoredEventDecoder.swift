@@ -11,6 +11,7 @@ public struct StoredEventDecoder {
     /// Attempts as stored, by id: the source of the card summary's ECI flag and full expiry year.
     public let storedAttempts: [String: Attempt]
 
+    /// A decoder for one intent's history, with that intent's stored attempts.
     public init(storedAttempts: [Attempt]) {
         self.storedAttempts = Dictionary(storedAttempts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }

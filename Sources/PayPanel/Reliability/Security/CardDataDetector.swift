@@ -8,6 +8,7 @@ public struct CardDataDetector: Sendable {
     /// Exact strings that must never appear (cryptograms, DPANs, key material in text form).
     public let secrets: [String]
 
+    /// A detector that also looks for `secrets` (those shorter than 8 characters are ignored).
     public init(secrets: [String] = []) {
         self.secrets = secrets.filter { $0.utf8.count >= 8 }
     }

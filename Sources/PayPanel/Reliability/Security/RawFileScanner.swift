@@ -23,6 +23,7 @@ public struct RawFileScanner: Sendable {
             Needle(name: name, patterns: [bytes])
         }
 
+        /// A needle named `name`; patterns shorter than 8 bytes are dropped (they match by chance).
         public init(name: String, patterns: [[UInt8]]) {
             self.name = name
             self.patterns = patterns.filter { $0.count >= 8 }
@@ -31,6 +32,7 @@ public struct RawFileScanner: Sendable {
 
     public let needles: [Needle]
 
+    /// A scanner for `needles`.
     public init(needles: [Needle]) {
         self.needles = needles
     }

@@ -20,6 +20,7 @@ public final class SecurityRun {
     static let cards = ["4242424242424242", "5555555555554444", "378282246310005"]
     static let dpan = "4000056655665556"
 
+    /// A run of `executable` (the paypanel binary) working in `directory`.
     public init(executable: String, directory: String) {
         self.executable = executable
         self.directory = directory
@@ -216,6 +217,7 @@ public struct SecurityReport: Sendable, JSONRepresentable {
     public var bytesScanned = 0
     public var needles = 0
 
+    /// An empty report.
     public init() {}
 
     public var failures: [String] { checks.filter { !$0.passed }.map { "\($0.name): \($0.detail)" } }

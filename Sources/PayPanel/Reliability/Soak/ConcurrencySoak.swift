@@ -15,6 +15,7 @@ public final class ConcurrencySoak {
     private var report: ConcurrencySoakReport
     private let repository: PaymentRepository
 
+    /// A soak on the database and ledger in `configuration.directory` (created and migrated here).
     public init(configuration: ConcurrencySoakConfiguration) throws {
         self.configuration = configuration
         random = SeededRandomNumberGenerator(seed: configuration.seed)
@@ -168,6 +169,7 @@ public struct ConcurrencySoakConfiguration: Sendable {
     public var latency = "20ms±10ms"
     public var requestTimeout: Duration = .seconds(120)
 
+    /// `rounds` rounds of races between `processes` processes of `executable`.
     public init(processes: Int, rounds: Int, seed: UInt64, executable: String, directory: String) {
         self.processes = processes
         self.rounds = rounds
@@ -201,6 +203,7 @@ public struct ConcurrencySoakReport: Sendable, JSONRepresentable {
     /// Standard error of every process, for the card-data scan (not in the JSON).
     public var stderrs: [String] = []
 
+    /// An empty report.
     public init(processes: Int, rounds: Int, seed: UInt64) {
         self.processes = processes
         self.rounds = rounds

@@ -17,6 +17,7 @@ public struct CrashSoakConfiguration: Sendable {
     /// The longest one request may take (real time) before it counts as hung.
     public var requestTimeout: Duration = .seconds(60)
 
+    /// `iterations` flows from `seed`, run with `executable` in `directory`.
     public init(iterations: Int, seed: UInt64, executable: String, directory: String) {
         self.iterations = iterations
         self.seed = seed
@@ -56,6 +57,7 @@ public struct CrashSoakReport: Sendable, JSONRepresentable {
     /// Standard error of every request, for the card-data scan (not in the JSON).
     public var stderrs: [String] = []
 
+    /// An empty report.
     public init(iterations: Int, seed: UInt64) {
         self.iterations = iterations
         self.seed = seed
