@@ -86,18 +86,20 @@ public final class CrashSoak {
 
         // Create (idempotent: a create killed before it answered is simply sent again).
         var intentID: String?
-        for try_ in 0..<3 {
-            let kill = timerStep == 0 && try_ == 0 ? killDelay(for: "create") : nil
+        var lastError = ""
+        for round in 0..<3 {
+            let kill = timerStep == 0 && round == 0 ? killDelay(for: "create") : nil
             let result = try request(
                 ["payments", "create", "--amount", "10.00", "--capture", flow.captureMethod.rawValue, "--order", "soak-\(iteration)",
                  "--idempotency-key", "soak-\(configuration.seed)-\(iteration)", "--json"],
                 kind: "create", fault: nil, killAfter: kill)
             if result.wasKilled { continue }
             intentID = (try? JSONParser().parse(Array(result.stdout.utf8)))?["id"]?.stringValue
+            lastError = result.stderr
             break
         }
         guard let intentID else {
-            report.findings.append("iteration \(iteration): the intent could not be created: \(report.findings.last ?? "no answer")")
+            report.findings.append("iteration \(iteration): the intent could not be created (\(lastError.isEmpty ? "three tries killed" : String(lastError.prefix(200))))")
             return
         }
 
