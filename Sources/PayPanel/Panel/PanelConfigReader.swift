@@ -41,7 +41,7 @@ public enum PanelConfigReader {
             if (1...Int64(count)).contains(segment) {
                 defaultSegment = Int(segment)
             } else {
-                reader.report.error(path.appending("defaultSegment"), "must be a segment number from 1 to \(count), not \(segment)")
+                reader.report.error(path.appending("defaultSegment"), "must be a segment number from 1 to \(count), not \(SensitiveDigits.redacted(String(segment)))")
             }
         }
         let orderReference = reader.string(object["orderReference"], at: path.appending("orderReference"), required: false, nonEmpty: true)
@@ -96,12 +96,12 @@ public enum PanelConfigReader {
                 continue
             }
             if let currency, Amount(minorUnits: minorUnits, currency: currency).exceedsPaymentMaximum {
-                reader.report.error(elementPath, "\(minorUnits) minor units is above the maximum of \(Amount.maximumTotalMajorUnits) \(currency.code)")
+                reader.report.error(elementPath, "\(SensitiveDigits.redacted(String(minorUnits))) minor units is above the maximum of \(Amount.maximumTotalMajorUnits) \(currency.code)")
                 allValid = false
                 continue
             }
             if options.contains(minorUnits) {
-                reader.report.error(elementPath, "repeats the amount \(minorUnits); each segment needs its own amount")
+                reader.report.error(elementPath, "repeats the amount \(SensitiveDigits.redacted(String(minorUnits))); each segment needs its own amount")
                 allValid = false
                 continue
             }

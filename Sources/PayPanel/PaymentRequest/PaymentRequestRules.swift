@@ -77,7 +77,7 @@ public enum PaymentRequestRules {
                 continue
             }
             if amount.exceedsPaymentMaximum {
-                report.error(itemPath.appending("amount"), "\(amount.decimalString) is above the maximum of \(Amount.maximumTotalMajorUnits) \(amount.currency.code)")
+                report.error(itemPath.appending("amount"), "\(JSONWriter.quoted(amount.decimalString)) is above the maximum of \(Amount.maximumTotalMajorUnits) \(amount.currency.code)")
             } else if index == totalIndex && amount.minorUnits < 0 {
                 report.error(itemPath.appending("amount"), "the total may not be negative: the amount charged must be 0 or more")
             } else if index == totalIndex && totalHasMinusSign {
@@ -111,14 +111,14 @@ public enum PaymentRequestRules {
         let label = total.label.trimmingWhitespace()
         guard !label.isEmpty else { return }
         if lineItems.contains(where: { $0.label.trimmingWhitespace() == label }) {
-            report.warning(path, "the total's label \(JSONWriter.quoted(label)) repeats a line item's label; Apple Pay shows \"Pay \(label)\": use the merchant's name")
+            report.warning(path, "the total's label \(JSONWriter.quoted(label)) repeats a line item's label; Apple Pay shows \(JSONWriter.quoted("Pay " + label)): use the merchant's name")
             return
         }
         guard let merchantIdentifier else { return }
         let merchantWords = Set(words(in: merchantIdentifier)).subtracting(["merchant", "com", "net", "org", "www", "app"])
         let labelWords = Set(words(in: label))
         if merchantWords.isDisjoint(with: labelWords) {
-            report.warning(path, "the total's label \(JSONWriter.quoted(label)) looks like a product, not the merchant's name (\(merchantIdentifier)); Apple Pay shows \"Pay \(label)\": use the business name")
+            report.warning(path, "the total's label \(JSONWriter.quoted(label)) looks like a product, not the merchant's name (\(JSONWriter.quoted(merchantIdentifier))); Apple Pay shows \(JSONWriter.quoted("Pay " + label)): use the business name")
         }
     }
 

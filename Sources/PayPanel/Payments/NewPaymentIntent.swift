@@ -16,7 +16,7 @@ public struct NewPaymentIntent: Sendable, Equatable {
         guard !amount.exceedsPaymentMaximum else {
             throw PaymentInputError(
                 code: "invalid_amount",
-                message: "the amount \(amount) is above the maximum of \(Amount.maximumTotalMajorUnits) \(amount.currency.code)")
+                message: "the amount \(JSONWriter.quoted(amount.decimalString)) is above the maximum of \(Amount.maximumTotalMajorUnits) \(amount.currency.code)")
         }
         if let orderReference {
             let shown = JSONWriter.quoted(SensitiveDigits.redacted(orderReference))

@@ -83,6 +83,14 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { literal }
+
+    /// The literal as error messages show it: at most 40 characters (a number can be a
+    /// megabyte of digits) and with card-like digit runs redacted (`SensitiveDigits`), since a
+    /// card number typed where a number belongs is still a card number.
+    public var messageText: String {
+        let shown = SensitiveDigits.redacted(String(literal.prefix(40)))
+        return literal.count > 40 ? shown + "… (\(literal.count) characters)" : shown
+    }
 }
 
 /// A JSON object with its members in document order. Keys are unique (the parser rejects

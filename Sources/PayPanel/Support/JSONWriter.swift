@@ -44,11 +44,30 @@ public enum JSONWriter {
     }
 
     /// `text` as a JSON string literal: how error messages quote user input, so control
-    /// characters and trailing newlines are visible instead of breaking the line.
-    public static func quoted(_ text: String) -> String {
+    /// characters, line separators and trailing newlines are visible instead of breaking the
+    /// line. A message stays one readable line whatever the input: past `limit` characters the
+    /// rest is cut (`"AAAA…" (300000 characters)`), and digit runs that could be a card number
+    /// are redacted (`SensitiveDigits`), since the input may be anything a payer typed.
+    public static func quoted(_ text: String, limit: Int = 100) -> String {
+        let scalars = text.unicodeScalars
+        var shown = SensitiveDigits.redacted(String(String.UnicodeScalarView(scalars.prefix(limit + 1))))
         var output = ""
-        writeString(text, into: &output)
-        return output
+        writeString(shown, into: &output, forMessage: true)
+        guard output.utf8.count > limit + 2 else { return output }
+        // Too long (or escapes made it so): keep what fits in `limit` bytes of the quoted form.
+        var kept = String.UnicodeScalarView()
+        var length = 0
+        for scalar in shown.unicodeScalars {
+            var piece = ""
+            writeString(String(scalar), into: &piece, forMessage: true)
+            length += piece.utf8.count - 2
+            if length > limit { break }
+            kept.append(scalar)
+        }
+        shown = String(kept) + "…"
+        output = ""
+        writeString(shown, into: &output, forMessage: true)
+        return output + " (\(scalars.count) characters)"
     }
 
     private static func newline(style: Style, indent: Int, into output: inout String) {
@@ -57,7 +76,7 @@ public enum JSONWriter {
         output += String(repeating: "  ", count: indent)
     }
 
-    private static func writeString(_ text: String, into output: inout String) {
+    private static func writeString(_ text: String, into output: inout String, forMessage: Bool = false) {
         output += "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -69,7 +88,9 @@ public enum JSONWriter {
             case "\u{08}": output += "\\b"
             case "\u{0C}": output += "\\f"
             default:
-                if scalar.value < 0x20 {
+                if scalar.value < 0x20 || (forMessage && (scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                    || scalar.value == 0x2028 || scalar.value == 0x2029))
+                {
                     let hex = String(scalar.value, radix: 16, uppercase: true)
                     output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

@@ -136,7 +136,7 @@ public struct JSONFieldReader {
             return nil
         }
         guard let integer = number.int64Value else {
-            report.error(path, "must be a whole number that fits in 64 bits, not \(number.literal)")
+            report.error(path, "must be a whole number that fits in 64 bits, not \(number.messageText)")
             return nil
         }
         return integer

@@ -34,7 +34,13 @@ enum CommandTree {
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
             .group(
-                name: "bench", abstract: "Measure the payment machinery against raw baselines (build with -c release first).",
-                children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self)]),
+                name: "bench", abstract: "Measure the payment machinery against baselines from the same run (build with -c release first).",
+                children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self)]),
+            .group(
+                name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
+                children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self)]),
+            .group(
+                name: "fuzz", abstract: "Feed mutated requests, pushes and Apple Pay tokens to their readers: no crash, no hang, clean rejections.",
+                children: [.command(FuzzRequestCommand.self), .command(FuzzPayloadCommand.self), .command(FuzzTokenCommand.self)]),
         ])
 }

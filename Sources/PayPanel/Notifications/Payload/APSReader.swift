@@ -22,7 +22,7 @@ struct APSReader {
         aps.alert = alert(object["alert"], at: path.appending("alert"))
         if let badge = reader.integer(object["badge"], at: path.appending("badge"), required: false) {
             if badge < 0 {
-                reader.report.error(path.appending("badge"), "must be 0 or more (0 removes the badge), not \(badge)")
+                reader.report.error(path.appending("badge"), "must be 0 or more (0 removes the badge), not \(SensitiveDigits.redacted(String(badge))))")
             } else {
                 aps.badge = badge
             }
@@ -115,7 +115,7 @@ struct APSReader {
         }
         guard let number = reader.integer(value, at: path) else { return false }
         guard number == 0 || number == 1 else {
-            reader.report.error(path, "must be 1 (or 0), not \(number)")
+            reader.report.error(path, "must be 1 (or 0), not \(SensitiveDigits.redacted(String(number)))")
             return false
         }
         return number == 1
@@ -129,7 +129,7 @@ struct APSReader {
             return nil
         }
         guard let parsed = Double(number.literal), (0...1).contains(parsed) else {
-            reader.report.error(path, "must be a number from 0 to 1, not \(number.literal)")
+            reader.report.error(path, "must be a number from 0 to 1, not \(number.messageText)")
             return nil
         }
         return parsed

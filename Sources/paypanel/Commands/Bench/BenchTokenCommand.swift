@@ -27,7 +27,7 @@ struct BenchTokenCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let console = context.console
-        let progress = Progress(console: console)
+        let progress = ProgressLine(console: console)
         progress.show("sealing tokens")
         let workload = try TokenBenchmarkWorkload(distinctTokens: min(iterations, 64), at: Date())
         progress.show("warming up")
@@ -92,20 +92,5 @@ struct BenchTokenCommand: CLICommand {
 
     private static func percent(_ ratio: Double) -> String {
         "\(Int((ratio * 100).rounded()))%"
-    }
-}
-
-/// One status line on standard error, rewritten in place; only on a terminal.
-private struct Progress {
-    let console: Console
-
-    func show(_ text: String) {
-        guard console.stderrIsTerminal else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
-    }
-
-    func clear() {
-        guard console.stderrIsTerminal else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

@@ -6,7 +6,7 @@ import Testing
 
 /// The ledger comparison the checkout tests rely on must be able to fail: each test here
 /// makes the two sides disagree on purpose and expects the disagreement to be named.
-@Suite struct LedgerAgreementTests {
+@Suite struct CheckoutLedgerAgreementTests {
     func disagreements(_ harness: CheckoutHarness, settled: Bool) throws -> [String] {
         try LedgerAgreement.disagreements(
             databasePath: harness.databasePath, ledgerPath: harness.ledgerPath, now: harness.clock.now(), settled: settled)
