@@ -6,19 +6,6 @@ enum CommandTree {
         children: [
             .command(CheckoutCommand.self),
             .group(
-                name: "request", abstract: "Build and validate Apple Pay payment requests.",
-                children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),
-            .group(
-                name: "processor", abstract: "Inspect the mock payment processor: its ledger and its triggers.",
-                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self)]),
-            .group(
-                name: "notify", abstract: "Build, validate, show and mutate payment-action pushes; schedule, deliver and answer notifications.",
-                children: [
-                    .command(NotifyBuildCommand.self), .command(NotifyValidateCommand.self), .command(NotifyShowCommand.self),
-                    .command(NotifyMutateCommand.self), .command(NotifyScheduleCommand.self), .command(NotifyDeliverCommand.self),
-                    .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
-                ]),
-            .group(
                 name: "payments", abstract: "Create, authorize, capture, void, refund, cancel and inspect payment intents.",
                 children: [
                     .command(PaymentsCreateCommand.self), .command(PaymentsShowCommand.self), .command(PaymentsListCommand.self),
@@ -28,11 +15,24 @@ enum CommandTree {
                 ]),
             .command(ReconcileCommand.self),
             .group(
-                name: "db", abstract: "Create, migrate and inspect the payments database.",
-                children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
+                name: "request", abstract: "Build and validate Apple Pay payment requests.",
+                children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),
+            .group(
+                name: "notify", abstract: "Build, validate, show and mutate payment-action pushes; schedule, deliver and answer notifications.",
+                children: [
+                    .command(NotifyBuildCommand.self), .command(NotifyValidateCommand.self), .command(NotifyShowCommand.self),
+                    .command(NotifyMutateCommand.self), .command(NotifyScheduleCommand.self), .command(NotifyDeliverCommand.self),
+                    .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
+                ]),
             .group(
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
+            .group(
+                name: "processor", abstract: "Inspect the mock payment processor: its ledger and its triggers.",
+                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self)]),
+            .group(
+                name: "db", abstract: "Create, migrate and inspect the payments database.",
+                children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
             .group(
                 name: "bench", abstract: "Measure the payment machinery against baselines from the same run (build with -c release first).",
                 children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self)]),
