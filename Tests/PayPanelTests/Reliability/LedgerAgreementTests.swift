@@ -16,9 +16,9 @@ import Testing
         let machine = try #require(try repository.loadMachine(intent.id))
         let attempt = try #require(machine.attempts.first?.id)
         let effects = [
-            ProcessorEffect(reference: attempt, operation: .authorize, refundReference: nil, amount: amount(1000), status: .approved),
-            ProcessorEffect(reference: attempt, operation: .capture, refundReference: nil, amount: amount(1000), status: .approved),
-            ProcessorEffect(reference: attempt, operation: .refund, refundReference: "re_replay1", amount: amount(400), status: .approved),
+            ProcessorEffect(processorID: "op_1", reference: attempt, operation: .authorize, refundReference: nil, amount: amount(1000), status: .approved),
+            ProcessorEffect(processorID: "op_2", reference: attempt, operation: .capture, refundReference: nil, amount: amount(1000), status: .approved),
+            ProcessorEffect(processorID: "op_3", reference: attempt, operation: .refund, refundReference: "re_replay1", amount: amount(400), status: .approved),
         ]
         return (machine, effects)
     }
@@ -30,7 +30,7 @@ import Testing
 
     @Test func anApprovalNoIntentKnowsIsMoneyHeldWithNoIntent() throws {
         let (machine, effects) = try Self.agreeingPair()
-        let extra = ProcessorEffect(reference: "att_lost", operation: .authorize, refundReference: nil, amount: Self.amount(1000), status: .approved)
+        let extra = ProcessorEffect(processorID: "op_4", reference: "att_lost", operation: .authorize, refundReference: nil, amount: Self.amount(1000), status: .approved)
         let found = LedgerAgreement(machines: [machine], effects: effects + [extra]).disagreements()
         #expect(found == ["the processor approved authorization att_lost but no intent records the attempt: money held with no intent"])
     }
@@ -50,7 +50,7 @@ import Testing
     @Test func aRefundTheDatabaseMissedIsFound() throws {
         let (machine, effects) = try Self.agreeingPair()
         let attempt = effects[0].reference
-        let extra = ProcessorEffect(reference: attempt, operation: .refund, refundReference: "re_unknown", amount: Self.amount(100), status: .approved)
+        let extra = ProcessorEffect(processorID: "op_5", reference: attempt, operation: .refund, refundReference: "re_unknown", amount: Self.amount(100), status: .approved)
         let found = LedgerAgreement(machines: [machine], effects: effects + [extra]).disagreements()
         #expect(found.contains { $0.contains("no refund records it") }, "\(found)")
         #expect(found.contains { $0.contains("the processor refunded 500") }, "\(found)")
@@ -58,7 +58,7 @@ import Testing
 
     @Test func aDeclinedAuthorizationTheDatabaseThinksApprovedIsFound() throws {
         let (machine, effects) = try Self.agreeingPair()
-        let declined = [ProcessorEffect(reference: effects[0].reference, operation: .authorize, refundReference: nil, amount: Self.amount(1000), status: .declined)]
+        let declined = [ProcessorEffect(processorID: "op_6", reference: effects[0].reference, operation: .authorize, refundReference: nil, amount: Self.amount(1000), status: .declined)]
         let found = LedgerAgreement(machines: [machine], effects: declined).disagreements()
         #expect(found.contains { $0.contains("but the processor approved no authorization for it") }, "\(found)")
     }
@@ -69,7 +69,7 @@ import Testing
         let clean = try PaymentsAudit.run(repository: repository, effects: nil, expectSettled: true)
         #expect(clean.isClean, "\(clean.findings)")
         #expect(clean.intents == 1 && clean.refunds == 1 && clean.events == 7)
-        let lost = ProcessorEffect(reference: "att_lost", operation: .authorize, refundReference: nil, amount: Self.amount(1000), status: .approved)
+        let lost = ProcessorEffect(processorID: "op_7", reference: "att_lost", operation: .authorize, refundReference: nil, amount: Self.amount(1000), status: .approved)
         let audit = try PaymentsAudit.run(repository: repository, effects: [lost], expectSettled: true)
         #expect(audit.findings.contains { $0.hasPrefix("ledger: ") })
         #expect(audit.json["ledgerDisagreements"]?.arrayValue?.isEmpty == false)
