@@ -8,15 +8,7 @@ import Testing
 /// built binary (one child process per request), and the security check.
 @Suite(.serialized) struct SoakTests {
     static func effects(_ path: String, at now: Date) throws -> [ProcessorEffect] {
-        try ProcessorLedger(path: path, clock: ManualClock(now)).entries(now: now).map { entry in
-            let status: ProcessorEffect.Status = switch entry.status {
-            case .approved: .approved
-            case .declined: .declined
-            case .pending: .pending
-            case .challengeRequired: .challengeRequired
-            }
-            return ProcessorEffect(reference: entry.reference, operation: entry.operation, refundReference: entry.refundReference, amount: entry.amount, status: status)
-        }
+        try ProcessorLedger(path: path, clock: ManualClock(now)).entries(now: now).map(ProcessorEffect.init)
     }
 
     @Test func killingFlowsAtEveryFaultPointAndAtRandomLosesNothing() throws {

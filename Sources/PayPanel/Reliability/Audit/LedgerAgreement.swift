@@ -1,123 +1,142 @@
-/// Compares what the processor did (its ledger) with what the payments database believes,
-/// after reconciliation has run: the "exactly once" check of the crash and concurrency soaks.
+/// Compares what the processor did (its ledger, as `ProcessorEffect`s) with what the payments
+/// database believes, the way an auditor would. The "exactly once" check of the crash and
+/// concurrency soaks (through `PaymentsAudit`) and of the checkout tests:
 ///
-/// - every approved authorization is recorded by exactly one attempt, which knows it was
-///   approved (authorized, captured, voided or expired — never failed or still waiting);
-/// - no authorization is captured twice, and an intent is `succeeded` exactly when the
-///   processor captured it, for the amount it captured;
-/// - a voided attempt was voided at the processor;
-/// - every refund the processor approved is a succeeded refund of the same attempt and amount,
-///   every succeeded refund was approved by the processor, and the refunded total agrees;
-/// - at most one authorization per intent still holds money.
+/// - every processor operation belongs to exactly one stored attempt, every processor refund
+///   to a stored refund of the same attempt; attempt and refund ids are unique;
+/// - each attempt was authorized at most once, for its amount and card, captured at most once,
+///   never both captured and voided, and its state tells the processor's story: an approval is
+///   never lost (nor a capture or a void), a decline carries the processor's code, a challenge
+///   waits for its completion, a voided attempt was voided;
+/// - each refund is at most one processor refund, for its amount, with a matching outcome;
+/// - for each intent the captured and refunded totals agree (refunds awaiting an operator may
+///   have gone through), no more is refunded than captured, at most one attempt is captured
+///   and at most one authorization still holds money.
+///
+/// `settled: true` asks for the state after reconciliation: nothing in flight, every answer
+/// recorded. `settled: false` (in the middle of a flow) also accepts what a call in flight can
+/// explain: the answer to the attempt's call not recorded yet (an approval, a capture, a void,
+/// a captured amount) and any outcome of a pending refund.
 public struct LedgerAgreement {
     public let machines: [PaymentStateMachine]
     public let effects: [ProcessorEffect]
+    /// After reconciliation (true), or possibly in the middle of a flow (false).
+    public let settled: Bool
 
-    /// A comparison of every stored intent (`machines`) with the processor's ledger (`effects`).
-    public init(machines: [PaymentStateMachine], effects: [ProcessorEffect]) {
+    /// A comparison of every stored intent (`machines`, with their attempts and refunds) with
+    /// the processor's ledger (`effects`).
+    public init(machines: [PaymentStateMachine], effects: [ProcessorEffect], settled: Bool) {
         self.machines = machines
         self.effects = effects
+        self.settled = settled
     }
 
     /// Every disagreement, one sentence each; empty when the two sides agree.
     public func disagreements() -> [String] {
         var found: [String] = []
-        var attempts: [String: (machine: PaymentStateMachine, attempt: Attempt)] = [:]
-        var refunds: [String: (machine: PaymentStateMachine, refund: Refund)] = [:]
+        var attemptOwners: [String: PaymentStateMachine] = [:]
+        var refundOwners: [String: (machine: PaymentStateMachine, refund: Refund)] = [:]
         for machine in machines {
-            for attempt in machine.attempts { attempts[attempt.id] = (machine, attempt) }
-            for refund in machine.refunds { refunds[refund.id] = (machine, refund) }
-        }
-        let byReference = Dictionary(grouping: effects, by: \.reference)
-
-        for (reference, entries) in byReference.sorted(by: { $0.key < $1.key }) {
-            func approved(_ operation: ProcessorOperation) -> [ProcessorEffect] {
-                entries.filter { $0.operation == operation && $0.status == .approved }
+            for attempt in machine.attempts where attemptOwners.updateValue(machine, forKey: attempt.id) != nil {
+                found.append("attempt id \(attempt.id) is used twice")
             }
-            let authorizations = approved(.authorize)
-            let captures = approved(.capture)
-            let voids = approved(.void)
-            guard let (machine, attempt) = attempts[reference] else {
-                if !authorizations.isEmpty {
-                    found.append("the processor approved authorization \(reference) but no intent records the attempt: money held with no intent")
+            for refund in machine.refunds where refundOwners.updateValue((machine, refund), forKey: refund.id) != nil {
+                found.append("refund id \(refund.id) is used twice")
+            }
+        }
+        found += unownedOperations(attemptOwners: attemptOwners, refundOwners: refundOwners)
+
+        // Refunds carry the attempt id as their reference too.
+        let byReference = Dictionary(grouping: effects, by: \.reference)
+        let byRefundReference = Dictionary(grouping: effects.filter { $0.operation == .refund }, by: { $0.refundReference ?? "" })
+        for machine in machines {
+            if settled && machine.intent.status == .processing {
+                found.append("\(machine.intent.id) is still processing (\(machine.intent.inFlight.map { "\($0.call)" } ?? "?")) after reconciliation")
+            }
+            for attempt in machine.attempts {
+                found += compare(attempt, of: machine, operations: (byReference[attempt.id] ?? []).filter { $0.operation != .refund })
+            }
+            for refund in machine.refunds {
+                found += compare(refund, of: machine, operations: byRefundReference[refund.id] ?? [])
+            }
+            found += compareTotals(of: machine, approved: machine.attempts.flatMap { byReference[$0.id] ?? [] }.filter { $0.status == .approved })
+        }
+        return found
+    }
+
+    // MARK: - Ownership
+
+    /// Processor operations no stored attempt or refund accounts for, and refunds made on
+    /// another attempt than the stored refund's.
+    private func unownedOperations(
+        attemptOwners: [String: PaymentStateMachine], refundOwners: [String: (machine: PaymentStateMachine, refund: Refund)]
+    ) -> [String] {
+        var found: [String] = []
+        for effect in effects {
+            let operation = "processor \(effect.processorID): \(effect.operation.rawValue) \(effect.status.rawValue) of \(effect.amount)"
+            guard effect.operation == .refund else {
+                if attemptOwners[effect.reference] == nil {
+                    let held = effect.operation == .authorize && effect.status == .approved
+                    found.append("\(operation) for \(effect.reference) belongs to no attempt" + (held ? ": money held with no intent" : " (lost)"))
                 }
                 continue
             }
-            let intent = machine.intent
-            if authorizations.count > 1 { found.append("\(reference) was authorized \(authorizations.count) times") }
-            if !authorizations.isEmpty && [.failed, .authorizing, .requiresAction].contains(attempt.status) {
-                found.append("the processor approved \(reference) but its attempt is \(attempt.status.rawValue) (intent \(intent.id) \(intent.status.rawValue))")
+            guard let id = effect.refundReference, let (owner, refund) = refundOwners[id] else {
+                let moved = effect.status == .approved || effect.status == .pending
+                found.append(
+                    "\(operation) on \(effect.reference) (refund \(effect.refundReference ?? "without an id")) belongs to no refund"
+                        + (moved ? ": money refunded unrecorded" : ""))
+                continue
             }
-            if authorizations.isEmpty && [.authorized, .captured, .voided].contains(attempt.status) {
-                found.append("attempt \(reference) is \(attempt.status.rawValue) but the processor approved no authorization for it")
-            }
-            if captures.count > 1 { found.append("\(reference) was captured \(captures.count) times") }
-            if let capture = captures.first {
-                if attempt.status != .captured {
-                    found.append("the processor captured \(reference) but its attempt is \(attempt.status.rawValue) (intent \(intent.id) \(intent.status.rawValue))")
-                }
-                if intent.amountCaptured != capture.amount.minorUnits && intent.status != .requiresMerchantAction {
-                    found.append("intent \(intent.id) captured \(intent.amountCaptured), the processor captured \(capture.amount.minorUnits)")
-                }
-            } else if attempt.status == .captured {
-                found.append("attempt \(reference) is captured but the processor has no approved capture")
-            }
-            if attempt.status == .voided && voids.isEmpty {
-                found.append("attempt \(reference) is voided but the processor has no approved void")
-            }
-            if !voids.isEmpty && ![.voided, .expired].contains(attempt.status) && intent.status != .requiresMerchantAction {
-                found.append("the processor voided \(reference) but its attempt is \(attempt.status.rawValue)")
-            }
-            for refund in entries where refund.operation == .refund {
-                guard let id = refund.refundReference, let (owner, stored) = refunds[id] else {
-                    if refund.status == .approved || refund.status == .pending {
-                        found.append("the processor refunded \(refund.amount) on \(reference) (\(refund.refundReference ?? "no refund id")) but no refund records it")
-                    }
-                    continue
-                }
-                if stored.attemptID != reference || owner.intent.id != intent.id || stored.amount != refund.amount {
-                    found.append("refund \(id) is \(stored.amount) on \(stored.attemptID), the processor has \(refund.amount) on \(reference)")
-                }
-                switch (refund.status, stored.status) {
-                case (.approved, .succeeded), (.declined, .failed), (.pending, .pending), (.approved, .requiresMerchantAction),
-                    (.declined, .requiresMerchantAction):
-                    break
-                default:
-                    found.append("refund \(id) is \(stored.status.rawValue) but the processor says \(refund.status.rawValue)")
-                }
+            if refund.attemptID != effect.reference || attemptOwners[effect.reference]?.intent.id != owner.intent.id {
+                found.append("\(operation): refund \(id) of \(owner.intent.id) is on attempt \(refund.attemptID), the processor's on \(effect.reference)")
             }
         }
-        let refundEffects = Dictionary(grouping: effects.filter { $0.operation == .refund && $0.refundReference != nil }, by: { $0.refundReference ?? "" })
-        for (id, (machine, refund)) in refunds.sorted(by: { $0.key < $1.key }) where refund.status == .succeeded {
-            if refundEffects[id]?.contains(where: { $0.status == .approved }) != true {
-                found.append("refund \(id) of \(machine.intent.id) is succeeded but the processor approved no such refund")
-            }
+        return found
+    }
+
+    // MARK: - Totals
+
+    /// The intent's totals against the processor's approved operations on its attempts.
+    private func compareTotals(of machine: PaymentStateMachine, approved: [ProcessorEffect]) -> [String] {
+        let intent = machine.intent
+        let captures = approved.filter { $0.operation == .capture }
+        let captured = captures.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+        let refunded = approved.filter { $0.operation == .refund }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+        var found: [String] = []
+
+        // A capture in flight may have gone through already (its answer is what is unknown).
+        var capturedHere: Set<Int64> = [intent.amountCaptured]
+        if !settled, let call = intent.inFlight, call.kind == .capture { capturedHere.insert(call.amount) }
+        if !capturedHere.contains(captured) || (intent.status == .succeeded && captures.isEmpty) {
+            found.append("\(intent.id): captured \(intent.amountCaptured) here, \(captured) at the processor")
         }
-        for machine in machines {
-            let intent = machine.intent
-            let attemptIDs = Set(machine.attempts.map(\.id))
-            let mine = effects.filter { attemptIDs.contains($0.reference) }
-            let capturedAtProcessor = mine.filter { $0.operation == .capture && $0.status == .approved }
-            if intent.status == .succeeded && capturedAtProcessor.isEmpty {
-                found.append("intent \(intent.id) is succeeded but the processor captured none of its attempts")
-            }
-            if capturedAtProcessor.count > 1 {
-                found.append("intent \(intent.id) was captured \(capturedAtProcessor.count) times at the processor (\(capturedAtProcessor.map(\.reference)))")
-            }
-            let refunded = mine.filter { $0.operation == .refund && $0.status == .approved }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
-            let settledOrUnsure = machine.refunds.filter { $0.status == .succeeded || $0.status == .requiresMerchantAction }
-                .reduce(Int64(0)) { $0 + $1.amount.minorUnits }
-            if refunded < intent.amountRefunded || refunded > settledOrUnsure {
-                found.append("intent \(intent.id) has refunded \(intent.amountRefunded) (\(settledOrUnsure) with refunds awaiting an operator), the processor refunded \(refunded)")
-            }
-            let holding = machine.attempts.filter { attempt in
-                let approvedHere = mine.contains { $0.reference == attempt.id && $0.operation == .authorize && $0.status == .approved }
-                let released = mine.contains { $0.reference == attempt.id && $0.operation == .void && $0.status == .approved }
-                return approvedHere && !released && attempt.status != .expired
-            }
-            if holding.count > 1 {
-                found.append("intent \(intent.id) holds \(holding.count) live authorizations at the processor (\(holding.map(\.id)))")
-            }
+        let capturedAttempts = Set(captures.map(\.reference)).sorted()
+        if capturedAttempts.count > 1 {
+            found.append("\(intent.id) was captured on \(capturedAttempts.count) attempts at the processor (\(capturedAttempts.joined(separator: ", ")))")
+        }
+
+        // Refunds waiting for an operator may have gone through; mid-flow, so may pending ones.
+        func total(_ status: RefundStatus) -> Int64 {
+            machine.refunds.filter { $0.status == status }.reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+        }
+        let awaitingOperator = total(.requiresMerchantAction)
+        let pending = total(.pending)
+        let mayHaveGoneThrough = awaitingOperator + (settled ? 0 : pending)
+        if refunded < intent.amountRefunded || refunded > min(intent.amountRefunded, total(.succeeded)) + mayHaveGoneThrough {
+            found.append(
+                "\(intent.id): refunded \(intent.amountRefunded) here (\(awaitingOperator) awaiting an operator, \(pending) pending), \(refunded) at the processor")
+        }
+        if refunded > intent.amountCaptured {
+            found.append("\(intent.id): the processor refunded \(refunded), more than the \(intent.amountCaptured) captured")
+        }
+
+        let holding = machine.attempts.filter { attempt in
+            attempt.status != .expired && approved.contains { $0.reference == attempt.id && $0.operation == .authorize }
+                && !approved.contains { $0.reference == attempt.id && $0.operation == .void }
+        }
+        if holding.count > 1 {
+            found.append("\(intent.id) holds \(holding.count) live authorizations at the processor (\(holding.map(\.id).joined(separator: ", ")))")
         }
         return found
     }

@@ -4,7 +4,8 @@
 public enum PaymentsAudit {
     /// Audits the database behind `repository`. `effects` is the processor's ledger (nil: skip
     /// the ledger agreement). `expectSettled`: calls still in flight or refunds still pending
-    /// count as findings (after a final `reconcile`, nothing should be).
+    /// count as findings (after a final `reconcile`, nothing should be), and the ledger is
+    /// compared as settled (`LedgerAgreement.settled`).
     public static func run(repository: PaymentRepository, effects: [ProcessorEffect]?, expectSettled: Bool) throws -> AuditReport {
         let database = repository.database
         var report = AuditReport()
@@ -36,7 +37,7 @@ public enum PaymentsAudit {
         report.events = try database.queryFirst("SELECT count(*) FROM events", []) { Int($0.int64(0)) } ?? 0
         if let effects {
             report.ledgerEntries = effects.count
-            report.ledgerDisagreements = LedgerAgreement(machines: machines, effects: effects).disagreements()
+            report.ledgerDisagreements = LedgerAgreement(machines: machines, effects: effects, settled: expectSettled).disagreements()
         }
         return report
     }

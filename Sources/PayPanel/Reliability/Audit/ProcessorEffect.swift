@@ -1,6 +1,7 @@
 /// One operation as the processor's own ledger records it, in the library's terms, so the
 /// ledger-agreement check can compare it with the payments database without depending on a
-/// particular processor (the CLI and the tests build these from the mock processor's ledger).
+/// particular processor (MockProcessor builds these from its ledger entries:
+/// `ProcessorEffect(entry)`).
 public struct ProcessorEffect: Sendable, Equatable {
     /// What became of the operation at the processor.
     public enum Status: String, Sendable, CaseIterable {
@@ -12,21 +13,34 @@ public struct ProcessorEffect: Sendable, Equatable {
         case challengeRequired = "challenge_required"
     }
 
+    /// The processor's own id for the operation (`auth_000001`), so a finding can be looked up
+    /// at the processor.
+    public let processorID: String
     /// The attempt id the operation belongs to (the authorization's reference).
     public let reference: String
     public let operation: ProcessorOperation
     /// Refunds only: the refund id (the refund's own reference).
     public let refundReference: String?
-    /// The amount asked (authorize) or moved (capture, void, refund), in minor units.
+    /// The amount asked (authorize) or moved (capture, void, refund).
     public let amount: Amount
     public let status: Status
+    /// Declined operations: why, as the processor said.
+    public let declineCode: DeclineCode?
+    /// The last four digits of the card the processor authorized (authorizations only).
+    public let last4: String?
 
     /// One ledger entry in the library's terms.
-    public init(reference: String, operation: ProcessorOperation, refundReference: String?, amount: Amount, status: Status) {
+    public init(
+        processorID: String, reference: String, operation: ProcessorOperation, refundReference: String?, amount: Amount, status: Status,
+        declineCode: DeclineCode? = nil, last4: String? = nil
+    ) {
+        self.processorID = processorID
         self.reference = reference
         self.operation = operation
         self.refundReference = refundReference
         self.amount = amount
         self.status = status
+        self.declineCode = declineCode
+        self.last4 = last4
     }
 }

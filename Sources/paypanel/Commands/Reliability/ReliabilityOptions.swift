@@ -54,19 +54,6 @@ enum ReliabilityOptions {
     }
 }
 
-extension ProcessorEffect {
-    /// The ledger entry in the library's terms.
-    init(_ entry: LedgerEntry) {
-        let status: Status = switch entry.status {
-        case .approved: .approved
-        case .declined: .declined
-        case .pending: .pending
-        case .challengeRequired: .challengeRequired
-        }
-        self.init(reference: entry.reference, operation: entry.operation, refundReference: entry.refundReference, amount: entry.amount, status: status)
-    }
-}
-
 /// Prints a check's findings, at most `limit` of them.
 @MainActor
 func printFindings(_ findings: [String], console: Console, limit: Int = 40) {
