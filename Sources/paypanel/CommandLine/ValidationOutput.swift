@@ -10,6 +10,26 @@ enum ValidationOutput {
         report.warnings.forEach { console.printError("warning: \($0)") }
     }
 
+    /// Ends a `validate` command: with `--json` the report's JSON (`json`, or the report's own),
+    /// otherwise the diagnostics on standard error and `summary` on standard output. Exit 0
+    /// when valid, 1 when not.
+    static func finish(
+        _ report: ValidationReport, json: Bool, document: JSONValue? = nil, summary: () -> String, console: Console
+    ) -> ExitStatus {
+        if json {
+            console.printJSON(document ?? report.json)
+        } else {
+            printDiagnostics(report, console: console)
+            console.print(summary())
+        }
+        return report.isValid ? .success : .failure
+    }
+
+    /// "1 error", "3 warnings".
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+
     /// The panel in `path` (`--panel`), or the seed panel when there is none. Its warnings are
     /// printed; its errors are printed and fail the command.
     static func loadPanel(_ path: String?, console: Console) throws -> PanelConfig {

@@ -24,23 +24,17 @@ struct NotifyValidateCommand: CLICommand {
         let console = context.console
         let result = PushPayloadReader.read(data: try InputFile.read(file, console: console, what: "notification payload"))
         let report = result.report
-        if json {
-            var object = report.json.objectValue ?? JSONObject()
-            object["byteCount"] = .optional(result.compactByteCount.map(Int64.init))
-            object["maximumByteCount"] = .number(PushPayload.maximumByteCount)
-            console.printJSON(.object(object))
-        } else {
-            ValidationOutput.printDiagnostics(report, console: console)
+        var document = report.json.objectValue ?? JSONObject()
+        document["byteCount"] = .optional(result.compactByteCount.map(Int64.init))
+        document["maximumByteCount"] = .number(PushPayload.maximumByteCount)
+        return ValidationOutput.finish(report, json: json, document: .object(document), summary: {
             let name = file ?? "-"
             let size = result.compactByteCount.map { " (\($0) of \(PushPayload.maximumByteCount) bytes)" } ?? ""
             if report.isValid {
                 let kind = result.payload?.panel != nil ? "payment-action payload" : "push payload"
-                console.print("\(name): valid \(kind)\(size)")
-            } else {
-                let count = report.errors.count
-                console.print("\(name): invalid push payload: \(count) error\(count == 1 ? "" : "s")\(size)")
+                return "\(name): valid \(kind)\(size)"
             }
-        }
-        return report.isValid ? .success : .failure
+            return "\(name): invalid push payload: \(ValidationOutput.count(report.errors.count, "error"))\(size)"
+        }, console: console)
     }
 }

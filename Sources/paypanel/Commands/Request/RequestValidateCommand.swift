@@ -24,19 +24,13 @@ struct RequestValidateCommand: CLICommand {
         let bytes = try InputFile.read(file, console: context.console, what: "payment request")
         let result = PaymentRequestValidator.validate(data: bytes)
         let report = result.report
-        let console = context.console
-        if json {
-            console.printJSON(report.json)
-        } else {
-            ValidationOutput.printDiagnostics(report, console: console)
+        return ValidationOutput.finish(report, json: json, summary: {
             let name = file ?? "-"
-            let warnings = report.warnings.isEmpty ? "" : " (\(report.warnings.count) warning\(report.warnings.count == 1 ? "" : "s"))"
+            let warnings = report.warnings.isEmpty ? "" : " (\(ValidationOutput.count(report.warnings.count, "warning")))"
             if let total = result.request?.total?.amount {
-                console.print("\(name): valid payment request for \(total)\(warnings)")
-            } else {
-                console.print("\(name): invalid payment request: \(report.errors.count) error\(report.errors.count == 1 ? "" : "s")\(warnings)")
+                return "\(name): valid payment request for \(total)\(warnings)"
             }
-        }
-        return report.isValid ? .success : .failure
+            return "\(name): invalid payment request: \(ValidationOutput.count(report.errors.count, "error"))\(warnings)"
+        }, console: context.console)
     }
 }
