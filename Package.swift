@@ -8,7 +8,10 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "paypanel", targets: ["paypanel"]),
+        // The product: what a merchant's backend depends on. No demo, test keys or tooling.
         .library(name: "PayPanel", targets: ["PayPanel"]),
+        // The deterministic, stateful mock processor, for other packages' integration tests.
+        .library(name: "MockProcessor", targets: ["MockProcessor"]),
     ],
     targets: [
         // System libraries: a module map that links the library plus a shim header for the
@@ -43,31 +46,48 @@ let package = Package(
             path: "Sources/PayPanel",
             plugins: ["EmbedMigrationsPlugin"]
         ),
-        // The deterministic, stateful mock payment processor with its own SQLite ledger.
+        // The deterministic, stateful mock payment processor with its own SQLite ledger
+        // (its schema: Migrations/processor/, embedded into this target alone).
         .target(
             name: "MockProcessor",
             dependencies: ["PayPanel"],
-            path: "Sources/MockProcessor"
+            path: "Sources/MockProcessor",
+            plugins: ["EmbedMigrationsPlugin"]
+        ),
+        // The device side, for the demo and tests only: the checkout screens, the test wallet,
+        // the token sealer and the test identity (whose private keys are public on purpose).
+        .target(
+            name: "PayPanelDemo",
+            dependencies: ["PayPanel"],
+            path: "Sources/PayPanelDemo"
+        ),
+        // Tooling beside the product: fuzzing, soaks, the security run, benchmarks.
+        .target(
+            name: "PayPanelReliability",
+            dependencies: ["PayPanel", "PayPanelDemo", "MockProcessor"],
+            path: "Sources/PayPanelReliability"
         ),
         // The command-line program: argument parsing and terminal drawing only.
         .executableTarget(
             name: "paypanel",
-            dependencies: ["PayPanel", "MockProcessor"],
+            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability"],
             path: "Sources/paypanel"
         ),
 
         // Shared by the test targets: temporary directories, fixture paths, running the binary,
         // comparing the payments database with the mock processor's ledger.
-        .target(name: "TestSupport", dependencies: ["PayPanel", "MockProcessor"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability"],
+            path: "Tests/TestSupport"),
         .testTarget(
             name: "PayPanelTests",
             // MockProcessor: the checkout service's integration tests run against it.
-            dependencies: ["PayPanel", "MockProcessor", "TestSupport"],
+            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "TestSupport"],
             path: "Tests/PayPanelTests"
         ),
         .testTarget(
             name: "MockProcessorTests",
-            dependencies: ["MockProcessor", "PayPanel", "TestSupport"],
+            dependencies: ["MockProcessor", "PayPanel", "PayPanelDemo", "TestSupport"],
             path: "Tests/MockProcessorTests"
         ),
         // Runs the built `paypanel` binary and compares stdout, stderr and exit code.

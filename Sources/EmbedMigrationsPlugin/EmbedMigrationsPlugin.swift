@@ -1,8 +1,12 @@
 import Foundation
 import PackagePlugin
 
-/// Build-tool plugin: turns every `Migrations/**/*.sql` file of the package into a generated
-/// Swift source of the target, so the schema travels inside the binary.
+/// Build-tool plugin: turns the target's `Migrations/**/*.sql` files into a generated Swift
+/// source of the target, so the schema travels inside the binary.
+///
+/// Each target embeds only its own schema: `MockProcessor` the mock processor's ledger
+/// (`Migrations/processor/`), every other target the payments database (the rest of
+/// `Migrations/`). Paths stay relative to `Migrations/`.
 ///
 /// The directory is listed here, at build-planning time, rather than in `Package.swift`
 /// (whose evaluation is cached): a new migration file is picked up by the next build.
@@ -10,7 +14,10 @@ import PackagePlugin
 struct EmbedMigrationsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
         let migrations = context.package.directoryURL.appending(path: "Migrations")
-        let sqlFiles = Self.sqlFiles(under: migrations)
+        let sqlFiles = Self.sqlFiles(under: migrations).filter { file in
+            let isProcessorSchema = file.path.hasPrefix(migrations.appending(path: "processor").path + "/")
+            return isProcessorSchema == (target.name == Self.processorTarget)
+        }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrationFiles.swift")
         return [
             .buildCommand(
@@ -23,6 +30,9 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
             )
         ]
     }
+
+    /// The target whose schema lives in `Migrations/processor/`.
+    private static let processorTarget = "MockProcessor"
 
     private static func sqlFiles(under directory: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(

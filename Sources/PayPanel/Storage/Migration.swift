@@ -15,8 +15,8 @@ public struct Migration: Sendable, Equatable {
 }
 
 /// The ordered migrations of one database kind: `main` (the payments database, top-level
-/// `Migrations/*.sql`) or a named set in a subfolder (`Migrations/processor/*.sql` for the mock
-/// processor's ledger).
+/// `Migrations/*.sql`) or a named set in a subfolder (`Migrations/processor/*.sql`, the mock
+/// processor's ledger, which the `MockProcessor` target embeds and names).
 public struct MigrationSet: Sendable {
     public let name: String
     /// The `PRAGMA application_id` the set's first migration stamps on the file, so one kind
@@ -31,14 +31,15 @@ public struct MigrationSet: Sendable {
     }
 
     /// The payments database's migrations ('PAYP').
-    public static let main = embedded(folder: nil, name: "main", applicationID: 0x5041_5950)
-    /// The mock processor ledger's migrations ('PAY3').
-    public static let processor = embedded(folder: "processor", name: "processor", applicationID: 0x5041_5933)
+    public static let main = embedded(EmbeddedMigrationFiles.all, folder: nil, name: "main", applicationID: 0x5041_5950)
 
-    /// The embedded files directly inside `folder` (nil: the top level of `Migrations/`).
-    static func embedded(folder: String?, name: String, applicationID: Int32) -> MigrationSet {
+    /// The files of `embedded` (paths relative to `Migrations/`) directly inside `folder` (nil:
+    /// the top level). Each target that carries a schema embeds its own files and names its set.
+    package static func embedded(
+        _ embedded: [(path: String, sql: String)], folder: String?, name: String, applicationID: Int32
+    ) -> MigrationSet {
         let prefix = folder.map { $0 + "/" } ?? ""
-        let migrations = EmbeddedMigrationFiles.all.compactMap { file -> Migration? in
+        let migrations = embedded.compactMap { file -> Migration? in
             guard file.path.hasPrefix(prefix), file.path.hasSuffix(".sql") else { return nil }
             let rest = file.path.dropFirst(prefix.count)
             guard !rest.contains("/") else { return nil }

@@ -60,7 +60,7 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
     /// The literal as it appeared in the document (already known to match the JSON grammar).
     public let literal: String
 
-    init(validatedLiteral: String) {
+    package init(validatedLiteral: String) {
         self.literal = validatedLiteral
     }
 

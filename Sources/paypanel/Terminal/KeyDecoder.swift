@@ -1,4 +1,5 @@
 import PayPanel
+import PayPanelDemo
 
 /// Turns the bytes a terminal sends into keys: printable text (UTF-8, split across reads or
 /// not), Enter, Tab, Shift-Tab, Backspace, the arrows (`ESC [ A` and the application-mode

@@ -1,4 +1,5 @@
 import PayPanel
+import PayPanelDemo
 
 /// Composes one frame of the interactive checkout — the screen's box centred in the
 /// terminal, the key hints under it, a status line for messages — as a single string with

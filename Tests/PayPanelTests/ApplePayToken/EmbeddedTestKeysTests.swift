@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// The keys compiled into the binary are exactly fixtures/keys (generate.sh writes both).
 @Suite struct EmbeddedTestKeysTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// The byte-level readers on the token path: base64, the CMS certificate splitter, and the
 /// JSON string and card number fast paths the token work added.

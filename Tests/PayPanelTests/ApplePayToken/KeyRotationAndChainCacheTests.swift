@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Several merchant certificates at once, and the per-chain memory of good chains.
 @Suite struct KeyRotationAndChainCacheTests {

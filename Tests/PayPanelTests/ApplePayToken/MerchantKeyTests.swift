@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Reading merchant keys and certificates in the forms people have them.
 @Suite struct MerchantKeyTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// One EC_v1 token in 256 has an ECDH shared secret whose first byte is zero. Apple's KDF hashes
 /// Z as exactly 32 bytes; an implementation that drops the zero derives the wrong key and

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Failures after a genuine signature: bad keys, bad ciphertext, bad plaintext, replays and
 /// amounts. The broken tokens are re-signed with the test chain so they get past verification.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Seal → verify → decrypt, both versions, both token shapes: the path the demo and the
 /// payments flow run.

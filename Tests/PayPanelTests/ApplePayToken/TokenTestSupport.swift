@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Shared fixtures for the Apple Pay token tests: the test keys, a fixed signing time, sealing
 /// with a repeatable random source, and JSON surgery on tokens.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Every way verification refuses a token, each with its own error.
 @Suite struct TokenVerificationErrorTests {

@@ -1,6 +1,7 @@
 import Foundation
 import MockProcessor
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 

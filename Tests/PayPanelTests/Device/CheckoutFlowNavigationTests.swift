@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 import Testing
 
 @Suite struct TestWalletTests {

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 

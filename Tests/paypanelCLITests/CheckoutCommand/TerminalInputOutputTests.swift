@@ -1,4 +1,5 @@
 import PayPanel
+import PayPanelDemo
 import Testing
 
 @testable import paypanel

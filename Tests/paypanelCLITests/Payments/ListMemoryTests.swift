@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 

@@ -5,7 +5,7 @@ internal import COpenSSL
 ///
 /// The fixed IV is safe only because every key encrypts exactly one message: EC_v1 derives a
 /// fresh key from a fresh ephemeral key pair, RSA_v1 wraps a fresh random key.
-enum AESGCM {
+package enum AESGCM {
     static let tagByteCount = 16
     static let zeroIV = [UInt8](repeating: 0, count: 16)
 
@@ -41,7 +41,7 @@ enum AESGCM {
     }
 
     /// Encrypts and returns `ciphertext ‖ tag`.
-    static func seal(_ plaintext: [UInt8], key: [UInt8]) throws(OpenSSLError) -> [UInt8] {
+    package static func seal(_ plaintext: [UInt8], key: [UInt8]) throws(OpenSSLError) -> [UInt8] {
         let context = try CipherContext(key: key, encrypting: true)
         var output = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
         var written: Int32 = 0

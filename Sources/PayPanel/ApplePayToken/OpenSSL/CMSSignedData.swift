@@ -4,7 +4,7 @@ internal import COpenSSL
 /// A CMS (PKCS #7) SignedData structure with detached content, as in an Apple Pay token's
 /// `signature`: BER (Apple uses indefinite lengths), the signer's certificate chain inside, one
 /// SignerInfo with signed attributes (content type, signing time, message digest).
-final class CMSSignedData {
+package final class CMSSignedData {
     let pointer: OpaquePointer
     /// The certificates the structure carried, parsed through `CertificateCache`.
     let certificates: [Certificate]
@@ -110,7 +110,7 @@ final class CMSSignedData {
     /// `chain` embedded, signed attributes with the given signing time. Returns DER. A nil
     /// `signingTime` leaves out the signed attributes altogether (OpenSSL would otherwise add
     /// the system time), for tests of tokens without one.
-    static func signDetached(
+    package static func signDetached(
         _ content: [UInt8], signer: Certificate, key: EVPKey, chain: [Certificate], signingTime: Date?
     ) throws(OpenSSLError) -> [UInt8] {
         let operation = "signing with CMS"

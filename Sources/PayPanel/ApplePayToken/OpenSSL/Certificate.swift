@@ -91,7 +91,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The certificate's public key.
-    var publicKey: EVPKey {
+    package var publicKey: EVPKey {
         get throws(OpenSSLError) {
             // X509_get_pubkey returns a new reference (or nil for an unsupported key type).
             guard let key = X509_get_pubkey(handle.pointer) else { throw OpenSSLError.drain("reading a certificate's public key") }

@@ -1,7 +1,7 @@
 /// A P-256 private key: a merchant's EC_v1 key, the test signing leaf's key, or a token's
 /// ephemeral key on the sealing side.
 public struct ECPrivateKey: Sendable {
-    let key: EVPKey
+    package let key: EVPKey
 
     init(key: EVPKey) throws(KeyMaterialError) {
         guard key.isEC, key.groupName == P256.groupName else { throw .unsupportedKey(key.kindDescription) }

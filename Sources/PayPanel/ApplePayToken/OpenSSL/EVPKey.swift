@@ -5,7 +5,7 @@ internal import COpenSSL
 /// Sendable because it is never modified after init: OpenSSL 3 lets any number of threads use
 /// one `EVP_PKEY` at once for signing, verifying, deriving and decrypting as long as nobody
 /// changes it. Each operation gets its own `PKeyContext`.
-final class EVPKey: @unchecked Sendable {
+package final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// Takes ownership of `pointer` (one reference).
@@ -17,12 +17,12 @@ final class EVPKey: @unchecked Sendable {
         EVP_PKEY_free(pointer)
     }
 
-    var isEC: Bool { EVP_PKEY_is_a(pointer, "EC") == 1 }
-    var isRSA: Bool { EVP_PKEY_is_a(pointer, "RSA") == 1 }
+    package var isEC: Bool { EVP_PKEY_is_a(pointer, "EC") == 1 }
+    package var isRSA: Bool { EVP_PKEY_is_a(pointer, "RSA") == 1 }
     var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 
     /// The curve of an EC key as OpenSSL names it ("prime256v1"); nil for other keys.
-    var groupName: String? {
+    package var groupName: String? {
         var buffer = [CChar](repeating: 0, count: 80)
         var length = 0
         guard EVP_PKEY_get_group_name(pointer, &buffer, buffer.count, &length) == 1 else {
@@ -33,14 +33,14 @@ final class EVPKey: @unchecked Sendable {
     }
 
     /// "an EC key on prime256v1", "a 2048-bit RSA key": for messages.
-    var kindDescription: String {
+    package var kindDescription: String {
         if isEC { return "an EC key on \(groupName ?? "an unnamed curve")" }
         if isRSA { return "a \(bits)-bit RSA key" }
         return "a \(EVP_PKEY_get0_type_name(pointer).map { String(cString: $0) } ?? "unknown") key"
     }
 
     /// True when both keys have the same public half (a private key and its certificate).
-    func hasSamePublicKey(as other: EVPKey) -> Bool {
+    package func hasSamePublicKey(as other: EVPKey) -> Bool {
         let equal = EVP_PKEY_eq(pointer, other.pointer) == 1
         OpenSSLError.drainQueue()  // EVP_PKEY_eq queues an error for keys of different types
         return equal

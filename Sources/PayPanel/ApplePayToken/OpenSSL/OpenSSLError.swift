@@ -11,7 +11,7 @@ public struct OpenSSLError: PayPanelError, Equatable {
     public var code: String { "openssl_error" }
     public var message: String { "\(operation) failed: \(reason)" }
 
-    init(operation: String, reason: String) {
+    package init(operation: String, reason: String) {
         self.operation = operation
         self.reason = reason
     }

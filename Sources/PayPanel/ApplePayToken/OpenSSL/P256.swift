@@ -1,8 +1,8 @@
 internal import COpenSSL
 
 /// NIST P-256 (prime256v1), the curve of EC_v1 tokens: key import and ECDH.
-enum P256 {
-    static let groupName = "prime256v1"
+package enum P256 {
+    package static let groupName = "prime256v1"
     /// Size of a coordinate, a scalar and an ECDH shared secret.
     static let byteCount = 32
     /// `04 ‖ X ‖ Y`.
@@ -90,7 +90,7 @@ enum P256 {
     ///
     /// Apple's KDF hashes Z as a fixed 32-byte string, so a Z whose first byte is zero (one
     /// token in 256) must keep that byte; OpenSSL pads Z to the field size and this checks it.
-    static func sharedSecret(privateKey: EVPKey, peer: EVPKey) throws(OpenSSLError) -> [UInt8] {
+    package static func sharedSecret(privateKey: EVPKey, peer: EVPKey) throws(OpenSSLError) -> [UInt8] {
         let operation = "deriving the ECDH shared secret"
         let context = try privateKey.makeContext(operation)
         try EVP_PKEY_derive_init(context.pointer).check(operation)

@@ -37,7 +37,7 @@ public enum PrivateKey: Sendable {
         }
     }
 
-    var key: EVPKey {
+    package var key: EVPKey {
         switch self {
         case .ec(let ec): ec.key
         case .rsa(let rsa): rsa.key

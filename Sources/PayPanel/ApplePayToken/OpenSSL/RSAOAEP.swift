@@ -2,7 +2,7 @@ internal import COpenSSL
 
 /// RSA-OAEP with SHA-256 and MGF1-SHA-256: how RSA_v1 tokens wrap their AES-128 key
 /// (Apple: "RSA/ECB/OAEPWithSHA256AndMGF1Padding").
-enum RSAOAEP {
+package enum RSAOAEP {
     /// Unwraps `ciphertext` with the private key; nil when it does not decrypt. One outcome for
     /// every padding failure, so callers cannot become a padding oracle.
     static func decrypt(_ ciphertext: [UInt8], with key: EVPKey) throws(OpenSSLError) -> [UInt8]? {
@@ -23,7 +23,7 @@ enum RSAOAEP {
     }
 
     /// Wraps `plaintext` for the public key (the device side of RSA_v1).
-    static func encrypt(_ plaintext: [UInt8], to key: EVPKey) throws(OpenSSLError) -> [UInt8] {
+    package static func encrypt(_ plaintext: [UInt8], to key: EVPKey) throws(OpenSSLError) -> [UInt8] {
         let operation = "encrypting with RSA-OAEP"
         let context = try key.makeContext(operation)
         try EVP_PKEY_encrypt_init(context.pointer).check(operation)

@@ -37,6 +37,18 @@ public struct ApplePayPaymentToken: Sendable {
 
         /// `publicKeyHash` as it appears in tokens (base64), for messages.
         public var publicKeyHashBase64: String { Base64.encode(publicKeyHash) }
+
+        /// For the device side of this package (the sealer), which builds headers from scratch.
+        package init(
+            ephemeralPublicKey: [UInt8]?, wrappedKey: [UInt8]?, publicKeyHash: [UInt8], transactionId: String,
+            applicationData: [UInt8]?
+        ) {
+            self.ephemeralPublicKey = ephemeralPublicKey
+            self.wrappedKey = wrappedKey
+            self.publicKeyHash = publicKeyHash
+            self.transactionId = transactionId
+            self.applicationData = applicationData
+        }
     }
 
     /// `paymentMethod` from a whole PKPaymentToken: what the wallet shows (never the number).
@@ -44,6 +56,12 @@ public struct ApplePayPaymentToken: Sendable {
         public let displayName: String?
         public let network: String?
         public let type: String?
+
+        package init(displayName: String?, network: String?, type: String?) {
+            self.displayName = displayName
+            self.network = network
+            self.type = type
+        }
     }
 
     /// Parses a whole PKPaymentToken (`{"paymentData": {…}, "paymentMethod": …}`) or a bare
@@ -110,7 +128,7 @@ public struct ApplePayPaymentToken: Sendable {
             transactionId: transactionId, applicationData: applicationData)
     }
 
-    init(version: PaymentTokenVersion, data: [UInt8], signature: [UInt8], header: Header, paymentMethod: PaymentMethodInfo? = nil) {
+    package init(version: PaymentTokenVersion, data: [UInt8], signature: [UInt8], header: Header, paymentMethod: PaymentMethodInfo? = nil) {
         self.version = version
         self.data = data
         signatureBase64 = Base64.encode(signature)
@@ -129,7 +147,7 @@ public struct ApplePayPaymentToken: Sendable {
 
     /// What Apple signs: ephemeralPublicKey (EC_v1) or wrappedKey (RSA_v1) ‖ data ‖
     /// transactionId ‖ applicationData, the last two hex-decoded.
-    var signedContent: [UInt8] {
+    package var signedContent: [UInt8] {
         var content = header.ephemeralPublicKey ?? header.wrappedKey ?? []
         content += data
         content += [UInt8](hexString: header.transactionId) ?? []

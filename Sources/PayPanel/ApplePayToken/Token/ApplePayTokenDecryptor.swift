@@ -39,7 +39,7 @@ public final class ApplePayTokenDecryptor: Sendable {
 
     /// The decrypted `data` bytes. Does not verify: only `decrypt(_ verified:)` and the
     /// benchmark (which measures decryption alone) call it.
-    func decryptPayload(_ token: ApplePayPaymentToken, merchant: MerchantIdentity) throws(ApplePayTokenError) -> [UInt8] {
+    package func decryptPayload(_ token: ApplePayPaymentToken, merchant: MerchantIdentity) throws(ApplePayTokenError) -> [UInt8] {
         let key: [UInt8]
         switch merchant.privateKey {
         case .ec(let privateKey):

@@ -91,7 +91,7 @@ public final class ApplePayTokenVerifier: Sendable {
     }
 
     /// The configured identity the token names, checked against the token's version.
-    func merchant(for token: ApplePayPaymentToken) throws(ApplePayTokenError) -> MerchantIdentity {
+    package func merchant(for token: ApplePayPaymentToken) throws(ApplePayTokenError) -> MerchantIdentity {
         guard let merchant = merchants.first(where: { ConstantTime.equals($0.publicKeyHash, token.header.publicKeyHash) }) else {
             throw .unknownMerchantKey(publicKeyHash: token.header.publicKeyHashBase64, configuredCount: merchants.count)
         }

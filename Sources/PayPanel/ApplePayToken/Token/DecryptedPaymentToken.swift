@@ -75,7 +75,7 @@ extension DecryptedPaymentToken {
         try self.init(plaintext: plaintext, token: verified.token, merchant: verified.merchant, signingTime: verified.signingTime)
     }
 
-    init(plaintext: [UInt8], token: ApplePayPaymentToken, merchant: MerchantIdentity, signingTime: Date?) throws(ApplePayTokenError) {
+    package init(plaintext: [UInt8], token: ApplePayPaymentToken, merchant: MerchantIdentity, signingTime: Date?) throws(ApplePayTokenError) {
         let document: JSONValue
         do {
             document = try JSONParser().parse(plaintext)

@@ -55,7 +55,7 @@ public struct MerchantIdentity: Sendable {
 
     /// The extension holds a DER string (UTF8String in Apple's certificates) of 64 hex digits:
     /// the SHA-256 of the merchant identifier. A raw 32-byte OCTET STRING is accepted too.
-    static func merchantIdentifierHash(of certificate: Certificate) throws(KeyMaterialError) -> [UInt8]? {
+    package static func merchantIdentifierHash(of certificate: Certificate) throws(KeyMaterialError) -> [UInt8]? {
         guard let value = certificate.extensionValue(AppleOID.merchantIdentifier) else { return nil }
         let invalid = KeyMaterialError.invalidMerchantIdentifier(certificate: certificate.subject)
         guard value.count >= 2 else { throw invalid }

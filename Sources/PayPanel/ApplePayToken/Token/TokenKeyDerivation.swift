@@ -4,7 +4,7 @@
 ///     key = SHA-256(00000001 ‖ Z ‖ 0x0D ‖ "id-aes256-GCM" ‖ "Apple" ‖ partyV)
 ///
 /// Z is the 32-byte ECDH shared secret and partyV the SHA-256 of the merchant identifier.
-enum TokenKeyDerivation {
+package enum TokenKeyDerivation {
     /// The round counter, big-endian.
     static let counter: [UInt8] = [0x00, 0x00, 0x00, 0x01]
     /// AlgorithmID: a length byte (13) and the algorithm name.
@@ -12,7 +12,7 @@ enum TokenKeyDerivation {
     /// PartyUInfo: the sender.
     static let partyU: [UInt8] = Array("Apple".utf8)
 
-    static func symmetricKey(sharedSecret: [UInt8], partyV: [UInt8]) -> [UInt8] {
+    package static func symmetricKey(sharedSecret: [UInt8], partyV: [UInt8]) -> [UInt8] {
         precondition(sharedSecret.count == P256.byteCount, "Z must be exactly 32 bytes")
         var input = counter
         input.reserveCapacity(4 + 32 + algorithmID.count + partyU.count + partyV.count)

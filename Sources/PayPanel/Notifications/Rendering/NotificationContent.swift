@@ -97,30 +97,30 @@ public struct RenderOptions: Sendable, Equatable {
     public static let compactBannerBodyLines = 2
 
     /// Columns between the borders and their padding.
-    var innerWidth: Int { width - 4 }
+    package var innerWidth: Int { width - 4 }
 }
 
 /// Draws the box around rendered content.
-enum Frame {
-    static func top(_ options: RenderOptions) -> RenderedLine {
+package enum Frame {
+    package static func top(_ options: RenderOptions) -> RenderedLine {
         RenderedLine("┌" + String(repeating: "─", count: options.width - 2) + "┐", role: .frame)
     }
 
-    static func divider(_ options: RenderOptions) -> RenderedLine {
+    package static func divider(_ options: RenderOptions) -> RenderedLine {
         RenderedLine("├" + String(repeating: "─", count: options.width - 2) + "┤", role: .frame)
     }
 
-    static func bottom(_ options: RenderOptions) -> RenderedLine {
+    package static func bottom(_ options: RenderOptions) -> RenderedLine {
         RenderedLine("└" + String(repeating: "─", count: options.width - 2) + "┘", role: .frame)
     }
 
     /// `│ text │` with `text` (already at most `innerWidth` columns) padded.
-    static func row(_ text: String, role: LineRole, _ options: RenderOptions) -> RenderedLine {
+    package static func row(_ text: String, role: LineRole, _ options: RenderOptions) -> RenderedLine {
         RenderedLine("│ " + text.truncated(toColumns: options.innerWidth).padded(toColumns: options.innerWidth) + " │", role: role)
     }
 
     /// `text` centred in the inner width.
-    static func centred(_ text: String, role: LineRole, _ options: RenderOptions) -> RenderedLine {
+    package static func centred(_ text: String, role: LineRole, _ options: RenderOptions) -> RenderedLine {
         let free = max(options.innerWidth - DisplayWidth.of(text), 0)
         return row(String(repeating: " ", count: free / 2) + text, role: role, options)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import MockProcessor
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel bench lifecycle [--count N] [--directory PATH] [--json]`
 struct BenchLifecycleCommand: CLICommand {

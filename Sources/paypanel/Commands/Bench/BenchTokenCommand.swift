@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel bench token [--count N] [--json]`
 struct BenchTokenCommand: CLICommand {

@@ -1,6 +1,7 @@
 import Foundation
 import MockProcessor
 import PayPanel
+import PayPanelDemo
 
 /// `paypanel checkout`: plays the device — banner, expanded panel, Apple Pay sheet or the
 /// app's card form — while the real backend runs underneath: the request is validated, a

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 
 /// What both checkout front ends share: the flow, the backend, the panel-update watcher and
 /// the clock (virtual with `--now`).

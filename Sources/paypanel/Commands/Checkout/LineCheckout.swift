@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 
 /// The checkout driven by one command per line (standard input not a terminal, `--lines`,
 /// `--json`). Each command's result is printed as the screen in plain text, or as JSON events

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 
 /// Brings panel updates to an open checkout: notifications delivered into the payments
 /// database for the same thread or order (`paypanel notify deliver` from another terminal,

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel bench cli [--runs N] [--intents N] [--json]`
 struct BenchCLICommand: CLICommand {

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel fuzz request|payload|token [--iterations N] [--seed S] …`: one command per kind,
 /// one implementation.

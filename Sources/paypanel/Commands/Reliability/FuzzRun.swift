@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// One `paypanel fuzz <kind>` run: seeds, regression inputs, the in-process campaign, the
 /// sample through the binary, saving what failed, and the report.

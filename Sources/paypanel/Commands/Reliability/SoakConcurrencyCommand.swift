@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel soak concurrency [--processes N] [--iterations N] [--seed S] [--dir PATH] [--json]`
 struct SoakConcurrencyCommand: CLICommand {

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel soak crash [--iterations N] [--seed S] [--dir PATH] [--json]`
 struct SoakCrashCommand: CLICommand {

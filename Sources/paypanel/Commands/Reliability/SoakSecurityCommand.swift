@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 
 /// `paypanel soak security [--dir PATH] [--json]`
 struct SoakSecurityCommand: CLICommand {

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 
 /// The options that say which merchant keys and which root a token is checked against, shared
 /// by `token verify`, `token decrypt` (and, once wired, `payments authorize --token` and

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 
 /// `paypanel token seal --card PAN --amount 10 [--currency USD] [--version EC_v1|RSA_v1] …`
 struct TokenSealCommand: CLICommand {

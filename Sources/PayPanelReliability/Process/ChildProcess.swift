@@ -1,0 +1,194 @@
+import Foundation
+import PayPanel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs a program as a child process the way a server runs one request: its own process, its
+/// own environment, standard output and error captured to files (never a pipe that could fill
+/// up), bounded in time — and, for the crash soak, killed with SIGKILL after a chosen delay.
+public enum ChildProcess {
+    /// How the child ended.
+    public enum Termination: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signaled(Int32)
+        /// Still running at the timeout: killed with SIGKILL.
+        case timedOut
+
+        public var description: String {
+            switch self {
+            case .exited(let code): "exit \(code)"
+            case .signaled(let signal): "signal \(signal)"
+            case .timedOut: "timed out"
+            }
+        }
+    }
+
+    /// What one run did.
+    public struct Result: Sendable {
+        public let arguments: [String]
+        public let termination: Termination
+        public let stdout: String
+        public let stderr: String
+        /// Wall time from spawn to exit.
+        public let duration: Duration
+        /// Peak resident memory of the child, in KiB: the last `VmHWM` read from
+        /// /proc/<pid>/status while it ran (0 when not sampled). Not `ru_maxrss`: posix_spawn
+        /// starts the child in the parent's address space, so the kernel folds the parent's peak
+        /// into the child's `ru_maxrss`, and a large parent hides what the child used.
+        public let peakMemoryKiB: Int
+
+        /// True when the child died of SIGKILL (ours, or a fault point's).
+        public var wasKilled: Bool { termination == .signaled(SIGKILL) }
+        public var exitCode: Int32? {
+            if case .exited(let code) = termination { return code }
+            return nil
+        }
+    }
+
+    /// Runs `executable` with `arguments` and exactly `environment`; its output is captured in
+    /// temporary files in `directory`. The child keeps the caller's working directory, so pass
+    /// every file it should use explicitly (`PAYPANEL_DB`, `PAYPANEL_PROCESSOR_DB`, …).
+    /// `killAfter`: send SIGKILL after this long (if it is still running). `timeout`: the
+    /// longest it may run before it is killed and reported `timedOut`.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String,
+        killAfter: Duration? = nil, timeout: Duration = .seconds(120), sampleMemory: Bool = false
+    ) throws -> Result {
+        try start(executable, arguments, environment: environment, directory: directory)
+            .wait(killAfter: killAfter, timeout: timeout, sampleMemory: sampleMemory)
+    }
+
+    /// Starts the child and returns at once: start several, then wait for each, to have them
+    /// run at the same time.
+    public static func start(
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String
+    ) throws -> Running {
+        let token = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        let outPath = directory + "/.child-out-\(token)"
+        let errPath = directory + "/.child-err-\(token)"
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+
+        let argv = [executable] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment.forEach { free($0) }
+        }
+        let started = ContinuousClock.now
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
+        guard spawned == 0 else {
+            unlink(outPath)
+            unlink(errPath)
+            throw ChildProcessError(executable: executable, errorNumber: spawned)
+        }
+        return Running(pid: pid, executable: executable, arguments: arguments, outPath: outPath, errPath: errPath, started: started)
+    }
+
+    /// A started child, not yet waited for. Wait exactly once.
+    public final class Running {
+        public let pid: pid_t
+        let executable: String
+        let arguments: [String]
+        let outPath: String
+        let errPath: String
+        let started: ContinuousClock.Instant
+
+        init(pid: pid_t, executable: String, arguments: [String], outPath: String, errPath: String, started: ContinuousClock.Instant) {
+            self.pid = pid
+            self.executable = executable
+            self.arguments = arguments
+            self.outPath = outPath
+            self.errPath = errPath
+            self.started = started
+        }
+
+        /// Waits for the child to end (killing it after `killAfter`, or at `timeout`) and
+        /// collects its output.
+        /// `sampleMemory`: read the child's peak memory every millisecond (for benchmarks).
+        public func wait(killAfter: Duration? = nil, timeout: Duration = .seconds(120), sampleMemory: Bool = false) throws -> Result {
+            defer {
+                unlink(outPath)
+                unlink(errPath)
+            }
+            var status: Int32 = 0
+            var usage = rusage()
+            var killed = false
+            var timedOut = false
+            var peak = 0
+            var lastSample = started
+            while true {
+                if sampleMemory, lastSample.duration(to: .now) >= .milliseconds(1) {
+                    peak = max(peak, ChildProcess.highWaterMark(pid))
+                    lastSample = .now
+                }
+                let reaped = wait4(pid, &status, WNOHANG, &usage)
+                if reaped == pid { break }
+                if reaped < 0 && errno != EINTR { throw ChildProcessError(executable: executable, errorNumber: errno) }
+                let elapsed = started.duration(to: .now)
+                if let killAfter, !killed, elapsed >= killAfter {
+                    kill(pid, SIGKILL)
+                    killed = true
+                }
+                if !timedOut, elapsed >= timeout {
+                    kill(pid, SIGKILL)
+                    timedOut = true
+                }
+                usleep(200)  // fine enough to time a 10 ms start-up
+            }
+            let duration = started.duration(to: .now)
+            let termination: Termination
+            if timedOut {
+                termination = .timedOut
+            } else if status & 0x7F == 0 {
+                termination = .exited((status >> 8) & 0xFF)
+            } else {
+                termination = .signaled(status & 0x7F)
+            }
+            return Result(
+                arguments: arguments, termination: termination, stdout: ChildProcess.readText(outPath),
+                stderr: ChildProcess.readText(errPath), duration: duration, peakMemoryKiB: peak)
+        }
+    }
+
+    /// `VmHWM` of process `pid` in KiB, 0 when unreadable.
+    static func highWaterMark(_ pid: pid_t) -> Int {
+        // /proc files report size 0: read them with read(2), not by their size.
+        let descriptor = open("/proc/\(pid)/status", O_RDONLY)
+        guard descriptor >= 0 else { return 0 }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return 0 }
+        for line in String(decoding: buffer[0..<count], as: UTF8.self).split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
+        }
+        return 0
+    }
+
+    static func readText(_ path: String) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The child process could not be started (or waited for).
+public struct ChildProcessError: PayPanelError, Equatable {
+    public let executable: String
+    public let errorNumber: Int32
+
+    public var code: String { "child_process_failed" }
+    public var message: String {
+        "could not run \(executable): \(String(cString: strerror(errorNumber))) (errno \(errorNumber)); check that it exists and is executable"
+    }
+}
