@@ -18,7 +18,7 @@ extension LedgerAgreement {
     /// The same, opening both files with fresh connections (as another process would).
     public static func disagreements(databasePath: String, ledgerPath: String, now: Date, settled: Bool) throws -> [String] {
         let clock = ManualClock(now)
-        let repository = PaymentRepository(database: try Database.openMigrated(path: databasePath, set: .main, clock: clock))
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: databasePath, set: .main, clock: clock)))
         var ids: [String] = []
         try repository.forEachIntent(status: nil, limit: nil) { ids.append($0.id) }
         let machines = try ids.compactMap { try repository.loadMachine($0) }

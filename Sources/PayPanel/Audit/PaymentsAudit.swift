@@ -1,24 +1,20 @@
-/// Everything the soaks check on a payments database once the dust has settled: SQLite's
+/// Everything the soaks check on a payments database once the dust has settled: the store's
 /// own integrity checks, the DESIGN §4 invariants of every intent, the replay of every history,
 /// agreement with the processor's ledger, and nothing left waiting for an answer.
 public enum PaymentsAudit {
-    /// Audits the database behind `repository`. `effects` is the processor's ledger (nil: skip
+    /// Audits the store behind `ledger`. `effects` is the processor's ledger (nil: skip
     /// the ledger agreement). `expectSettled`: calls still in flight or refunds still pending
     /// count as findings (after a final `reconcile`, nothing should be), and the ledger is
     /// compared as settled (`LedgerAgreement.settled`).
-    public static func run(repository: PaymentRepository, effects: [ProcessorEffect]?, expectSettled: Bool) throws -> AuditReport {
-        let database = repository.database
+    public static func run(ledger: PaymentLedger, effects: [ProcessorEffect]?, expectSettled: Bool) throws -> AuditReport {
         var report = AuditReport()
-        let integrity = try database.queryAll("PRAGMA integrity_check", []) { $0.string(0) }
-        if integrity != ["ok"] { report.integrity += integrity.map { "integrity_check: \($0)" } }
-        let foreignKeys = try database.queryAll("PRAGMA foreign_key_check", []) { "foreign_key_check: \($0.string(0)) row \($0.int64(1))" }
-        report.integrity += foreignKeys
+        let (integrity, ids) = try ledger.store.read { (try $0.integrityFindings(), try $0.allIntentIDs()) }
+        report.integrity += integrity
 
-        let ids = try database.queryAll("SELECT id FROM intents ORDER BY created_at, id", []) { $0.string(0) }
         var machines: [PaymentStateMachine] = []
-        let replay = HistoryReplay(repository: repository)
+        let replay = HistoryReplay(ledger: ledger)
         for id in ids {
-            guard let machine = try repository.loadMachine(id) else { continue }
+            guard let machine = try ledger.loadMachine(id) else { continue }
             machines.append(machine)
             report.invariantViolations += PaymentInvariants.violations(of: machine).map { "\(id): \($0)" }
             report.historyDiscrepancies += try replay.discrepancies(intentID: id)
@@ -34,7 +30,7 @@ public enum PaymentsAudit {
         report.intents = ids.count
         report.attempts = machines.reduce(0) { $0 + $1.attempts.count }
         report.refunds = machines.reduce(0) { $0 + $1.refunds.count }
-        report.events = try database.queryFirst("SELECT count(*) FROM events", []) { Int($0.int64(0)) } ?? 0
+        report.events = try ledger.store.read { try $0.eventCount() }
         if let effects {
             report.ledgerEntries = effects.count
             report.ledgerDisagreements = LedgerAgreement(machines: machines, effects: effects, settled: expectSettled).disagreements()

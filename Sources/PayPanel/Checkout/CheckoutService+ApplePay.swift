@@ -14,7 +14,7 @@ extension CheckoutService {
     public func authorize(
         applePayToken token: [UInt8], intentID: String, decryptor: ApplePayTokenDecryptor,
         answersPaymentSheet: Bool = true, scenario: String? = nil, idempotencyKey: String? = nil
-    ) async throws -> IdempotentResponse {
+    ) async throws -> PaymentOutcome {
         let intent = try loadMachine(intentID).intent
         let decrypted = try decryptor.decrypt(token, at: clock.now())
         try decrypted.checkAmount(matches: intent.amount)

@@ -7,7 +7,7 @@ extension CheckoutService {
     /// a slow processor call waits). `card` is the attempt's card, when this process has it.
     func execute(_ work: [PaymentAction], intentID: String, card: CardInMemory?) async throws {
         try await run(work, intentID: intentID, card: card)
-        for timer in try repository.dueTimers(at: clock.now(), intentID: intentID) {
+        for timer in try ledger.dueTimers(at: clock.now(), intentID: intentID) {
             _ = try await fire(timer, card: card)
         }
     }
@@ -84,7 +84,7 @@ extension CheckoutService {
     /// first, from another process) changes nothing and is dropped.
     func record(_ event: PaymentEvent, intentID: String) throws -> [PaymentAction] {
         do {
-            return try repository.apply(event, to: intentID, expectedVersion: nil, at: clock.now()).executorWork
+            return try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now()).executorWork
         } catch let rejection as PaymentRejection {
             switch rejection.reason {
             case .callNotInFlight, .refundNotPending, .terminal:

@@ -10,7 +10,7 @@ extension CheckoutService {
     /// A key whose first run crashed is taken over once its lease has run out
     /// (`IdempotencyStore.inProgressLease`): the attempt that run opened is resumed — its call
     /// looked up at the processor if it is still unanswered — never authorized a second time.
-    public func authorize(_ submission: PaymentSubmission, idempotencyKey: String?) async throws -> IdempotentResponse {
+    public func authorize(_ submission: PaymentSubmission, idempotencyKey: String?) async throws -> PaymentOutcome {
         let summary = CardSummary(submission.method)
         let parameters = JSONValue.orderedObject([
             ("intentId", .string(submission.intentID)), ("source", .string(submission.source.rawValue)),
@@ -18,33 +18,76 @@ extension CheckoutService {
             ("expiry", .optional(submission.method.expiry?.description)),
             ("tokenTransactionId", .optional(submission.tokenTransactionID)), ("scenario", .optional(submission.scenario)),
         ])
-        return try await idempotency.run(key: idempotencyKey, scope: "payments.authorize", parameters: parameters, clock: clock) { claim in
+        return try await runIdempotently(key: idempotencyKey, scope: "payments.authorize", parameters: parameters) { claim in
             if let claim, claim.isRecovery, let attemptID = claim.recoveredResourceID {
-                return Self.idempotentResult(try await self.resume(attemptID: attemptID, intentID: submission.intentID))
+                return try await self.resume(attemptID: attemptID, intentID: submission.intentID)
             }
-            return Self.idempotentResult(try await self.authorize(submission, claim: claim))
+            return try await self.authorize(submission, claim: claim)
         }
     }
 
     /// `refund` under an idempotency key. A key whose first run crashed resumes that run's
     /// refund (looked up, and sent again if the processor never got it) instead of refunding
     /// twice.
-    public func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, idempotencyKey: String?) async throws -> IdempotentResponse {
+    public func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, idempotencyKey: String?) async throws -> PaymentOutcome {
         let parameters = JSONValue.orderedObject([
             ("intentId", .string(intentID)), ("amount", .optional(amount)), ("reason", .optional(reason?.rawValue)),
         ])
-        return try await idempotency.run(key: idempotencyKey, scope: "payments.refund", parameters: parameters, clock: clock) { claim in
+        return try await runIdempotently(key: idempotencyKey, scope: "payments.refund", parameters: parameters) { claim in
             if let claim, claim.isRecovery, let refundID = claim.recoveredResourceID {
-                return Self.idempotentResult(try await self.resume(refundID: refundID, intentID: intentID))
+                return try await self.resume(refundID: refundID, intentID: intentID)
             }
-            return Self.idempotentResult(try await self.refund(intentID, amount: amount, reason: reason, claim: claim))
+            return try await self.refund(intentID, amount: amount, reason: reason, claim: claim)
         }
+    }
+
+    /// Creates an intent under an idempotency key: a retry with the same key and parameters
+    /// returns the first intent (as it was then), with `replayed` set; other parameters are
+    /// refused (`idempotency_key_reused`). The key check and the creation are one transaction.
+    public func createIntent(_ request: NewPaymentIntent, idempotencyKey: String?) throws -> CreatedIntent {
+        let now = clock.now()
+        let parameters = JSONValue.orderedObject([
+            ("amount", .number(request.amount.minorUnits)), ("currency", .string(request.amount.currency.code)),
+            ("captureMethod", .string(request.captureMethod.rawValue)), ("orderReference", .optional(request.orderReference)),
+        ])
+        let id = random.make(.intent)
+        var created: PaymentIntent?
+        let response = try idempotency.perform(key: idempotencyKey, scope: "payments.create", parameters: parameters, at: now) { transaction in
+            let intent = try ledger.create(request, id: id, at: now, in: transaction)
+            created = intent
+            return .succeeded(intent.json)
+        }
+        if let created, !response.replayed { return CreatedIntent(intent: created, replayed: false, firstUsedAt: now) }
+        guard case .succeeded(let body) = response.result else {
+            throw PaymentSnapshotError(object: "payment intent", field: "result")
+        }
+        return CreatedIntent(intent: try PaymentIntent(snapshot: body), replayed: true, firstUsedAt: response.firstUsedAt)
+    }
+
+    /// Runs `body` under the key (`IdempotencyStore.run`), storing its outcome as JSON, and
+    /// returns the typed outcome: the fresh one, or the stored one decoded and marked replayed.
+    private func runIdempotently(
+        key: String?, scope: String, parameters: JSONValue, _ body: (IdempotencyClaim?) async throws -> PaymentOutcome
+    ) async throws -> PaymentOutcome {
+        var fresh: PaymentOutcome?
+        let response = try await idempotency.run(key: key, scope: scope, parameters: parameters, clock: clock) { claim in
+            let outcome = try await body(claim)
+            fresh = outcome
+            return Self.idempotentResult(outcome)
+        }
+        if let fresh, !response.replayed { return fresh }
+        let stored: JSONValue? = switch response.result {
+        case .succeeded(let body): body
+        case .failed(_, _, let body): body
+        }
+        guard let stored else { throw PaymentSnapshotError(object: "outcome", field: "body") }
+        return try PaymentOutcome(replayOf: stored, firstUsedAt: response.firstUsedAt)
     }
 
     /// Where the attempt a crashed run opened stands now: its call, if still waiting for an
     /// answer, is looked up first (the card is gone, so it cannot be sent again).
     func resume(attemptID: String, intentID: String) async throws -> PaymentOutcome {
-        if let call = try repository.awaitingCall(intentID: intentID, reference: attemptID) {
+        if let call = try ledger.awaitingCall(intentID: intentID, reference: attemptID) {
             _ = try await lookUp(call, intentID: intentID)
         }
         return try outcome(intentID, attemptID: attemptID)
@@ -52,35 +95,26 @@ extension CheckoutService {
 
     /// Where the refund a crashed run reserved stands now, after a lookup if it is pending.
     func resume(refundID: String, intentID: String) async throws -> PaymentOutcome {
-        if let call = try repository.awaitingCall(intentID: intentID, reference: refundID) {
+        if let call = try ledger.awaitingCall(intentID: intentID, reference: refundID) {
             _ = try await lookUp(call, intentID: intentID)
         }
         return try refundOutcome(intentID, refundID: refundID)
     }
 
-    /// How an outcome is stored under an idempotency key and reported: a failed attempt or
-    /// refund, a sheet answered with failure, and an unknown outcome are failures (replayed as
-    /// such); anything else — approved, captured, waiting for a challenge, a refund accepted
-    /// and still pending — is a success.
-    public static func idempotentResult(_ outcome: PaymentOutcome) -> IdempotentResult {
-        if let refund = outcome.refund, refund.status == .failed {
-            return .failed(code: "refund_failed", message: "the refund \(refund.id) failed (\(refund.failureCode ?? "unknown reason"))", body: outcome.json)
-        }
-        if let attempt = outcome.attempt, attempt.status == .failed, let failure = attempt.failure {
-            return .failed(code: failure.code.rawValue, message: failure.message, body: outcome.json)
-        }
-        if outcome.sheetAnswer == .failure {
-            return .failed(
-                code: "sheet_deadline_exceeded",
-                message: "the Apple Pay sheet was answered with failure at its deadline because the processor had not answered; a late approval will be reversed",
-                body: outcome.json)
-        }
-        if outcome.intent.status == .processing, let inFlight = outcome.intent.inFlight, inFlight.outcomeUnknownSince != nil {
-            return .failed(
-                code: "outcome_unknown",
-                message: "the processor gave no usable answer to the \(inFlight.call.operationName) of \(inFlight.attemptID); the intent stays processing until reconciliation learns the outcome",
-                body: outcome.json)
+    /// How an outcome is stored under an idempotency key: its JSON, as a failure when
+    /// `failureReport` says so (replayed as such).
+    package static func idempotentResult(_ outcome: PaymentOutcome) -> IdempotentResult {
+        if let failure = outcome.failureReport {
+            return .failed(code: failure.code, message: failure.message, body: outcome.json)
         }
         return .succeeded(outcome.json)
     }
+}
+
+/// A created intent, fresh or replayed under its idempotency key.
+public struct CreatedIntent: Sendable {
+    public let intent: PaymentIntent
+    public let replayed: Bool
+    /// When the key was first used (now, for a fresh creation).
+    public let firstUsedAt: Date
 }

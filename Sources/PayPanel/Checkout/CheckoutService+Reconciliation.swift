@@ -12,14 +12,14 @@ extension CheckoutService {
     /// does not stop the others: its error is in `failures`, and the rest goes on.
     public func reconcile() async throws -> ReconciliationReport {
         var report = ReconciliationReport()
-        for awaiting in try repository.callsAwaitingReconciliation() {
+        for awaiting in try ledger.callsAwaitingReconciliation() {
             do {
                 report.lookups.append(try await lookUp(awaiting.call, intentID: awaiting.intentID))
             } catch {
                 report.failures.append(.init(intentID: awaiting.intentID, reference: awaiting.call.reference, error: error))
             }
         }
-        for timer in try repository.dueTimers(at: clock.now(), limit: 10_000) {
+        for timer in try ledger.dueTimers(at: clock.now(), limit: 10_000) {
             do {
                 if let entry = try await fire(timer, card: nil) { report.timers.append(entry) }
             } catch {
@@ -31,8 +31,8 @@ extension CheckoutService {
 
     /// Fires one due timer and runs what it leads to; nil when another process handled it.
     func fire(_ timer: DueTimer, card: CardInMemory?) async throws -> ReconciliationReport.TimerEntry? {
-        let before = try repository.intent(timer.intentID)?.status
-        switch try repository.fireTimer(timer, at: clock.now()) {
+        let before = try ledger.intent(timer.intentID)?.status
+        switch try ledger.fireTimer(timer, at: clock.now()) {
         case .applied(let transition):
             try await run(transition.executorWork, intentID: timer.intentID, card: card)
         case .lookupDue(let intentID, let call):
@@ -40,14 +40,14 @@ extension CheckoutService {
         case .discarded, .alreadyHandled:
             return nil
         }
-        let after = try repository.intent(timer.intentID)?.status
+        let after = try ledger.intent(timer.intentID)?.status
         return ReconciliationReport.TimerEntry(intentID: timer.intentID, kind: timer.kind, reference: timer.reference,
                                                statusBefore: before, statusAfter: after)
     }
 
     /// Asks the processor about `call` and records the finding.
     func lookUp(_ call: ProcessorCall, intentID: String) async throws -> ReconciliationReport.LookupEntry {
-        let before = try repository.intent(intentID)?.status
+        let before = try ledger.intent(intentID)?.status
         let result = await processor.lookup(reference: call.reference, operation: call.operation, timeout: configuration.processorTimeout)
         let event: PaymentEvent = switch result {
         case .found(let outcome): .reconciliationFound(call, outcome)
@@ -56,7 +56,7 @@ extension CheckoutService {
         }
         let work = try record(event, intentID: intentID)
         try await run(work, intentID: intentID, card: nil)
-        let after = try repository.intent(intentID)?.status
+        let after = try ledger.intent(intentID)?.status
         return ReconciliationReport.LookupEntry(intentID: intentID, call: call, finding: result, statusBefore: before, statusAfter: after)
     }
 }

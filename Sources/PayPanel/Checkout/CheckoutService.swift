@@ -2,7 +2,7 @@ import Foundation
 
 /// Drives payment intents through the processor: the executor of `PaymentStateMachine`.
 ///
-/// Every step is a transition committed by `PaymentRepository` (one `BEGIN IMMEDIATE` write);
+/// Every step is a transition committed by `PaymentLedger` through the `PaymentStore` (one write);
 /// processor calls happen between those transactions, never inside one. The service feeds each
 /// processor answer back as an event and runs whatever work the machine asks for next, until
 /// there is none. It never decides anything itself: guards, timers, reversals and the Apple
@@ -13,7 +13,9 @@ import Foundation
 /// an authorization is therefore never re-sent: it is looked up by its attempt id instead,
 /// which is what makes "never authorize the same attempt twice" hold.
 public actor CheckoutService {
-    let repository: PaymentRepository
+    /// The store every transition goes through, and the ledger that writes transitions to it.
+    let store: any PaymentStore
+    let ledger: PaymentLedger
     let idempotency: IdempotencyStore
     let processor: any PaymentProcessor
     let clock: any WallClock
@@ -21,24 +23,21 @@ public actor CheckoutService {
     var random: PaymentIDGenerator
     /// The processor timeout and state-machine policy.
     public nonisolated let configuration: CheckoutConfiguration
-    /// The payments database file, for messages.
-    public nonisolated let databasePath: String
 
-    /// A service on the payments database at `databasePath` (opened and migrated here: the
-    /// actor owns its connection). `randomSeed` makes ids reproducible in tests.
+    /// A service on `store`, which it owns from now on (the actor serializes every use of it).
+    /// `randomSeed` makes ids reproducible in tests.
     public init(
-        databasePath: String, processor: any PaymentProcessor, clock: any WallClock = SystemClock(),
+        store: sending any PaymentStore, processor: any PaymentProcessor, clock: any WallClock = SystemClock(),
         configuration: CheckoutConfiguration = CheckoutConfiguration(), faults: any FaultInjector = NoFaults(),
         randomSeed: UInt64? = nil
-    ) throws {
-        let database = try Database.openMigrated(path: databasePath, set: .main, clock: clock)
-        self.repository = PaymentRepository(database: database, policy: configuration.policy)
-        self.idempotency = IdempotencyStore(database: database)
+    ) {
+        self.store = store
+        self.ledger = PaymentLedger(store: store, policy: configuration.policy)
+        self.idempotency = IdempotencyStore(store: store)
         self.processor = processor
         self.clock = clock
         self.faults = faults
         self.configuration = configuration
-        self.databasePath = databasePath
         self.random = PaymentIDGenerator(seed: randomSeed)
     }
 
@@ -46,12 +45,12 @@ public actor CheckoutService {
 
     /// Creates an intent waiting for a payment method.
     public func createIntent(_ request: NewPaymentIntent) throws -> PaymentIntent {
-        try repository.create(request, id: random.make(.intent), at: clock.now())
+        try ledger.create(request, id: random.make(.intent), at: clock.now())
     }
 
     /// The intent with its attempts, refunds and history; nil when unknown.
     public func details(_ intentID: String) throws -> PaymentDetails? {
-        try repository.details(intentID)
+        try ledger.details(intentID)
     }
 
     // MARK: - Authorizing
@@ -68,18 +67,18 @@ public actor CheckoutService {
     /// the same transaction that opens it: a run that takes the key over after a crash finds
     /// the attempt and resumes it instead of authorizing a second one.
     func authorize(_ submission: PaymentSubmission, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
-        guard let intent = try repository.intent(submission.intentID) else {
-            throw PaymentStoreError(reason: .intentNotFound(submission.intentID), path: repository.database.path)
+        guard let intent = try ledger.intent(submission.intentID) else {
+            throw PaymentStoreError(reason: .intentNotFound(submission.intentID))
         }
         let attemptID = random.make(.attempt)
         let opening = AttemptOpening(
             attemptID: attemptID, source: submission.source, card: CardSummary(submission.method),
             amount: submission.amount ?? intent.amount, answersPaymentSheet: submission.answersPaymentSheet)
-        let transition = try repository.database.write {
-            let transition = try repository.openAttempt(
+        let transition = try store.write { transaction in
+            let transition = try ledger.openAttempt(
                 opening, intentID: submission.intentID, tokenTransactionID: submission.tokenTransactionID,
-                expectedVersion: nil, at: clock.now())
-            if let claim { try idempotency.attach(resourceID: attemptID, to: claim) }
+                expectedVersion: nil, at: clock.now(), in: transaction)
+            if let claim { try idempotency.attach(resourceID: attemptID, to: claim, in: transaction) }
             return transition
         }
         try await execute(transition.executorWork, intentID: submission.intentID,
@@ -99,7 +98,7 @@ public actor CheckoutService {
         case .failed: .challengeFailed(attemptID: attemptID)
         case .abandoned: .challengeAbandoned(attemptID: attemptID)
         }
-        let transition = try repository.apply(event, to: intentID, expectedVersion: nil, at: clock.now())
+        let transition = try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now())
         try await execute(transition.executorWork, intentID: intentID, card: nil)
         return try outcome(intentID, attemptID: attemptID)
     }
@@ -108,14 +107,14 @@ public actor CheckoutService {
 
     /// Captures `amount` minor units (nil: all that is capturable) of a `requires_capture` intent.
     public func capture(_ intentID: String, amount: Int64? = nil) async throws -> PaymentOutcome {
-        let transition = try repository.apply(.captureRequested(amount: amount), to: intentID, expectedVersion: nil, at: clock.now())
+        let transition = try ledger.apply(.captureRequested(amount: amount), to: intentID, expectedVersion: nil, at: clock.now())
         try await execute(transition.executorWork, intentID: intentID, card: nil)
         return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
     }
 
     /// Cancels an intent: at once before authorization; by voiding the authorization after.
     public func cancel(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
-        let transition = try repository.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
+        let transition = try ledger.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
         try await execute(transition.executorWork, intentID: intentID, card: nil)
         return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
     }
@@ -130,7 +129,7 @@ public actor CheckoutService {
         guard intent.status == .requiresCapture else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "void", status: intent.status))
         }
-        let transition = try repository.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now())
+        let transition = try ledger.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now())
         try await execute(transition.executorWork, intentID: intentID, card: nil)
         return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
     }
@@ -147,13 +146,14 @@ public actor CheckoutService {
     /// that refund instead of refunding a second time.
     func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
         let refundID = random.make(.refund)
-        let transition = try repository.database.write {
+        let transition = try store.write { transaction in
             // Read inside the write: "all that is refundable" is what is left at this moment.
-            let requested = try amount ?? loadMachine(intentID).intent.amountRefundable
-            let transition = try repository.apply(
+            let current = try ledger.requireMachine(intentID, in: transaction)
+            let requested = amount ?? current.intent.amountRefundable
+            let transition = try ledger.apply(
                 .refundRequested(refundID: refundID, amount: requested, reason: reason), to: intentID, expectedVersion: nil,
-                at: clock.now())
-            if let claim { try idempotency.attach(resourceID: refundID, to: claim) }
+                at: clock.now(), known: current, in: transaction)
+            if let claim { try idempotency.attach(resourceID: refundID, to: claim, in: transaction) }
             return transition
         }
         try await execute(transition.executorWork, intentID: intentID, card: nil)
@@ -163,8 +163,8 @@ public actor CheckoutService {
     // MARK: - Reading back
 
     func loadMachine(_ intentID: String) throws -> PaymentStateMachine {
-        guard let machine = try repository.loadMachine(intentID) else {
-            throw PaymentStoreError(reason: .intentNotFound(intentID), path: repository.database.path)
+        guard let machine = try ledger.loadMachine(intentID) else {
+            throw PaymentStoreError(reason: .intentNotFound(intentID))
         }
         return machine
     }

@@ -37,6 +37,7 @@ extension PaymentIntent: JSONRepresentable {
             ("captureBefore", .optional(captureBefore.map(Timestamp.format))),
             ("cancellationReason", .optional(cancellationReason?.rawValue)),
             ("attemptCount", .number(attemptCount)),
+            ("currentAttemptId", .optional(currentAttemptID)),
             ("processing", inFlight?.json ?? .null),
             ("updatedAt", .string(Timestamp.format(updatedAt))),
         ])
@@ -84,6 +85,7 @@ extension Attempt: JSONRepresentable {
         }
         return jsonObject([
             ("id", .string(id)),
+            ("intentId", .string(intentID)),
             ("sequence", .number(sequence)),
             ("status", .string(status.rawValue)),
             ("source", .string(source.rawValue)),

@@ -14,7 +14,7 @@ public enum StateMachineDocument {
                  \(regenerateCommand) -->
 
             `PaymentStateMachine` (Sources/PayPanel/Payments/) is pure: no I/O, no clock, no randomness.
-            Each event is applied by `PaymentRepository` in one `BEGIN IMMEDIATE` transaction (expected
+            Each event is applied by `PaymentLedger` in one write transaction of the `PaymentStore` (expected
             version, guard, event row with the next version, intent row, timers, outbox row); the
             processor calls it asks for run afterwards, between transactions. Every accepted transition
             is listed below; **any other event is rejected** with a typed `PaymentRejection` and changes

@@ -16,16 +16,17 @@ import Foundation
 /// / `complete` / `release`) is for operations that call the processor between transactions:
 /// the claim is committed first, so a concurrent duplicate sees it and is refused.
 public final class IdempotencyStore {
-    public let database: Database
+    /// The payments store, so keys commit with what they protect.
+    public let store: any PaymentStore
     /// How long a key is remembered (24 h).
     public let lifetime: TimeInterval
     /// A claim older than this is taken to belong to a crashed process and may be reclaimed;
     /// the reclaiming run sees the crashed run's `resourceID` and must resume, not restart.
     public let inProgressLease: TimeInterval
 
-    /// A store on `database` (the payments database, so keys commit with what they protect).
-    public init(database: Database, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
-        self.database = database
+    /// Keys kept in `store`.
+    public init(store: any PaymentStore, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
+        self.store = store
         self.lifetime = lifetime
         self.inProgressLease = inProgressLease
     }
@@ -36,22 +37,27 @@ public final class IdempotencyStore {
     // MARK: - One transaction
 
     /// Runs `body` once per `(key, scope)`: checks the key, runs the body and stores its result
-    /// in ONE write transaction (the body's own `database.write` calls join it). Without a key
-    /// the body simply runs.
+    /// in ONE write transaction, the one `body` is handed. Without a key the body simply runs
+    /// (in a transaction of its own).
     public func perform(
-        key: String?, scope: String, parameters: JSONValue, at now: Date, _ body: () throws -> IdempotentResult
+        key: String?, scope: String, parameters: JSONValue, at now: Date,
+        _ body: (any PaymentStoreTransaction) throws -> IdempotentResult
     ) throws -> IdempotentResponse {
-        guard let key else { return IdempotentResponse(result: try body(), replayed: false, firstUsedAt: now) }
+        guard let key else {
+            return IdempotentResponse(result: try store.write(body), replayed: false, firstUsedAt: now)
+        }
         try IdempotencyStore.validate(key)
         let hash = IdempotencyStore.requestHash(parameters)
-        return try database.write {
-            switch try lookUp(key: key, scope: scope, hash: hash, at: now) {
+        return try store.write { transaction in
+            switch try lookUp(key: key, scope: scope, hash: hash, at: now, in: transaction) {
             case .replay(let response): return response
             case .inProgress(let since): throw IdempotencyError(key: key, reason: .inProgress(since: since))
             case .absent: break
             }
-            let result = try body()
-            try store(result, key: key, scope: scope, hash: hash, createdAt: now, at: now, insert: true)
+            let result = try body(transaction)
+            try transaction.insertIdempotencyRecord(IdempotencyRecord(
+                key: key, scope: scope, requestHash: hash, state: .completed, result: Self.stored(result), createdAt: now,
+                lockedAt: nil, resourceID: nil))
             return IdempotentResponse(result: result, replayed: false, firstUsedAt: now)
         }
     }
@@ -88,8 +94,8 @@ public final class IdempotencyStore {
     public func reserve(key: String, scope: String, parameters: JSONValue, at now: Date) throws -> IdempotencyReservation {
         try IdempotencyStore.validate(key)
         let hash = IdempotencyStore.requestHash(parameters)
-        return try database.write {
-            switch try lookUp(key: key, scope: scope, hash: hash, at: now) {
+        return try store.write { transaction in
+            switch try lookUp(key: key, scope: scope, hash: hash, at: now, in: transaction) {
             case .replay(let response):
                 return .replay(response)
             case .inProgress(let since):
@@ -97,18 +103,15 @@ public final class IdempotencyStore {
                 guard now.timeIntervalSince(since) >= inProgressLease else {
                     throw IdempotencyError(key: key, reason: .inProgress(since: since))
                 }
-                let row = try database.queryFirst(
-                    "SELECT resource_id, created_at FROM idempotency_keys WHERE key = ? AND scope = ?", [key, scope]
-                ) { ($0.optionalString(0), PaymentRows.date($0.int64(1))) }
-                try database.execute("UPDATE idempotency_keys SET locked_at = ? WHERE key = ? AND scope = ?", [now, key, scope])
+                let record = try transaction.idempotencyRecord(key: key, scope: scope)
+                try transaction.relockIdempotencyClaim(key: key, scope: scope, at: now)
                 return .claimed(IdempotencyClaim(
-                    key: key, scope: scope, requestHash: hash, createdAt: row?.1 ?? now, recoveredResourceID: row?.0, isRecovery: true))
+                    key: key, scope: scope, requestHash: hash, createdAt: record?.createdAt ?? now,
+                    recoveredResourceID: record?.resourceID, isRecovery: true))
             case .absent:
-                try database.execute(
-                    """
-                    INSERT INTO idempotency_keys (key, scope, request_hash, status, created_at, locked_at)
-                    VALUES (?, ?, ?, 'in_progress', ?, ?)
-                    """, [key, scope, hash, now, now])
+                try transaction.insertIdempotencyRecord(IdempotencyRecord(
+                    key: key, scope: scope, requestHash: hash, state: .inProgress, result: nil, createdAt: now, lockedAt: now,
+                    resourceID: nil))
                 return .claimed(IdempotencyClaim(key: key, scope: scope, requestHash: hash, createdAt: now, recoveredResourceID: nil, isRecovery: false))
             }
         }
@@ -116,35 +119,35 @@ public final class IdempotencyStore {
 
     /// Stores the claim's result; later requests with the key replay it.
     public func complete(_ claim: IdempotencyClaim, with result: IdempotentResult, at now: Date) throws {
-        try database.write {
-            try store(result, key: claim.key, scope: claim.scope, hash: claim.requestHash, createdAt: claim.createdAt, at: now, insert: false)
+        try store.write { transaction in
+            try transaction.completeIdempotencyClaim(
+                key: claim.key, scope: claim.scope, requestHash: claim.requestHash, result: Self.stored(result), at: now)
         }
     }
 
     /// Gives the key up without a result (the operation did not run): it may be used again.
     public func release(_ claim: IdempotencyClaim) throws {
-        try database.write {
-            try database.execute(
-                "DELETE FROM idempotency_keys WHERE key = ? AND scope = ? AND status = 'in_progress'", [claim.key, claim.scope])
+        try store.write { transaction in
+            try transaction.deleteIdempotencyRecord(key: claim.key, scope: claim.scope, onlyInProgress: true)
         }
     }
 
     /// Records what the claimed operation created (e.g. the attempt id) as its recovery
     /// point, so a run that reclaims the key after a crash resumes it instead of starting over.
-    public func attach(resourceID: String, to claim: IdempotencyClaim) throws {
-        try database.write {
-            try database.execute(
-                "UPDATE idempotency_keys SET resource_id = ? WHERE key = ? AND scope = ? AND status = 'in_progress'",
-                [resourceID, claim.key, claim.scope])
+    /// Pass the transaction that creates the resource, so the two commit together.
+    public func attach(resourceID: String, to claim: IdempotencyClaim, in transaction: (any PaymentStoreTransaction)? = nil) throws {
+        if let transaction {
+            try transaction.attachIdempotencyResource(resourceID, key: claim.key, scope: claim.scope)
+        } else {
+            try store.write { try $0.attachIdempotencyResource(resourceID, key: claim.key, scope: claim.scope) }
         }
     }
 
     /// Forgets keys first used `lifetime` or longer before `now`; returns how many.
     @discardableResult
     public func purgeExpired(at now: Date) throws -> Int {
-        try database.write {
-            try database.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", [now.addingTimeInterval(-lifetime)])
-            return database.changes
+        try store.write { transaction in
+            try transaction.purgeIdempotencyRecords(createdAtOrBefore: now.addingTimeInterval(-lifetime))
         }
     }
 
@@ -158,68 +161,40 @@ public final class IdempotencyStore {
 
     /// What the store holds for the key, inside the caller's write transaction. An expired
     /// row is deleted and reported absent.
-    private func lookUp(key: String, scope: String, hash: String, at now: Date) throws -> Lookup {
-        typealias Stored = (hash: String, status: String, outcome: String?, response: String?, errorCode: String?, errorMessage: String?, createdAt: Date, lockedAt: Date?)
-        let stored = try database.queryFirst(
-            """
-            SELECT request_hash, status, outcome, response, error_code, error_message, created_at, locked_at
-            FROM idempotency_keys WHERE key = ? AND scope = ?
-            """, [key, scope]
-        ) { row -> Stored in
-            (row.string(0), row.string(1), row.optionalString(2), row.optionalString(3), row.optionalString(4),
-             row.optionalString(5), PaymentRows.date(row.int64(6)), row.optionalInt64(7).map(PaymentRows.date))
-        }
-        guard let stored else { return .absent }
+    private func lookUp(key: String, scope: String, hash: String, at now: Date, in transaction: any PaymentStoreTransaction) throws -> Lookup {
+        guard let stored = try transaction.idempotencyRecord(key: key, scope: scope) else { return .absent }
         if now.timeIntervalSince(stored.createdAt) >= lifetime {
-            try database.execute("DELETE FROM idempotency_keys WHERE key = ? AND scope = ?", [key, scope])
+            try transaction.deleteIdempotencyRecord(key: key, scope: scope, onlyInProgress: false)
             return .absent
         }
-        guard stored.hash == hash else {
+        guard stored.requestHash == hash else {
             throw IdempotencyError(key: key, reason: .reused(firstUsedAt: stored.createdAt, scope: scope))
         }
-        if stored.status == "in_progress" { return .inProgress(since: stored.lockedAt ?? stored.createdAt) }
-        let body = try stored.response.map { text in
+        guard stored.state == .completed, let result = stored.result else {
+            return .inProgress(since: stored.lockedAt ?? stored.createdAt)
+        }
+        let body = try result.response.map { text in
             do {
                 return try JSONParser().parse(text)
             } catch {
                 throw IdempotencyError(key: key, reason: .unreadableResult)
             }
         }
-        let result: IdempotentResult = stored.outcome == "succeeded"
+        let replayed: IdempotentResult = result.succeeded
             ? .succeeded(body ?? .null)
-            : .failed(code: stored.errorCode ?? "unknown_error", message: stored.errorMessage ?? "", body: body)
-        return .replay(IdempotentResponse(result: result, replayed: true, firstUsedAt: stored.createdAt))
+            : .failed(code: result.errorCode ?? "unknown_error", message: result.errorMessage ?? "", body: body)
+        return .replay(IdempotentResponse(result: replayed, replayed: true, firstUsedAt: stored.createdAt))
     }
 
-    private func store(_ result: IdempotentResult, key: String, scope: String, hash: String, createdAt: Date, at now: Date, insert: Bool) throws {
-        let outcome: String
-        let body: JSONValue?
-        var errorCode: String?
-        var errorMessage: String?
+    /// `result` as a row keeps it: the body as JSON text, the message redacted.
+    private static func stored(_ result: IdempotentResult) -> StoredIdempotentResult {
         switch result {
         case .succeeded(let value):
-            outcome = "succeeded"
-            body = value
+            StoredIdempotentResult(succeeded: true, response: JSONWriter.string(value), errorCode: nil, errorMessage: nil)
         case .failed(let code, let message, let value):
-            outcome = "failed"
-            body = value
-            errorCode = code
-            errorMessage = SensitiveDigits.redacted(message)
-        }
-        let response = body.map { JSONWriter.string($0) }
-        if insert {
-            try database.execute(
-                """
-                INSERT INTO idempotency_keys (key, scope, request_hash, status, outcome, response, error_code, error_message, created_at, completed_at)
-                VALUES (?, ?, ?, 'completed', ?, ?, ?, ?, ?, ?)
-                """, [key, scope, hash, outcome, response, errorCode, errorMessage, createdAt, now])
-        } else {
-            try database.execute(
-                """
-                UPDATE idempotency_keys SET status = 'completed', outcome = ?, response = ?, error_code = ?, error_message = ?,
-                    locked_at = NULL, completed_at = ?
-                WHERE key = ? AND scope = ? AND request_hash = ?
-                """, [outcome, response, errorCode, errorMessage, now, key, scope, hash])
+            StoredIdempotentResult(
+                succeeded: false, response: value.map { JSONWriter.string($0) }, errorCode: code,
+                errorMessage: SensitiveDigits.redacted(message))
         }
     }
 

@@ -15,13 +15,11 @@ public struct PaymentStoreError: PayPanelError, Equatable {
     }
 
     public let reason: Reason
-    /// The database file, for messages people can act on.
-    public let path: String
 
-    /// The error for `reason` on the database at `path`.
-    public init(reason: Reason, path: String) {
+    /// The error for `reason`. It names no file or server: the front end, which knows where the
+    /// store is, says so beside the message.
+    public init(reason: Reason) {
         self.reason = reason
-        self.path = path
     }
 
     public var code: String {
@@ -38,13 +36,13 @@ public struct PaymentStoreError: PayPanelError, Equatable {
     public var message: String {
         switch reason {
         case .intentNotFound(let id):
-            "no payment intent \(JSONWriter.quoted(id)) in \(path): check the id with 'paypanel payments list'"
+            "no payment intent \(JSONWriter.quoted(id)) in this payments database: check the id against the list of intents"
         case .versionConflict(let id, let expected, let actual):
             "payment intent \(id) changed while you were working on it (expected version \(expected), it is at \(actual)): reload it and try again"
         case .invariantViolated(let id, let rules):
             "refused to store payment intent \(id) because the change would break: \(rules.joined(separator: "; ")) (a bug: please report it)"
         case .corruptRow(let table, let id, let detail):
-            "database \(path) holds a \(table) row \(id) this program cannot read (\(detail)): restore the database from a backup"
+            "the payments database holds a \(table) row \(id) this program cannot read (\(detail)): restore the database from a backup"
         case .tokenReplayed(let transactionID, let intentID):
             "the Apple Pay token with transaction id \(transactionID) was already used\(intentID.map { " for payment intent \($0)" } ?? ""): a token pays once; ask the payer to pay again"
         case .invalidTokenTransactionID:

@@ -45,8 +45,8 @@ public struct LifecycleBenchmark: Sendable {
 
     /// Runs the benchmark; `progress` is called with the number of payments done so far.
     public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> LifecycleBenchmarkResult {
-        let service = try CheckoutService(
-            databasePath: directory + "/payments.sqlite", processor: try makeProcessor(directory + "/processor.sqlite", clock),
+        let service = CheckoutService(
+            store: try SQLitePaymentStore(path: directory + "/payments.sqlite", clock: clock), processor: try makeProcessor(directory + "/processor.sqlite", clock),
             clock: clock)
         let baseline = try Baseline(path: directory + "/baseline.sqlite")
         let stopwatch = ContinuousClock()

@@ -16,7 +16,7 @@ public final class CrashSoak {
     private var random: SeededRandomNumberGenerator
     private var now: Date
     private var report: CrashSoakReport
-    private let repository: PaymentRepository
+    private let repository: PaymentLedger
     /// Recent unkilled durations per kind of request, for drawing kill moments.
     private var durations: [String: [Duration]] = [:]
 
@@ -27,7 +27,7 @@ public final class CrashSoak {
         now = configuration.start
         report = CrashSoakReport(iterations: configuration.iterations, seed: configuration.seed)
         let database = try Database.openMigrated(path: configuration.databasePath, set: .main, clock: ManualClock(configuration.start))
-        repository = PaymentRepository(database: database)
+        repository = PaymentLedger(store: SQLitePaymentStore(database: database))
     }
 
     /// Runs every iteration, the final reconciliation and the audit. `readLedger` reads the
@@ -60,7 +60,7 @@ public final class CrashSoak {
         // Much later: authorizations lapse, abandoned intents are canceled, everything settles.
         now = now.addingTimeInterval(8 * 24 * 3600)
         for _ in 0..<2 { _ = try reconcile() }
-        report.audit = try PaymentsAudit.run(repository: repository, effects: try readLedger(now), expectSettled: true)
+        report.audit = try PaymentsAudit.run(ledger: repository, effects: try readLedger(now), expectSettled: true)
         report.seconds = Double(started.duration(to: clock.now).components.seconds)
             + Double(started.duration(to: clock.now).components.attoseconds) / 1e18
         return report

@@ -58,8 +58,10 @@ struct CommandRunner {
             return .success
         }
         let context = CommandContext(console: console, commandPath: path)
+        var parsedArguments: ParsedArguments?
         do {
             let parsed = try ParsedArguments(arguments, spec: spec)
+            parsedArguments = parsed
             let command = try type.init(arguments: parsed)
             let status = try await command.run(context)
             console.flush()
@@ -69,6 +71,11 @@ struct CommandRunner {
             console.printError(HelpFormatter.usageLine(for: node, path: path))
             console.printError("  See '\(path) --help' for more information.")
             return .usage
+        } catch let error as PaymentStoreError {
+            // The library names no file; the front end knows which database it opened.
+            let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
+            console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
+            return .failure
         } catch let error as any PayPanelError {
             console.printError("Error: \(error.message)")
             return .failure

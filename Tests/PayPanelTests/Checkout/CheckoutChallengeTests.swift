@@ -84,7 +84,7 @@ import Testing
         // The completion is committed but the process stops before sending it (a crash): the
         // processor still waits for the challenge. Reconciliation must not take "challenge
         // required" for the answer; it sends the completion again, which needs no card data.
-        let repository = PaymentRepository(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock))
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock)))
         try repository.apply(.challengePassed(attemptID: attempt.id), to: intent.id, expectedVersion: nil, at: harness.clock.now())
         let report = try await harness.service.reconcile()
         #expect(report.lookups.map(\.findingName) == ["challenge_required"])

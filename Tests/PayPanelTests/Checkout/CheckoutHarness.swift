@@ -31,8 +31,8 @@ final class CheckoutHarness: @unchecked Sendable {
         clock = ManualClock(Self.start)
         mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
         processor = RecordingProcessor(mock)
-        service = try CheckoutService(
-            databasePath: directory.file("payments.sqlite"), processor: processor, clock: clock,
+        service = CheckoutService(
+            store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock), processor: processor, clock: clock,
             configuration: CheckoutConfiguration(policy: policy, processorTimeout: processorTimeout), randomSeed: seed)
     }
 
@@ -83,7 +83,7 @@ final class CheckoutHarness: @unchecked Sendable {
 
     /// The intent with its attempts and refunds, as stored.
     func machine(_ intentID: String) throws -> PaymentStateMachine {
-        let repository = PaymentRepository(database: try Database.openMigrated(path: databasePath, set: .main, clock: clock))
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: databasePath, set: .main, clock: clock)))
         return try #require(try repository.loadMachine(intentID))
     }
 
@@ -104,7 +104,7 @@ final class CheckoutHarness: @unchecked Sendable {
     /// authorized twice: an authorization is only ever sent again after the processor answered
     /// that it did not process the previous one.
     func check(settled: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let repository = PaymentRepository(database: try Database.openMigrated(path: databasePath, set: .main, clock: clock))
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: databasePath, set: .main, clock: clock)))
         var ids: [String] = []
         try repository.forEachIntent(status: nil, limit: nil) { ids.append($0.id) }
         let machines = try ids.compactMap { try repository.loadMachine($0) }

@@ -94,7 +94,7 @@ import Testing
         let harness = try CheckoutHarness()
         let (intent, attemptID) = try await unknownAuthorization(harness, holder: "HTTP_500_AFTER", waited: 0)
         // `reconcile` looks every unknown call up; the timer alone is due 30 s after the answer.
-        let repository = PaymentRepository(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock))
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock)))
         #expect(try repository.dueTimers(at: harness.clock.now().addingTimeInterval(29)).allSatisfy { $0.kind != .reconciliation })
         let timer = try #require(try repository.dueTimers(at: harness.clock.now().addingTimeInterval(30)).first { $0.kind == .reconciliation })
         #expect(timer.reference == attemptID && timer.intentID == intent.id)
@@ -152,8 +152,8 @@ struct SlowLookupHarness {
     let service: CheckoutService
 
     init(_ harness: CheckoutHarness) throws {
-        service = try CheckoutService(
-            databasePath: harness.databasePath, processor: UnavailableLookups(base: harness.processor), clock: harness.clock,
+        service = CheckoutService(
+            store: try SQLitePaymentStore(path: harness.databasePath, clock: harness.clock), processor: UnavailableLookups(base: harness.processor), clock: harness.clock,
             configuration: CheckoutConfiguration(policy: harness.service.configuration.policy), randomSeed: 99)
     }
 

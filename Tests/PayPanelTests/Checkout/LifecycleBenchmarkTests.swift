@@ -18,7 +18,7 @@ import Testing
         #expect(result.count == 4 && result.transactionsPerPayment == LifecycleBenchmark.transactionsPerPayment)
         #expect(result.lifecycleSeconds > 0 && result.baselineSeconds > 0)
         let database = try Database.openMigrated(path: directory.file("payments.sqlite"), set: .main, clock: clock)
-        let repository = PaymentRepository(database: database)
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: database))
         var statuses: [PaymentStatus] = []
         var ids: [String] = []
         try repository.forEachIntent(status: nil, limit: nil) {

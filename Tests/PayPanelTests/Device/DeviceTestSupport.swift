@@ -77,7 +77,7 @@ final class DeviceHarness {
     init(payload: PushPayload? = nil, captureMethod: CaptureMethod = .automatic) throws {
         directory = try TemporaryDirectory("paypanel-device")
         processor = ScriptedProcessor(clock: clock)
-        service = try CheckoutService(databasePath: directory.file("payments.sqlite"), processor: processor, clock: clock, randomSeed: 7)
+        service = CheckoutService(store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock), processor: processor, clock: clock, randomSeed: 7)
         backend = CheckoutBackend.demo(service: service, clock: clock)
         let configuration = CheckoutFlowConfiguration(wallet: .standard(now: DeviceHarness.start), captureMethod: captureMethod)
         flow = try CheckoutFlow(payload: payload ?? PaymentActionPayloadBuilder().build(), configuration: configuration)

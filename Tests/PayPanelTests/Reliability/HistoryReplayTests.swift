@@ -7,7 +7,7 @@ import Testing
 /// changed behind the state machine's back is found.
 @Suite struct HistoryReplayTests {
     /// A captured intent with a partial refund that succeeded, all through the repository.
-    static func refundedIntent(_ repository: PaymentRepository) throws -> PaymentIntent {
+    static func refundedIntent(_ repository: PaymentLedger) throws -> PaymentIntent {
         var random = SeededRandomNumberGenerator(seed: 3)
         let intent = try StorageFixtures.capturedIntent(repository, minorUnits: 1000, random: &random)
         let time = StorageFixtures.start.addingTimeInterval(60)
@@ -22,7 +22,7 @@ import Testing
         let repository = try StorageFixtures.memoryRepository()
         let intent = try Self.refundedIntent(repository)
         #expect(intent.amountRefunded == 400)
-        #expect(try HistoryReplay(repository: repository).discrepancies(intentID: intent.id) == [])
+        #expect(try HistoryReplay(ledger: repository).discrepancies(intentID: intent.id) == [])
     }
 
     @Test func unknownOutcomesLookupsAndTimersReplayToo() throws {
@@ -36,7 +36,7 @@ import Testing
         try repository.apply(.timerFired(.sheetDeadline, reference: attempt), to: intent.id, expectedVersion: nil, at: start.addingTimeInterval(26))
         try repository.apply(.reconciliationNotFound(.authorize(attemptID: attempt)), to: intent.id, expectedVersion: nil, at: start.addingTimeInterval(60))
         try repository.apply(.reconciliationFound(.authorize(attemptID: attempt), PaymentFixture.approval(PaymentFixture.amount)), to: intent.id, expectedVersion: nil, at: start.addingTimeInterval(90))
-        let replay = HistoryReplay(repository: repository)
+        let replay = HistoryReplay(ledger: repository)
         #expect(try replay.discrepancies(intentID: intent.id) == [])
         #expect(try replay.discrepanciesOfAllIntents().intents == 1)
     }
@@ -47,7 +47,7 @@ import Testing
         try repository.database.execute("UPDATE timers SET due_at = due_at + 1000 WHERE intent_id = ?", [intent.id])
         try repository.database.execute(
             "INSERT INTO timers (intent_id, kind, reference, due_at, created_at) VALUES (?, 'challenge_expiry', 'att_ghost', 1, 1)", [intent.id])
-        let found = try HistoryReplay(repository: repository).discrepancies(intentID: intent.id)
+        let found = try HistoryReplay(ledger: repository).discrepancies(intentID: intent.id)
         #expect(found.contains { $0.contains("timer challenge_expiry att_ghost is stored but no event scheduled it") }, "\(found)")
     }
 
@@ -56,7 +56,7 @@ import Testing
         let intent = try Self.refundedIntent(repository)
         try repository.database.execute(
             "INSERT INTO outbox (intent_id, intent_version, topic, payload, created_at) VALUES (?, 99, 'payment_intent.succeeded', '{}', 1)", [intent.id])
-        let found = try HistoryReplay(repository: repository).discrepancies(intentID: intent.id)
+        let found = try HistoryReplay(ledger: repository).discrepancies(intentID: intent.id)
         #expect(found.contains { $0.contains("the outbox differs from the replay") && $0.contains("v99") }, "\(found)")
     }
 
@@ -66,7 +66,7 @@ import Testing
         // The triggers only insist on the version moving by one: a writer bypassing the machine.
         try repository.database.execute(
             "UPDATE intents SET version = version + 1, amount_refunded = 0, amount_refund_pending = 400 WHERE id = ?", [intent.id])
-        let found = try HistoryReplay(repository: repository).discrepancies(intentID: intent.id)
+        let found = try HistoryReplay(ledger: repository).discrepancies(intentID: intent.id)
         #expect(found.contains { $0.contains("the intent row differs from the replay") && $0.contains("amountRefunded: 0 → 400") }, "\(found)")
     }
 
@@ -76,7 +76,7 @@ import Testing
         try repository.database.execute("DROP TRIGGER events_are_append_only_update")
         try repository.database.execute(
             "UPDATE events SET data = replace(data, '\"amount\":400', '\"amount\":300') WHERE intent_id = ? AND type = 'refund_requested'", [intent.id])
-        let found = try HistoryReplay(repository: repository).discrepancies(intentID: intent.id)
+        let found = try HistoryReplay(ledger: repository).discrepancies(intentID: intent.id)
         #expect(!found.isEmpty)
         #expect(found.contains { $0.contains("refund re_replay1 differs from the replay") || $0.contains("refused on replay") }, "\(found)")
     }
@@ -86,7 +86,7 @@ import Testing
         let intent = try Self.refundedIntent(repository)
         try repository.database.execute("DROP TRIGGER events_are_append_only_update")
         try repository.database.execute("UPDATE events SET data = '{\"call\":{}}' WHERE intent_id = ? AND version = 3", [intent.id])
-        let found = try HistoryReplay(repository: repository).discrepancies(intentID: intent.id)
+        let found = try HistoryReplay(ledger: repository).discrepancies(intentID: intent.id)
         #expect(found.contains { $0.contains("event v3") && $0.contains("field call.reference is missing or malformed") }, "\(found)")
     }
 }

@@ -133,11 +133,11 @@ import Testing
     @Test func theAuditReportsEveryKindOfFinding() throws {
         let repository = try StorageFixtures.memoryRepository()
         _ = try HistoryReplayTests.refundedIntent(repository)
-        let clean = try PaymentsAudit.run(repository: repository, effects: nil, expectSettled: true)
+        let clean = try PaymentsAudit.run(ledger: repository, effects: nil, expectSettled: true)
         #expect(clean.isClean, "\(clean.findings)")
         #expect(clean.intents == 1 && clean.refunds == 1 && clean.events == 7)
         let lost = Self.effect("auth_1", "att_lost", .authorize, 1000, last4: "4242")
-        let audit = try PaymentsAudit.run(repository: repository, effects: [lost], expectSettled: true)
+        let audit = try PaymentsAudit.run(ledger: repository, effects: [lost], expectSettled: true)
         #expect(audit.findings.contains { $0.hasPrefix("ledger: ") })
         #expect(audit.json["ledgerDisagreements"]?.arrayValue?.isEmpty == false)
     }
@@ -149,8 +149,8 @@ import Testing
             databasePath: harness.databasePath, ledgerPath: harness.ledgerPath, now: harness.clock.now(), settled: settled)
     }
 
-    func repository(_ harness: CheckoutHarness) throws -> PaymentRepository {
-        PaymentRepository(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock))
+    func repository(_ harness: CheckoutHarness) throws -> PaymentLedger {
+        PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: harness.databasePath, set: .main, clock: harness.clock)))
     }
 
     /// An intent with an attempt the processor approved and the database recorded as declined.

@@ -15,11 +15,11 @@ import Testing
     @Test func theFirstResultIsStoredAndReplayed() throws {
         let store = try store()
         var runs = 0
-        let first = try store.perform(key: "key-1", scope: "payments.create", parameters: Self.parameters, at: Self.start) {
+        let first = try store.perform(key: "key-1", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in
             runs += 1
             return .succeeded(["id": "pi_1"])
         }
-        let second = try store.perform(key: "key-1", scope: "payments.create", parameters: Self.parameters, at: Self.start.addingTimeInterval(60)) {
+        let second = try store.perform(key: "key-1", scope: "payments.create", parameters: Self.parameters, at: Self.start.addingTimeInterval(60)) { _ in
             runs += 1
             return .succeeded(["id": "pi_2"])
         }
@@ -32,17 +32,17 @@ import Testing
     @Test func failuresAreReplayedToo() throws {
         let store = try store()
         let declined = IdempotentResult.failed(code: "card_declined", message: "the card was declined (insufficient_funds)", body: ["status": "requires_payment_method"])
-        _ = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { declined }
-        let replay = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { .succeeded(nil) }
+        _ = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { _ in declined }
+        let replay = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         #expect(replay.replayed && replay.result == declined)
     }
 
     @Test func theSameKeyWithOtherParametersIsRefused() throws {
         let store = try store()
-        _ = try store.perform(key: "k", scope: "payments.create", parameters: Self.parameters, at: Self.start) { .succeeded(nil) }
+        _ = try store.perform(key: "k", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         var ran = false
         let error = try #require(throws: IdempotencyError.self) {
-            try store.perform(key: "k", scope: "payments.create", parameters: ["amount": 2000, "currency": "USD"], at: Self.start) {
+            try store.perform(key: "k", scope: "payments.create", parameters: ["amount": 2000, "currency": "USD"], at: Self.start) { _ in
                 ran = true
                 return .succeeded(nil)
             }
@@ -56,7 +56,7 @@ import Testing
         let store = try store()
         var runs = 0
         func call(_ scope: String, after seconds: TimeInterval) throws -> IdempotentResponse {
-            try store.perform(key: "k", scope: scope, parameters: Self.parameters, at: Self.start.addingTimeInterval(seconds)) {
+            try store.perform(key: "k", scope: scope, parameters: Self.parameters, at: Self.start.addingTimeInterval(seconds)) { _ in
                 runs += 1
                 return .succeeded(.number(runs))
             }
@@ -75,9 +75,9 @@ import Testing
         let store = try store()
         struct Boom: Error {}
         #expect(throws: Boom.self) {
-            try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { throw Boom() }
+            try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { _ in throw Boom() }
         }
-        let retry = try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { .succeeded(true) }
+        let retry = try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { _ in .succeeded(true) }
         #expect(!retry.replayed)
     }
 
@@ -92,7 +92,7 @@ import Testing
         }
         #expect(error.code == "idempotency_in_progress")
         #expect(throws: IdempotencyError.self) {
-            try store.perform(key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start) { .succeeded(nil) }
+            try store.perform(key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         }
         try store.complete(claim, with: .succeeded(["id": "re_1"]), at: Self.start.addingTimeInterval(2))
         let replay = try store.reserve(key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start.addingTimeInterval(3))
@@ -128,7 +128,7 @@ import Testing
     func unusableKeysAreRefused(key: String) throws {
         let store = try store()
         let error = try #require(throws: IdempotencyError.self) {
-            try store.perform(key: key, scope: "s", parameters: Self.parameters, at: Self.start) { .succeeded(nil) }
+            try store.perform(key: key, scope: "s", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         }
         #expect(error.code == "invalid_idempotency_key")
         #expect(!error.message.contains("4242424242424242"))
@@ -169,10 +169,10 @@ import Testing
         _ = try Database.openMigrated(path: path, clock: ManualClock(Self.start))
         let responses = Concurrently.run(6) { _ -> String in
             do {
-                let repository = PaymentRepository(database: try Database(path: path))
+                let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database(path: path)))
                 let store = IdempotencyStore(database: repository.database)
                 var random = SystemRandomNumberGenerator()
-                let response = try store.perform(key: "shared", scope: "payments.create", parameters: Self.parameters, at: Self.start) {
+                let response = try store.perform(key: "shared", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in
                     let request = try NewPaymentIntent(amount: PaymentFixture.amount)
                     return .succeeded(try repository.create(request, id: PaymentIDs.make(.intent, using: &random), at: Self.start).json)
                 }

@@ -15,7 +15,7 @@ import Testing
         for round in 0..<5 {
             let outcomes = Concurrently.run(2) { index -> String in
                 do {
-                    let repository = PaymentRepository(database: try Database(path: path))
+                    let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database(path: path)))
                     try repository.apply(
                         .refundRequested(refundID: "re_\(round)_\(index)", amount: 60, reason: nil), to: intentID, expectedVersion: nil,
                         at: StorageFixtures.start.addingTimeInterval(100))
@@ -43,7 +43,7 @@ import Testing
         let path = directory.file("payments.sqlite")
         let intentID = intent.id
         let outcomes = Concurrently.run(8) { index -> Bool in
-            let repository = try? PaymentRepository(database: Database(path: path))
+            let repository = try? PaymentLedger(store: SQLitePaymentStore(database: Database(path: path)))
             let transition = try? repository?.apply(
                 .refundRequested(refundID: "re_w\(index)", amount: 10, reason: nil), to: intentID, expectedVersion: nil,
                 at: StorageFixtures.start.addingTimeInterval(100))

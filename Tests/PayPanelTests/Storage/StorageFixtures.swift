@@ -8,17 +8,17 @@ import Testing
 enum StorageFixtures {
     static let start = PaymentFixture.start
 
-    static func memoryRepository() throws -> PaymentRepository {
-        PaymentRepository(database: try Database.openMigrated(path: ":memory:", clock: ManualClock(start)))
+    static func memoryRepository() throws -> PaymentLedger {
+        PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: ":memory:", clock: ManualClock(start))))
     }
 
-    static func fileRepository(_ directory: TemporaryDirectory, name: String = "payments.sqlite") throws -> PaymentRepository {
-        PaymentRepository(database: try Database.openMigrated(path: directory.file(name), clock: ManualClock(start)))
+    static func fileRepository(_ directory: TemporaryDirectory, name: String = "payments.sqlite") throws -> PaymentLedger {
+        PaymentLedger(store: SQLitePaymentStore(database: try Database.openMigrated(path: directory.file(name), clock: ManualClock(start))))
     }
 
     /// Creates an intent of `minorUnits` USD with a fresh id.
     static func createIntent(
-        _ repository: PaymentRepository, minorUnits: Int64 = 1000, captureMethod: CaptureMethod = .manual,
+        _ repository: PaymentLedger, minorUnits: Int64 = 1000, captureMethod: CaptureMethod = .manual,
         random: inout SeededRandomNumberGenerator, at time: Date = start
     ) throws -> PaymentIntent {
         let request = try NewPaymentIntent(
@@ -27,7 +27,7 @@ enum StorageFixtures {
     }
 
     /// An intent taken through authorization and capture of its whole amount.
-    static func capturedIntent(_ repository: PaymentRepository, minorUnits: Int64, random: inout SeededRandomNumberGenerator) throws -> PaymentIntent {
+    static func capturedIntent(_ repository: PaymentLedger, minorUnits: Int64, random: inout SeededRandomNumberGenerator) throws -> PaymentIntent {
         let intent = try createIntent(repository, minorUnits: minorUnits, random: &random)
         let attemptID = PaymentIDs.make(.attempt, using: &random)
         let amount = intent.amount

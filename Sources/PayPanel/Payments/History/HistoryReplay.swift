@@ -8,17 +8,17 @@ import Foundation
 /// This is the "event history replays to the current rows" check of the crash soak; it reads
 /// the database only.
 public struct HistoryReplay {
-    public let repository: PaymentRepository
+    public let ledger: PaymentLedger
 
-    /// A replay of the histories stored through `repository` (its policy is the machine's).
-    public init(repository: PaymentRepository) {
-        self.repository = repository
+    /// A replay of the histories stored through `ledger` (its policy is the machine's).
+    public init(ledger: PaymentLedger) {
+        self.ledger = ledger
     }
 
     /// Every disagreement between intent `intentID`'s history and its stored rows, one sentence
     /// each; empty when the history replays to exactly what is stored.
     public func discrepancies(intentID: String) throws -> [String] {
-        guard let details = try repository.details(intentID), let stored = try repository.loadMachine(intentID) else {
+        guard let details = try ledger.details(intentID), let stored = try ledger.loadMachine(intentID) else {
             return ["\(intentID): not found"]
         }
         var found: [String] = []
@@ -80,7 +80,7 @@ public struct HistoryReplay {
 
     /// `discrepancies` for every intent in the database, with how many intents were replayed.
     public func discrepanciesOfAllIntents() throws -> (intents: Int, findings: [String]) {
-        let ids = try repository.database.queryAll("SELECT id FROM intents ORDER BY created_at, id", []) { $0.string(0) }
+        let ids = try ledger.store.read { try $0.allIntentIDs() }
         var findings: [String] = []
         for id in ids { findings += try discrepancies(intentID: id) }
         return (ids.count, findings)
@@ -97,7 +97,7 @@ public struct HistoryReplay {
         let orderReference = data["orderReference"]?.stringValue
         return PaymentStateMachine.create(
             id: intentID, amount: Amount(minorUnits: minorUnits, currency: currency), captureMethod: method,
-            orderReference: orderReference, at: record.occurredAt, policy: repository.policy)
+            orderReference: orderReference, at: record.occurredAt, policy: ledger.policy)
     }
 
     private func apply(_ actions: [PaymentAction], version: Int64, timers: inout [TimerKey: Date], outbox: inout [OutboxKey]) {
@@ -152,16 +152,11 @@ public struct HistoryReplay {
     }
 
     private func compareTimers(intentID: String, expected: [TimerKey: Date], replayed: PaymentStateMachine) throws -> [String] {
-        let rows = try repository.database.queryAll(
-            "SELECT kind, reference, due_at FROM timers WHERE intent_id = ?", [intentID]
-        ) { row in (row.string(0), row.string(1), row.int64(2)) }
+        let rows = try ledger.store.read { try $0.timers(ofIntent: intentID) }
         var found: [String] = []
         var stored: Set<TimerKey> = []
-        for (kindText, reference, dueAt) in rows {
-            guard let kind = PaymentTimer.Kind(rawValue: kindText) else {
-                found.append("unknown timer kind \(kindText)")
-                continue
-            }
+        for row in rows {
+            let (kind, reference, dueAt) = (row.kind, row.reference, Timestamp.epochMilliseconds(row.dueAt))
             let key = TimerKey(kind: kind, reference: reference)
             stored.insert(key)
             guard let due = expected[key] else {
@@ -186,9 +181,9 @@ public struct HistoryReplay {
     }
 
     private func compareOutbox(intentID: String, expected: [OutboxKey]) throws -> [String] {
-        let stored = try repository.database.queryAll(
-            "SELECT intent_version, topic, refund_id FROM outbox WHERE intent_id = ? ORDER BY id", [intentID]
-        ) { row in OutboxKey(version: row.int64(0), topic: row.string(1), refundID: row.optionalString(2)) }
+        let stored = try ledger.store.read { try $0.outbox(ofIntent: intentID) }.map {
+            OutboxKey(version: $0.intentVersion, topic: $0.topic, refundID: $0.refundID)
+        }
         guard stored != expected else { return [] }
         let missing = expected.filter { !stored.contains($0) }.map(\.description)
         let extra = stored.filter { !expected.contains($0) }.map(\.description)

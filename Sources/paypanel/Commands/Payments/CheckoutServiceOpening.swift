@@ -29,10 +29,14 @@ extension ParsedArguments {
     /// of waiting, so scripted runs are instant and repeatable. Without it, time is real.
     /// `clock`, when given, is used instead of a new one (the checkout shares it with the device).
     @MainActor
-    func openCheckoutService(environment: [String: String], clock given: (any WallClock)? = nil) throws -> CheckoutService {
+    /// `needsProcessor: false` (creating an intent) opens no processor ledger at all.
+    func openCheckoutService(
+        environment: [String: String], clock given: (any WallClock)? = nil, needsProcessor: Bool = true
+    ) throws -> CheckoutService {
         let clock = try given ?? clock(environment: environment)
         let sleeper: any Sleeper = (clock as? ManualClock).map { ManualClockSleeper(clock: $0) } ?? TaskSleeper()
-        let processor = try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper)
+        let processor: any PaymentProcessor = needsProcessor
+            ? try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper) : NoProcessor()
         var configuration = CheckoutConfiguration()
         if spec.option(named: CheckoutOptions.processorTimeout.name) != nil, let text = value(CheckoutOptions.processorTimeout.name) {
             guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
@@ -40,8 +44,8 @@ extension ParsedArguments {
             }
             configuration.processorTimeout = .milliseconds(Int64(seconds * 1000))
         }
-        return try CheckoutService(
-            databasePath: databasePath(environment: environment), processor: processor, clock: clock,
+        return CheckoutService(
+            store: try SQLitePaymentStore(path: databasePath(environment: environment), clock: clock), processor: processor, clock: clock,
             configuration: configuration, faults: try KillingFaultInjector(environment: environment))
     }
 }
@@ -66,4 +70,16 @@ struct KillingFaultInjector: FaultInjector {
         guard let selector, selector.matches(point) else { return }
         kill(getpid(), SIGKILL)
     }
+}
+
+/// The processor of a command that never calls one (`payments create`): opening the mock's
+/// ledger would create a file for nothing. Every call would be "not processed".
+struct NoProcessor: PaymentProcessor {
+    private static let reason = "this command has no processor"
+    func authorize(_ request: AuthorizationRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: Self.reason) }
+    func completeChallenge(reference: String, passed: Bool, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: Self.reason) }
+    func capture(_ request: CaptureRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: Self.reason) }
+    func void(reference: String, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: Self.reason) }
+    func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: Self.reason) }
+    func lookup(reference: String, operation: ProcessorOperation, timeout: Duration) async -> LookupResult { .unavailable(reason: Self.reason) }
 }

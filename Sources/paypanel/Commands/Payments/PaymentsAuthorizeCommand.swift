@@ -75,41 +75,51 @@ struct PaymentsAuthorizeCommand: CLICommand {
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let service = try arguments.openCheckoutService(environment: context.environment)
         let scenario = arguments.value(CheckoutOptions.scenario.name)
-        let response: IdempotentResponse
+        let outcome: PaymentOutcome
         if let method {
             let submission = PaymentSubmission(intentID: id, method: method, source: .card, scenario: scenario)
-            response = try await service.authorize(submission, idempotencyKey: idempotencyKey)
+            outcome = try await service.authorize(submission, idempotencyKey: idempotencyKey)
         } else {
             let token = try InputFile.read(tokenFile, console: context.console, what: "Apple Pay token")
             let decryptor = ApplePayTokenDecryptor(verifier: try arguments.tokenVerifier(console: context.console))
-            response = try await service.authorize(
+            outcome = try await service.authorize(
                 applePayToken: token, intentID: id, decryptor: decryptor, scenario: scenario, idempotencyKey: idempotencyKey)
         }
-        return PaymentsOutcomeOutput.print(response, key: idempotencyKey, json: json, console: context.console)
+        return PaymentsOutcomeOutput.print(outcome, key: idempotencyKey, json: json, console: context.console)
     }
 }
 
-/// How checkout commands print their outcome and choose the exit status.
+/// How checkout commands print their outcome and choose the exit status: 0 for a success,
+/// 1 with `Error:` for an outcome that `failureReport` calls a failure (a decline, an unknown
+/// outcome, a sheet answered with failure), whether fresh or replayed.
 enum PaymentsOutcomeOutput {
-    static func print(_ response: IdempotentResponse, key: String?, json: Bool, console: Console) -> ExitStatus {
-        let status = IdempotentOutput.print(response, key: key, json: json, console: console, text: PaymentsText.outcome)
-        if case .succeeded(let body) = response.result, let note = note(for: body) {
+    static func print(_ outcome: PaymentOutcome, key: String?, json: Bool, console: Console) -> ExitStatus {
+        IdempotentOutput.noteReplay(key: key, replayed: outcome.replayed, firstUsedAt: outcome.firstUsedAt, console: console)
+        if json {
+            console.printJSON(outcome.json)
+        } else {
+            PaymentsText.outcome(outcome).forEach { console.print($0) }
+        }
+        if let failure = outcome.failureReport {
+            console.printError("Error: \(failure.message)")
+            return .failure
+        }
+        if let note = note(for: outcome.intent) {
             console.printError("note: \(note)")
         }
-        return status
+        return .success
     }
 
     /// What to run next, for the states that wait on someone.
-    static func note(for body: JSONValue) -> String? {
-        let intent = body["intent"] ?? .null
-        let id = intent["id"]?.stringValue ?? "ID"
-        switch intent["status"]?.stringValue {
-        case "requires_action":
-            return "3-D Secure: the cardholder must answer the challenge: paypanel payments challenge \(id) pass|fail|abandon"
-        case "requires_capture":
-            return "authorized; capture before \(intent["captureBefore"]?.stringValue ?? "the deadline"): paypanel payments capture \(id) [--amount X]"
-        case "requires_merchant_action":
-            return "an operator must look at this intent: paypanel payments show \(id)"
+    static func note(for intent: PaymentIntent) -> String? {
+        switch intent.status {
+        case .requiresAction:
+            return "3-D Secure: the cardholder must answer the challenge: paypanel payments challenge \(intent.id) pass|fail|abandon"
+        case .requiresCapture:
+            let deadline = intent.captureBefore.map(Timestamp.format) ?? "the deadline"
+            return "authorized; capture before \(deadline): paypanel payments capture \(intent.id) [--amount X]"
+        case .requiresMerchantAction:
+            return "an operator must look at this intent: paypanel payments show \(intent.id)"
         default:
             return nil
         }

@@ -58,22 +58,15 @@ struct PaymentsCreateCommand: CLICommand {
         json = arguments.flag(CommonOptions.json.name)
     }
 
-    func run(_ context: CommandContext) throws -> ExitStatus {
-        let clock = try arguments.clock(environment: context.environment)
-        let database = try arguments.openDatabase(environment: context.environment, clock: clock)
-        let repository = PaymentRepository(database: database)
-        let now = clock.now()
-        let parameters = JSONValue.orderedObject([
-            ("amount", .number(request.amount.minorUnits)), ("currency", .string(request.amount.currency.code)),
-            ("captureMethod", .string(request.captureMethod.rawValue)), ("orderReference", .optional(request.orderReference)),
-        ])
-        let response = try IdempotencyStore(database: database).perform(
-            key: idempotencyKey, scope: "payments.create", parameters: parameters, at: now
-        ) {
-            var random = SystemRandomNumberGenerator()
-            let intent = try repository.create(request, id: PaymentIDs.make(.intent, using: &random), at: now)
-            return .succeeded(intent.json)
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let service = try arguments.openCheckoutService(environment: context.environment, needsProcessor: false)
+        let created = try await service.createIntent(request, idempotencyKey: idempotencyKey)
+        IdempotentOutput.noteReplay(key: idempotencyKey, replayed: created.replayed, firstUsedAt: created.firstUsedAt, console: context.console)
+        if json {
+            context.console.printJSON(created.intent.json)
+        } else {
+            PaymentsText.intent(created.intent).forEach { context.console.print($0) }
         }
-        return IdempotentOutput.print(response, key: idempotencyKey, json: json, console: context.console, text: PaymentsText.intent)
+        return .success
     }
 }

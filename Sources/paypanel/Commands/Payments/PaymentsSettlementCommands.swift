@@ -118,8 +118,8 @@ struct PaymentsRefundCommand: CLICommand {
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let service = try arguments.openCheckoutService(environment: context.environment)
         let amount = try await arguments.minorUnits("--amount", of: id, service: service)
-        let response = try await service.refund(id, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
-        return PaymentsOutcomeOutput.print(response, key: idempotencyKey, json: json, console: context.console)
+        let outcome = try await service.refund(id, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
+        return PaymentsOutcomeOutput.print(outcome, key: idempotencyKey, json: json, console: context.console)
     }
 }
 
@@ -127,8 +127,7 @@ extension PaymentsOutcomeOutput {
     /// Prints an outcome that is not under an idempotency key.
     @MainActor
     static func print(_ outcome: PaymentOutcome, arguments: ParsedArguments, console: Console) -> ExitStatus {
-        let response = IdempotentResponse(result: CheckoutService.idempotentResult(outcome), replayed: false, firstUsedAt: outcome.intent.updatedAt)
-        return print(response, key: nil, json: arguments.flag(CommonOptions.json.name), console: console)
+        print(outcome, key: nil, json: arguments.flag(CommonOptions.json.name), console: console)
     }
 }
 
@@ -137,7 +136,7 @@ extension ParsedArguments {
     func minorUnits(_ option: String, of intentID: String, service: CheckoutService) async throws -> Int64? {
         guard let text = value(option) else { return nil }
         guard let details = try await service.details(intentID) else {
-            throw PaymentStoreError(reason: .intentNotFound(intentID), path: service.databasePath)
+            throw PaymentStoreError(reason: .intentNotFound(intentID))
         }
         do {
             return try Amount.parse(text, currency: details.intent.currency).minorUnits

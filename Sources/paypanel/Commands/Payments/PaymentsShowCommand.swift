@@ -20,9 +20,9 @@ struct PaymentsShowCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let repository = PaymentRepository(database: try arguments.openDatabase(environment: context.environment, clock: clock))
+        let repository = PaymentLedger(store: SQLitePaymentStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)))
         guard let details = try repository.details(id) else {
-            throw PaymentStoreError(reason: .intentNotFound(id), path: repository.database.path)
+            throw PaymentStoreError(reason: .intentNotFound(id))
         }
         if json {
             context.console.printJSON(details.json)

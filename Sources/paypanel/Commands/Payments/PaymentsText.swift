@@ -1,79 +1,60 @@
 import PayPanel
 
-/// The text (non-JSON) form of payments output. Intents are drawn from their JSON form, so a
-/// replayed idempotent result prints exactly as the original did.
+/// The text (non-JSON) form of payments output, drawn from typed values. A replayed
+/// idempotent result is decoded back into the same values, so it prints as the original did.
 enum PaymentsText {
-    /// `10.00 USD` from minor units and a currency code (the code alone if it is unknown).
-    static func money(_ minorUnits: Int64?, _ code: String?) -> String {
-        guard let minorUnits, let code else { return "-" }
-        guard let currency = try? Currency(code: code) else { return "\(minorUnits) \(code) minor units" }
-        return Amount(minorUnits: minorUnits, currency: currency).description
-    }
-
     /// The intent block: id and status, then one labelled line per fact.
-    static func intent(_ json: JSONValue) -> [String] {
-        let currency = json["currency"]?.stringValue
-        func amount(_ key: String) -> String { money(json[key]?.int64Value, currency) }
-        var lines = ["\(json["id"]?.stringValue ?? "?")  \(json["status"]?.stringValue ?? "?")"]
+    static func intent(_ intent: PaymentIntent) -> [String] {
+        func money(_ minorUnits: Int64) -> String { Amount(minorUnits: minorUnits, currency: intent.currency).description }
+        var lines = ["\(intent.id)  \(intent.status.rawValue)"]
         func add(_ label: String, _ value: String) {
             lines.append("  " + label.padding(toLength: 12, withPad: " ", startingAt: 0) + value)
         }
-        add("amount", "\(amount("amount")) (\(json["captureMethod"]?.stringValue ?? "?") capture)")
-        add("capturable", amount("amountCapturable"))
-        add("captured", "\(amount("amountCaptured")), refunded \(amount("amountRefunded"))")
-        if let order = json["orderReference"]?.stringValue { add("order", order) }
-        if let reason = json["cancellationReason"]?.stringValue { add("canceled", reason) }
-        if let captureBefore = json["captureBefore"]?.stringValue { add("capture by", captureBefore) }
-        if let processing = json["processing"], processing != .null {
-            let unknown = processing["outcomeUnknownSince"]?.stringValue.map { ", outcome unknown since \($0)" } ?? ""
-            add("waiting for", "\(processing["operation"]?.stringValue ?? "?") of \(processing["attemptId"]?.stringValue ?? "?")\(unknown)")
+        add("amount", "\(intent.amount) (\(intent.captureMethod.rawValue) capture)")
+        add("capturable", money(intent.amountCapturable))
+        add("captured", "\(money(intent.amountCaptured)), refunded \(money(intent.amountRefunded))")
+        if let order = intent.orderReference { add("order", order) }
+        if let reason = intent.cancellationReason { add("canceled", reason.rawValue) }
+        if let captureBefore = intent.captureBefore { add("capture by", Timestamp.format(captureBefore)) }
+        if let processing = intent.inFlight {
+            let unknown = processing.outcomeUnknownSince.map { ", outcome unknown since \(Timestamp.format($0))" } ?? ""
+            add("waiting for", "\(processing.kind.rawValue) of \(processing.attemptID)\(unknown)")
         }
-        if let error = json["lastError"], error != .null { add("last error", failure(error)) }
-        add("version", "\(json["version"]?.int64Value.map(String.init) ?? "?"), created \(json["createdAt"]?.stringValue ?? "?")")
+        if let error = intent.lastError { add("last error", failure(error)) }
+        add("version", "\(intent.version), created \(Timestamp.format(intent.createdAt))")
         return lines
     }
 
     /// The result of a checkout operation: the intent, then the attempt (or refund) it was
     /// about, what the Apple Pay sheet was told, and what the payer sees on a failure.
-    static func outcome(_ json: JSONValue) -> [String] {
-        var lines = intent(json["intent"] ?? .null)
-        if let attempt = json["attempt"], attempt != .null {
-            let card = cardSummary(attempt)
-            lines.append("  attempt     \(attempt["id"]?.stringValue ?? "?")  \(attempt["status"]?.stringValue ?? "?")  \(card)")
-            if let error = attempt["failure"], error != .null {
+    static func outcome(_ outcome: PaymentOutcome) -> [String] {
+        var lines = intent(outcome.intent)
+        if let attempt = outcome.attempt {
+            lines.append("  attempt     \(attempt.id)  \(attempt.status.rawValue)  \(attempt.card)")
+            if let error = attempt.failure {
                 lines.append("  failure     \(failure(error))")
-                if let payer = error["payerMessage"]?.stringValue { lines.append("  payer sees  \(payer)") }
+                lines.append("  payer sees  \(error.payerMessage)")
             }
         }
-        if let sheet = json["sheetAnswer"]?.stringValue { lines.append("  sheet       answered \(sheet)") }
-        if let refund = json["refund"], refund != .null {
-            let amount = money(refund["amount"]?.int64Value, refund["currency"]?.stringValue ?? json["intent"]?["currency"]?.stringValue)
-            lines.append("  refund      \(refund["id"]?.stringValue ?? "?")  \(amount)  \(refund["status"]?.stringValue ?? "?")")
+        if let sheet = outcome.sheetAnswer { lines.append("  sheet       answered \(sheet.rawValue)") }
+        if let refund = outcome.refund {
+            lines.append("  refund      \(refund.id)  \(refund.amount)  \(refund.status.rawValue)")
         }
         return lines
     }
 
-    /// `visa •••• 4242 exp 12/30` from an attempt's JSON.
-    static func cardSummary(_ card: JSONValue) -> String {
-        var text = "\(card["network"]?.stringValue ?? "card") •••• \(card["last4"]?.stringValue ?? "????")"
-        if let month = card["expiryMonth"]?.int64Value, let year = card["expiryYear"]?.int64Value {
-            text += " exp \(month < 10 ? "0" : "")\(month)/\(year % 100 < 10 ? "0" : "")\(year % 100)"
-        }
-        return text
-    }
-
     /// `card_declined (insufficient_funds): the card was declined …`
-    static func failure(_ json: JSONValue) -> String {
-        let decline = json["declineCode"]?.stringValue.map { " (\($0))" } ?? ""
-        return "\(json["code"]?.stringValue ?? "?")\(decline): \(json["message"]?.stringValue ?? "")"
+    static func failure(_ failure: PaymentFailure) -> String {
+        let decline = failure.declineCode.map { " (\($0.rawValue))" } ?? ""
+        return "\(failure.code.rawValue)\(decline): \(failure.message)"
     }
 
     /// `payments show`: the intent, its attempts, refunds and history.
     static func details(_ details: PaymentDetails) -> [String] {
-        var lines = intent(details.intent.json)
+        var lines = intent(details.intent)
         lines.append(details.attempts.isEmpty ? "Attempts: none" : "Attempts:")
         for attempt in details.attempts {
-            let failure = attempt.failure.map { "  " + PaymentsText.failure($0.json) } ?? ""
+            let failure = attempt.failure.map { "  " + PaymentsText.failure($0) } ?? ""
             lines.append("  \(attempt.sequence). \(attempt.id)  \(attempt.status.rawValue)  \(attempt.source.rawValue) \(attempt.card)\(failure)")
         }
         lines.append(details.refunds.isEmpty ? "Refunds: none" : "Refunds:")

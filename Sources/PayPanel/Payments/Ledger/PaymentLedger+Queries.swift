@@ -1,19 +1,12 @@
 import Foundation
 
 // Reading intents for people: one intent with its history, and lists that stream.
-extension PaymentRepository {
+extension PaymentLedger {
     /// The intent with its attempts, refunds and event history (`payments show`); nil when unknown.
     public func details(_ intentID: String) throws -> PaymentDetails? {
-        try database.read {
-            guard let machine = try loadMachine(intentID) else { return nil }
-            let events = try database.queryAll(
-                "SELECT version, type, from_status, to_status, data, occurred_at FROM events WHERE intent_id = ? ORDER BY version",
-                [intentID]
-            ) { row in
-                PaymentEventRecord(
-                    version: row.int64(0), type: row.string(1), fromStatus: row.optionalString(2).flatMap(PaymentStatus.init(rawValue:)),
-                    toStatus: PaymentStatus(rawValue: row.string(3)), data: row.string(4), occurredAt: PaymentRows.date(row.int64(5)))
-            }
+        try store.read { transaction in
+            guard let machine = try loadMachine(intentID, in: transaction) else { return nil }
+            let events = try transaction.events(ofIntent: intentID)
             return PaymentDetails(intent: machine.intent, attempts: machine.attempts, refunds: machine.refunds, events: events)
         }
     }
@@ -22,20 +15,7 @@ extension PaymentRepository {
     /// `limit`. Rows are read one at a time from one snapshot: memory does not grow with the
     /// number of intents.
     public func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
-        let path = database.path
-        let limitValue = Int64(limit ?? -1)  // SQLite: a negative LIMIT means none
-        try database.read {
-            if let status {
-                try database.query(
-                    "SELECT \(PaymentRows.intentColumns) FROM intents WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?",
-                    [status.rawValue, limitValue]
-                ) { row in try body(try PaymentRows.intent(row, path: path)) }
-            } else {
-                try database.query(
-                    "SELECT \(PaymentRows.intentColumns) FROM intents ORDER BY created_at DESC, id DESC LIMIT ?", [limitValue]
-                ) { row in try body(try PaymentRows.intent(row, path: path)) }
-            }
-        }
+        try store.read { try $0.forEachIntent(status: status, limit: limit, body) }
     }
 }
 
@@ -69,6 +49,15 @@ public struct PaymentEventRecord: Sendable, Equatable {
     /// The event's details as stored (JSON text).
     public let data: String
     public let occurredAt: Date
+
+    public init(version: Int64, type: String, fromStatus: PaymentStatus?, toStatus: PaymentStatus?, data: String, occurredAt: Date) {
+        self.version = version
+        self.type = type
+        self.fromStatus = fromStatus
+        self.toStatus = toStatus
+        self.data = data
+        self.occurredAt = occurredAt
+    }
 }
 
 extension PaymentEventRecord: JSONRepresentable {

@@ -25,10 +25,10 @@ enum PaymentRows {
 
     // MARK: - Reading
 
-    static func intent(_ row: Row, path: String) throws(PaymentStoreError) -> PaymentIntent {
+    static func intent(_ row: Row) throws(PaymentStoreError) -> PaymentIntent {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
-            PaymentStoreError(reason: .corruptRow(table: "intents", id: id, detail: detail), path: path)
+            PaymentStoreError(reason: .corruptRow(table: "intents", id: id, detail: detail))
         }
         guard let status = PaymentStatus(rawValue: row.string(1)) else { throw corrupt("unknown status '\(row.string(1))'") }
         guard let captureMethod = CaptureMethod(rawValue: row.string(4)) else { throw corrupt("unknown capture method") }
@@ -67,10 +67,10 @@ enum PaymentRows {
             createdAt: date(row.int64(27)), updatedAt: date(row.int64(28)))
     }
 
-    static func attempt(_ row: Row, path: String) throws(PaymentStoreError) -> Attempt {
+    static func attempt(_ row: Row) throws(PaymentStoreError) -> Attempt {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
-            PaymentStoreError(reason: .corruptRow(table: "attempts", id: id, detail: detail), path: path)
+            PaymentStoreError(reason: .corruptRow(table: "attempts", id: id, detail: detail))
         }
         guard let status = AttemptStatus(rawValue: row.string(3)) else { throw corrupt("unknown status") }
         guard let source = AttemptSource(rawValue: row.string(4)) else { throw corrupt("unknown source") }
@@ -107,10 +107,10 @@ enum PaymentRows {
             createdAt: date(row.int64(20)), updatedAt: date(row.int64(21)))
     }
 
-    static func refund(_ row: Row, path: String) throws(PaymentStoreError) -> Refund {
+    static func refund(_ row: Row) throws(PaymentStoreError) -> Refund {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
-            PaymentStoreError(reason: .corruptRow(table: "refunds", id: id, detail: detail), path: path)
+            PaymentStoreError(reason: .corruptRow(table: "refunds", id: id, detail: detail))
         }
         guard let status = RefundStatus(rawValue: row.string(5)) else { throw corrupt("unknown status") }
         let reason = try row.optionalString(6).map { text throws(PaymentStoreError) in

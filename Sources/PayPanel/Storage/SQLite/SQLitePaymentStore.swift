@@ -1,0 +1,125 @@
+import Foundation
+
+/// The embedded `PaymentStore`: one SQLite file (WAL, `synchronous=FULL`, `BEGIN IMMEDIATE`
+/// writes), migrated by the embedded `Migrations/*.sql`.
+///
+/// Like its `Database`, it has one owner and is not `Sendable`: `CheckoutService` (an actor)
+/// owns the one the server uses. Several processes may open the same file; SQLite's write
+/// lock serializes their transactions.
+public final class SQLitePaymentStore: PaymentStore {
+    /// The connection, for SQLite-specific tooling (migrations, tests that read rows).
+    public let database: Database
+
+    /// A store on an open, migrated payments database.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// Opens (creating when missing, mode 0600) and migrates the payments database at `path`.
+    public convenience init(path: String, clock: any WallClock, options: Database.Options = Database.Options()) throws {
+        self.init(database: try Database.openMigrated(path: path, set: .main, clock: clock, options: options))
+    }
+
+    public func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+        let transaction = SQLitePaymentTransaction(database: database)
+        return try database.write { try body(transaction) }
+    }
+
+    public func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+        let transaction = SQLitePaymentTransaction(database: database)
+        return try database.read { try body(transaction) }
+    }
+}
+
+extension DatabaseError: RetryableStoreError {
+    /// SQLite's busy and locked codes: `Database.write` already retried until its busy timeout.
+    public var isRetryableConflict: Bool { isBusy }
+}
+
+/// The statements of one SQLite transaction. Valid only inside the `write`/`read` that made it.
+struct SQLitePaymentTransaction: PaymentStoreTransaction {
+    let database: Database
+
+    // MARK: - Intents, attempts, refunds, history
+
+    func intent(_ id: String) throws -> PaymentIntent? {
+        try database.queryFirst("SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = ?", [id]) {
+            row throws(PaymentStoreError) in try PaymentRows.intent(row)
+        }
+    }
+
+    func attempts(ofIntent intentID: String) throws -> [Attempt] {
+        try database.queryAll(
+            "SELECT \(PaymentRows.attemptColumns) FROM attempts WHERE intent_id = ? ORDER BY sequence", [intentID]
+        ) { row throws(PaymentStoreError) in try PaymentRows.attempt(row) }
+    }
+
+    func refunds(ofIntent intentID: String) throws -> [Refund] {
+        try database.queryAll(
+            "SELECT \(PaymentRows.refundColumns) FROM refunds WHERE intent_id = ? ORDER BY created_at, rowid", [intentID]
+        ) { row throws(PaymentStoreError) in try PaymentRows.refund(row) }
+    }
+
+    func insertIntent(_ intent: PaymentIntent) throws {
+        try PaymentRows.insertIntent(intent, into: database)
+    }
+
+    func updateIntent(_ intent: PaymentIntent, previousVersion: Int64) throws -> Bool {
+        try PaymentRows.updateIntent(intent, previousVersion: previousVersion, in: database)
+    }
+
+    func saveAttempt(_ attempt: Attempt) throws {
+        try PaymentRows.upsertAttempt(attempt, in: database)
+    }
+
+    func saveRefund(_ refund: Refund) throws {
+        try PaymentRows.upsertRefund(refund, in: database)
+    }
+
+    func appendEvent(_ event: StoredPaymentEvent) throws {
+        try database.execute(
+            "INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [event.intentID, event.version, event.type, event.fromStatus?.rawValue, event.toStatus.rawValue, event.data, event.occurredAt])
+    }
+
+    func events(ofIntent intentID: String) throws -> [PaymentEventRecord] {
+        try database.queryAll(
+            "SELECT version, type, from_status, to_status, data, occurred_at FROM events WHERE intent_id = ? ORDER BY version",
+            [intentID]
+        ) { row in
+            PaymentEventRecord(
+                version: row.int64(0), type: row.string(1), fromStatus: row.optionalString(2).flatMap(PaymentStatus.init(rawValue:)),
+                toStatus: PaymentStatus(rawValue: row.string(3)), data: row.string(4), occurredAt: PaymentRows.date(row.int64(5)))
+        }
+    }
+
+    func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
+        let limitValue = Int64(limit ?? -1)  // SQLite: a negative LIMIT means none
+        if let status {
+            try database.query(
+                "SELECT \(PaymentRows.intentColumns) FROM intents WHERE status = ? ORDER BY created_at DESC, id DESC LIMIT ?",
+                [status.rawValue, limitValue]
+            ) { row in try body(try PaymentRows.intent(row)) }
+        } else {
+            try database.query(
+                "SELECT \(PaymentRows.intentColumns) FROM intents ORDER BY created_at DESC, id DESC LIMIT ?", [limitValue]
+            ) { row in try body(try PaymentRows.intent(row)) }
+        }
+    }
+
+    func allIntentIDs() throws -> [String] {
+        try database.queryAll("SELECT id FROM intents ORDER BY created_at, id", []) { $0.string(0) }
+    }
+
+    func eventCount() throws -> Int {
+        try database.queryFirst("SELECT count(*) FROM events", []) { Int($0.int64(0)) } ?? 0
+    }
+
+    func integrityFindings() throws -> [String] {
+        var findings: [String] = []
+        let integrity = try database.queryAll("PRAGMA integrity_check", []) { $0.string(0) }
+        if integrity != ["ok"] { findings += integrity.map { "integrity_check: \($0)" } }
+        findings += try database.queryAll("PRAGMA foreign_key_check", []) { "foreign_key_check: \($0.string(0)) row \($0.int64(1))" }
+        return findings
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+// The rows of idempotency keys; the rules are `IdempotencyStore`'s.
+extension SQLitePaymentTransaction {
+    func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
+        try database.queryFirst(
+            """
+            SELECT request_hash, status, outcome, response, error_code, error_message, created_at, locked_at, resource_id
+            FROM idempotency_keys WHERE key = ? AND scope = ?
+            """, [key, scope]
+        ) { row -> IdempotencyRecord in
+            let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
+            let result = state == .completed
+                ? StoredIdempotentResult(
+                    succeeded: row.optionalString(2) == "succeeded", response: row.optionalString(3),
+                    errorCode: row.optionalString(4), errorMessage: row.optionalString(5))
+                : nil
+            return IdempotencyRecord(
+                key: key, scope: scope, requestHash: row.string(0), state: state, result: result,
+                createdAt: PaymentRows.date(row.int64(6)), lockedAt: row.optionalInt64(7).map(PaymentRows.date),
+                resourceID: row.optionalString(8))
+        }
+    }
+
+    func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
+        let result = record.result
+        try database.execute(
+            """
+            INSERT INTO idempotency_keys (key, scope, request_hash, status, outcome, response, error_code, error_message,
+                created_at, locked_at, completed_at, resource_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [record.key, record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
+             result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
+             record.state == .completed ? record.createdAt : nil, record.resourceID])
+    }
+
+    func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
+        try database.execute(
+            """
+            UPDATE idempotency_keys SET status = 'completed', outcome = ?, response = ?, error_code = ?, error_message = ?,
+                locked_at = NULL, completed_at = ?
+            WHERE key = ? AND scope = ? AND request_hash = ?
+            """,
+            [result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, key, scope, requestHash])
+    }
+
+    func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
+        try database.execute("UPDATE idempotency_keys SET locked_at = ? WHERE key = ? AND scope = ?", [now, key, scope])
+    }
+
+    func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
+        try database.execute(
+            "UPDATE idempotency_keys SET resource_id = ? WHERE key = ? AND scope = ? AND status = 'in_progress'",
+            [resourceID, key, scope])
+    }
+
+    func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws {
+        try database.execute(
+            "DELETE FROM idempotency_keys WHERE key = ? AND scope = ?\(onlyInProgress ? " AND status = 'in_progress'" : "")",
+            [key, scope])
+    }
+
+    func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int {
+        try database.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", [cutoff])
+        return database.changes
+    }
+}

@@ -1,0 +1,21 @@
+import PayPanel
+
+// Tests look at SQLite rows directly (to tamper with them, or to check what was written);
+// these reach the connection behind the SQLite store the test opened.
+extension PaymentLedger {
+    /// The SQLite connection of the ledger's store (tests always give it a `SQLitePaymentStore`).
+    public var database: Database { (store as! SQLitePaymentStore).database }
+}
+
+extension IdempotencyStore {
+    /// Keys in the SQLite payments database `database`.
+    public convenience init(database: Database, lifetime: Double = 24 * 3600, inProgressLease: Double = 5 * 60) {
+        self.init(store: SQLitePaymentStore(database: database), lifetime: lifetime, inProgressLease: inProgressLease)
+    }
+}
+
+extension PaymentOutcome {
+    /// The outcome as an idempotency key stores it (success or failure, with its JSON): lets
+    /// tests compare a replay with the first run in one expression.
+    public var result: IdempotentResult { CheckoutService.idempotentResult(self) }
+}
