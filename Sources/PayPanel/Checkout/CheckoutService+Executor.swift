@@ -2,47 +2,60 @@ import Foundation
 
 // Running the machine's work: processor calls between transactions, answers fed back as events.
 extension CheckoutService {
-    /// Runs `work` for intent `intentID` until the machine asks for nothing more, then fires
-    /// the intent's timers that came due meanwhile (the Apple Pay sheet's deadline passes while
-    /// a slow processor call waits). `card` is the attempt's card, when this process has it.
-    func execute(_ work: [PaymentAction], intentID: String, card: CardInMemory?) async throws {
-        try await run(work, intentID: intentID, card: card)
-        for timer in try ledger.dueTimers(at: clock.now(), intentID: intentID) {
+    /// Runs the work of `transition` until the machine asks for nothing more, then fires the
+    /// intent's timers that came due meanwhile (the Apple Pay sheet's deadline passes while a
+    /// slow processor call waits), and returns the machine as this run last committed it.
+    /// `card` is the attempt's card, when this process has it.
+    func execute(_ transition: PaymentTransition, card: CardInMemory?) async throws -> PaymentStateMachine {
+        let machine = try await run(transition.executorWork, machine: transition.machine, card: card)
+        let due = try ledger.dueTimers(at: clock.now(), intentID: machine.intent.id)
+        for timer in due {
             _ = try await fire(timer, card: card)
         }
+        // A fired timer moved the intent on through its own transitions: read it once.
+        return due.isEmpty ? machine : try loadMachine(machine.intent.id)
     }
 
-    /// Runs `work` and the work each answer leads to, without looking at timers.
-    func run(_ work: [PaymentAction], intentID: String, card: CardInMemory?) async throws {
+    /// Runs `work` and the work each answer leads to, without looking at timers. Each answer
+    /// is applied to the machine the previous transition returned, so nothing is read again
+    /// to learn what just happened; the returned machine is the last one committed.
+    func run(_ work: [PaymentAction], machine: PaymentStateMachine, card: CardInMemory?) async throws -> PaymentStateMachine {
         var queue = work[...]
+        var current = machine
         while let action = queue.popFirst() {
-            queue += try await perform(action, intentID: intentID, card: card)
+            let (next, more) = try await perform(action, machine: current, card: card)
+            current = next
+            queue += more
         }
+        return current
     }
 
-    /// Performs one action and returns the work the machine asks for after its answer.
-    private func perform(_ action: PaymentAction, intentID: String, card: CardInMemory?) async throws -> [PaymentAction] {
+    /// Performs one action; returns the machine after its answer and the work it asks for next.
+    private func perform(
+        _ action: PaymentAction, machine: PaymentStateMachine, card: CardInMemory?
+    ) async throws -> (PaymentStateMachine, [PaymentAction]) {
+        let intentID = machine.intent.id
         switch action {
         case .callProcessorAuthorize(let attemptID, let amount):
             guard let card, card.attemptID == attemptID else {
                 // Only the process that received the card can send it. Anyone else (a retry
                 // after a crash) must look the attempt up instead: an attempt is never
                 // authorized twice.
-                return []
+                return (machine, [])
             }
-            let timeout = try callTimeout(intentID: intentID, attemptID: attemptID)
+            let timeout = callTimeout(machine, attemptID: attemptID)
             let request = AuthorizationRequest(reference: attemptID, amount: amount, paymentMethod: card.method, scenario: card.scenario)
-            return try await call(.authorize(attemptID: attemptID), intentID: intentID) {
+            return try await call(.authorize(attemptID: attemptID), machine: machine) {
                 await self.processor.authorize(request, timeout: timeout)
             }
         case .callProcessorCompleteChallenge(let attemptID):
-            let timeout = try callTimeout(intentID: intentID, attemptID: attemptID)
-            return try await call(.completeChallenge(attemptID: attemptID), intentID: intentID) {
+            let timeout = callTimeout(machine, attemptID: attemptID)
+            return try await call(.completeChallenge(attemptID: attemptID), machine: machine) {
                 await self.processor.completeChallenge(reference: attemptID, passed: true, timeout: timeout)
             }
         case .callProcessorCapture(let attemptID, let amount):
             let timeout = configuration.processorTimeout
-            return try await call(.capture(attemptID: attemptID), intentID: intentID) {
+            return try await call(.capture(attemptID: attemptID), machine: machine) {
                 await self.processor.capture(CaptureRequest(reference: attemptID, amount: amount), timeout: timeout)
             }
         case .voidAuthorization(let attemptID, let reason):
@@ -52,43 +65,52 @@ extension CheckoutService {
                 faults.reach(.beforeProcessorCall(.void))
                 _ = await processor.void(reference: attemptID, timeout: timeout)
                 faults.reach(.afterProcessorCall(.void))
-                return []
+                return (machine, [])
             }
-            return try await call(.void(attemptID: attemptID), intentID: intentID) {
+            return try await call(.void(attemptID: attemptID), machine: machine) {
                 await self.processor.void(reference: attemptID, timeout: timeout)
             }
         case .callProcessorRefund(let refundID, let attemptID, let amount):
             let timeout = configuration.processorTimeout
             let request = RefundRequest(reference: attemptID, refundReference: refundID, amount: amount)
-            return try await call(.refund(refundID: refundID), intentID: intentID) {
+            return try await call(.refund(refundID: refundID), machine: machine) {
                 await self.processor.refund(request, timeout: timeout)
             }
-        case .answerSheet, .scheduleTimer, .cancelTimer, .emitOutbox:
-            // The sheet's answer is recorded on the attempt by the transition itself; the
-            // others were written in the transition's transaction.
-            return []
+        case .answerSheet(let attemptID, let answer):
+            // Recorded on the attempt by the transition itself; here the waiting device (the
+            // server's pay call) is told, whichever path reached the answer.
+            sheetObserver.sheetAnswered(intentID: intentID, attemptID: attemptID, answer: answer)
+            return (machine, [])
+        case .scheduleTimer, .cancelTimer, .emitOutbox:
+            // Written in the transition's own transaction.
+            return (machine, [])
         }
     }
 
     /// Calls the processor and records its answer as one transition.
     private func call(
-        _ processorCall: ProcessorCall, intentID: String, _ send: () async -> ProcessorOutcome
-    ) async throws -> [PaymentAction] {
+        _ processorCall: ProcessorCall, machine: PaymentStateMachine, _ send: () async -> ProcessorOutcome
+    ) async throws -> (PaymentStateMachine, [PaymentAction]) {
         faults.reach(.beforeProcessorCall(processorCall.operation))
         let outcome = await send()
         faults.reach(.afterProcessorCall(processorCall.operation))
-        return try record(.processorAnswered(processorCall, outcome), intentID: intentID)
+        return try record(.processorAnswered(processorCall, outcome), intentID: machine.intent.id, known: machine)
     }
 
-    /// Applies `event`; an answer the intent no longer waits for (reconciliation got there
-    /// first, from another process) changes nothing and is dropped.
-    func record(_ event: PaymentEvent, intentID: String) throws -> [PaymentAction] {
+    /// Applies `event` (to `known` when the caller holds the intent's machine); returns the
+    /// machine after it and the work to run. An answer the intent no longer waits for
+    /// (reconciliation got there first, from another process) changes nothing and is dropped.
+    func record(
+        _ event: PaymentEvent, intentID: String, known: PaymentStateMachine? = nil
+    ) throws -> (PaymentStateMachine, [PaymentAction]) {
         do {
-            return try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now()).executorWork
+            let transition = try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now(), known: known)
+            return (transition.machine, transition.executorWork)
         } catch let rejection as PaymentRejection {
             switch rejection.reason {
             case .callNotInFlight, .refundNotPending, .terminal:
-                return []
+                // Someone else moved the intent: what we held is stale.
+                return (try loadMachine(intentID), [])
             default:
                 throw rejection
             }
@@ -97,8 +119,7 @@ extension CheckoutService {
 
     /// The client timeout of a call for `attemptID`: the configured one, cut to the time left
     /// before the Apple Pay sheet's deadline when a sheet waits on the attempt.
-    private func callTimeout(intentID: String, attemptID: String) throws -> Duration {
-        let machine = try loadMachine(intentID)
+    private func callTimeout(_ machine: PaymentStateMachine, attemptID: String) -> Duration {
         guard let sheet = machine.attempts.first(where: { $0.id == attemptID })?.sheet, sheet.isAwaitingAnswer else {
             return configuration.processorTimeout
         }

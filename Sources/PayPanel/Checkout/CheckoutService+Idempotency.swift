@@ -90,7 +90,7 @@ extension CheckoutService {
         if let call = try ledger.awaitingCall(intentID: intentID, reference: attemptID) {
             _ = try await lookUp(call, intentID: intentID)
         }
-        return try outcome(intentID, attemptID: attemptID)
+        return outcome(try loadMachine(intentID), attemptID: attemptID)
     }
 
     /// Where the refund a crashed run reserved stands now, after a lookup if it is pending.
@@ -98,7 +98,7 @@ extension CheckoutService {
         if let call = try ledger.awaitingCall(intentID: intentID, reference: refundID) {
             _ = try await lookUp(call, intentID: intentID)
         }
-        return try refundOutcome(intentID, refundID: refundID)
+        return refundOutcome(try loadMachine(intentID), refundID: refundID)
     }
 
     /// How an outcome is stored under an idempotency key: its JSON, as a failure when

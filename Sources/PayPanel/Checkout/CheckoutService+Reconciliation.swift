@@ -34,7 +34,7 @@ extension CheckoutService {
         let before = try ledger.intent(timer.intentID)?.status
         switch try ledger.fireTimer(timer, at: clock.now()) {
         case .applied(let transition):
-            try await run(transition.executorWork, intentID: timer.intentID, card: card)
+            _ = try await run(transition.executorWork, machine: transition.machine, card: card)
         case .lookupDue(let intentID, let call):
             _ = try await lookUp(call, intentID: intentID)
         case .discarded, .alreadyHandled:
@@ -54,9 +54,8 @@ extension CheckoutService {
         case .notFound: .reconciliationNotFound(call)
         case .unavailable(let reason): .reconciliationUnavailable(call, reason: reason)
         }
-        let work = try record(event, intentID: intentID)
-        try await run(work, intentID: intentID, card: nil)
-        let after = try ledger.intent(intentID)?.status
+        let (machine, work) = try record(event, intentID: intentID)
+        let after = try await run(work, machine: machine, card: nil).intent.status
         return ReconciliationReport.LookupEntry(intentID: intentID, call: call, finding: result, statusBefore: before, statusAfter: after)
     }
 }

@@ -20,6 +20,7 @@ public actor CheckoutService {
     let processor: any PaymentProcessor
     let clock: any WallClock
     let faults: any FaultInjector
+    let sheetObserver: any SheetAnswerObserver
     var random: PaymentIDGenerator
     /// The processor timeout and state-machine policy.
     public nonisolated let configuration: CheckoutConfiguration
@@ -29,8 +30,9 @@ public actor CheckoutService {
     public init(
         store: sending any PaymentStore, processor: any PaymentProcessor, clock: any WallClock = SystemClock(),
         configuration: CheckoutConfiguration = CheckoutConfiguration(), faults: any FaultInjector = NoFaults(),
-        randomSeed: UInt64? = nil
+        sheetObserver: any SheetAnswerObserver = NoSheetObserver(), randomSeed: UInt64? = nil
     ) {
+        self.sheetObserver = sheetObserver
         self.store = store
         self.ledger = PaymentLedger(store: store, policy: configuration.policy)
         self.idempotency = IdempotencyStore(store: store)
@@ -81,9 +83,9 @@ public actor CheckoutService {
             if let claim { try idempotency.attach(resourceID: attemptID, to: claim, in: transaction) }
             return transition
         }
-        try await execute(transition.executorWork, intentID: submission.intentID,
-                          card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))
-        return try outcome(submission.intentID, attemptID: attemptID)
+        let machine = try await execute(
+            transition, card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))
+        return outcome(machine, attemptID: attemptID)
     }
 
     /// The cardholder's answer to a 3-D Secure challenge: passed (the processor completes the
@@ -98,9 +100,8 @@ public actor CheckoutService {
         case .failed: .challengeFailed(attemptID: attemptID)
         case .abandoned: .challengeAbandoned(attemptID: attemptID)
         }
-        let transition = try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now())
-        try await execute(transition.executorWork, intentID: intentID, card: nil)
-        return try outcome(intentID, attemptID: attemptID)
+        let transition = try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now(), known: machine)
+        return outcome(try await execute(transition, card: nil), attemptID: attemptID)
     }
 
     // MARK: - After authorization
@@ -108,15 +109,13 @@ public actor CheckoutService {
     /// Captures `amount` minor units (nil: all that is capturable) of a `requires_capture` intent.
     public func capture(_ intentID: String, amount: Int64? = nil) async throws -> PaymentOutcome {
         let transition = try ledger.apply(.captureRequested(amount: amount), to: intentID, expectedVersion: nil, at: clock.now())
-        try await execute(transition.executorWork, intentID: intentID, card: nil)
-        return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
+        return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Cancels an intent: at once before authorization; by voiding the authorization after.
     public func cancel(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
         let transition = try ledger.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
-        try await execute(transition.executorWork, intentID: intentID, card: nil)
-        return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
+        return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Voids the authorization of an intent in `requires_capture`, and nothing else: unlike
@@ -125,13 +124,14 @@ public actor CheckoutService {
     /// so an intent that moved meanwhile is refused too (`version_conflict`), never canceled
     /// by surprise.
     public func void(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
-        let intent = try loadMachine(intentID).intent
+        let machine = try loadMachine(intentID)
+        let intent = machine.intent
         guard intent.status == .requiresCapture else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "void", status: intent.status))
         }
-        let transition = try ledger.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now())
-        try await execute(transition.executorWork, intentID: intentID, card: nil)
-        return try outcome(intentID, attemptID: transition.intent.currentAttemptID)
+        let transition = try ledger.apply(
+            .cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now(), known: machine)
+        return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Refunds `amount` minor units (nil: all that is refundable) of a captured intent. The
@@ -156,27 +156,21 @@ public actor CheckoutService {
             if let claim { try idempotency.attach(resourceID: refundID, to: claim, in: transaction) }
             return transition
         }
-        try await execute(transition.executorWork, intentID: intentID, card: nil)
-        return try refundOutcome(intentID, refundID: refundID)
+        return refundOutcome(try await execute(transition, card: nil), refundID: refundID)
     }
 
     // MARK: - Reading back
 
     func loadMachine(_ intentID: String) throws -> PaymentStateMachine {
-        guard let machine = try ledger.loadMachine(intentID) else {
-            throw PaymentStoreError(reason: .intentNotFound(intentID))
-        }
-        return machine
+        try ledger.requireMachine(intentID)
     }
 
-    func outcome(_ intentID: String, attemptID: String?) throws -> PaymentOutcome {
-        let machine = try loadMachine(intentID)
-        return PaymentOutcome(intent: machine.intent, attempt: machine.attempts.first { $0.id == attemptID }, refund: nil)
+    func outcome(_ machine: PaymentStateMachine, attemptID: String?) -> PaymentOutcome {
+        PaymentOutcome(intent: machine.intent, attempt: machine.attempts.first { $0.id == attemptID }, refund: nil)
     }
 
-    func refundOutcome(_ intentID: String, refundID: String) throws -> PaymentOutcome {
-        let machine = try loadMachine(intentID)
-        return PaymentOutcome(intent: machine.intent, attempt: nil, refund: machine.refunds.first { $0.id == refundID })
+    func refundOutcome(_ machine: PaymentStateMachine, refundID: String) -> PaymentOutcome {
+        PaymentOutcome(intent: machine.intent, attempt: nil, refund: machine.refunds.first { $0.id == refundID })
     }
 }
 
@@ -210,4 +204,17 @@ struct PaymentIDGenerator: Sendable {
         var system = SystemRandomNumberGenerator()
         return PaymentIDs.make(kind, using: &system)
     }
+}
+
+/// Told each time the Apple Pay sheet of an attempt gets its answer (`.answerSheet`), by
+/// whichever path reached it: the processor's answer, the sheet's deadline timer, a lookup.
+/// The server's pay call waits on it; the CLI reads the answer from the outcome instead.
+public protocol SheetAnswerObserver: Sendable {
+    func sheetAnswered(intentID: String, attemptID: String, answer: SheetAnswer)
+}
+
+/// Nobody is waiting for the sheet.
+public struct NoSheetObserver: SheetAnswerObserver {
+    public init() {}
+    public func sheetAnswered(intentID: String, attemptID: String, answer: SheetAnswer) {}
 }
