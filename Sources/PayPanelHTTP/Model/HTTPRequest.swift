@@ -1,6 +1,6 @@
 /// One complete request as handed to a handler: the validated head, the whole body (already
 /// bounded by the configured limit), where it came from and the id the server gave it.
-public struct HTTPRequest: Sendable {
+public struct HTTPRequest: Sendable, Equatable {
     /// The id the server assigned; it appears in the access log and, with the request-id
     /// middleware, in the response's `X-Request-ID`.
     public let id: String
