@@ -82,7 +82,8 @@ public final class HTTPServer: Sendable {
             throw error
         }
         let thread = Thread { loop.run() }
-        thread.name = "PayPanelHTTP event loop \(listener.localAddress)"
+        // Linux keeps 15 bytes of a thread name; a longer one is silently not set at all.
+        thread.name = "PayPanelHTTP"
         thread.start()
         return HTTPServer(configuration: configuration, localAddress: listener.localAddress, inbox: inbox, stopped: stopped, statistics: statistics)
     }

@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// Each signal is first ignored with `signal(_, SIG_IGN)`, so its default action (terminate)
 /// never runs, then watched with a `DispatchSource` signal source, which still sees it.
-/// The sources live until `cancel()`; the signals stay ignored after that.
+/// The sources live until `cancel()` (or until this object is released).
 public final class TerminationSignals: Sendable {
     private struct State {
         var received: Int32?
@@ -23,18 +23,28 @@ public final class TerminationSignals: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts watching `signals` (SIGTERM and SIGINT by default).
+    /// Starts watching `signals` (SIGTERM and SIGINT by default) and returns once every
+    /// watch is installed. libdispatch installs a signal source asynchronously after
+    /// `resume()`; until then the signal is still ignored and the kernel discards it, so
+    /// returning earlier would lose a signal sent right after (found by the tests, which
+    /// sometimes hung waiting for a signal the kernel had dropped).
     public init(_ signals: [Int32] = [SIGTERM, SIGINT]) {
+        let installed = DispatchGroup()
         // The sources are made inside the lock so they belong to the protected state.
         state.withLock { state in
             for number in signals {
                 signal(number, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler { [weak self] in self?.deliver(number) }
+                installed.enter()
+                source.setRegistrationHandler { installed.leave() }
                 source.resume()
                 state.sources.append(source)
             }
         }
+        // Bounded, in case a source cannot be installed at all: better a program that may miss
+        // a signal sent in its first instant than one that never starts.
+        _ = installed.wait(timeout: .now() + .seconds(5))
     }
 
     deinit {
