@@ -80,6 +80,12 @@ public struct HTTPRequestParser: Sendable {
         }
     }
 
+    /// The method and raw path of the request whose head is being read, once its request
+    /// line is complete: what an access log can still name when the head is then refused.
+    var requestLineSoFar: (method: HTTPMethod, path: String)? {
+        requestLine.map { ($0.method, $0.target.path) }
+    }
+
     /// Adds received bytes; nothing is parsed until `nextEvent()`.
     public mutating func append(_ bytes: some Collection<UInt8>) {
         compact()

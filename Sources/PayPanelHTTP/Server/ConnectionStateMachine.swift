@@ -252,8 +252,10 @@ struct ConnectionStateMachine {
 
     private mutating func send(_ bytes: [UInt8], status: HTTPStatus, closing: Bool, notice: Notice?, now: ContinuousClock.Instant) -> Action {
         let started = exchange?.started ?? now
+        // A head refused after its request line (431, 413 from Content-Length…) still names it.
+        let requestLine = exchange?.head.map { ($0.method, $0.target.path) } ?? parser.requestLineSoFar
         let record = ExchangeRecord(
-            requestID: exchange?.requestID ?? "-", method: exchange?.head?.method, path: exchange?.head?.target.path,
+            requestID: exchange?.requestID ?? "-", method: requestLine?.0, path: requestLine?.1,
             status: status, duration: started.duration(to: now), notice: notice)
         state = .writing(closeAfter: closing)
         deadline = now + configuration.writeTimeout

@@ -98,10 +98,16 @@ import Testing
         let residentBefore = Self.residentBytes()
         try await withServer { server in
             let port = server.port
+            // Each connection serves one request, then stays open: an idle keep-alive connection.
             let clients = try await onThread {
-                try (0..<count).map { _ in try RawClient.connect(to: port) }
+                try (0..<count).map { index in
+                    let client = try RawClient.connect(to: port)
+                    try client.send(get("/warm/\(index)"))
+                    _ = try client.readResponse()
+                    return client
+                }
             }
-            // Every one of them accepted and open, idle.
+            // Every one of them still open, idle.
             #expect(await eventually(within: 10) { server.openConnectionCount == count })
             let residentWithIdle = Self.residentBytes()
             let (fresh, oldest, newest) = try await onThread {
@@ -116,7 +122,7 @@ import Testing
             #expect(oldest == "GET /oldest ")
             #expect(newest == "GET /newest ")
             let growth = residentWithIdle - residentBefore
-            print("\(count) idle connections (client and server ends in one process): resident \(residentBefore >> 20) MiB -> \(residentWithIdle >> 20) MiB, growth \(growth >> 10) KiB")
+            print("\(count) idle keep-alive connections (client and server ends in one process): resident \(residentBefore >> 20) MiB -> \(residentWithIdle >> 20) MiB, growth \(growth >> 10) KiB")
             // Generous: other tests run in parallel in this process.
             #expect(residentWithIdle < 64 * 1024 * 1024 || growth < 16 * 1024 * 1024)
             withExtendedLifetime(clients) {}

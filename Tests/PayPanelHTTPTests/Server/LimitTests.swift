@@ -36,12 +36,14 @@ import Testing
             #expect(closed)
             #expect(events.all.map(\.kind) == [.requestRefused(.requestHeaderFieldsTooLarge)])
             #expect(entries.all.map(\.status.code) == [431])
-            #expect(entries.all.first?.method == nil)
+            // The request line was complete, so the log names it even though the head was refused.
+            #expect(entries.all.first?.method == .get)
+            #expect(entries.all.first?.path == "/")
         }
     }
 
     @Test func bodyOverTheLimitGets413BeforeAnyBodyIsSent() async throws {
-        let (configuration, events, _) = Self.recorded { $0.limits.maxBodyBytes = 1024 * 1024 }
+        let (configuration, events, entries) = Self.recorded { $0.limits.maxBodyBytes = 1024 * 1024 }
         try await withServer(configuration) { server in
             // Only the head is sent: the refusal must come from Content-Length alone.
             let (response, closed) = try await Self.refusal(
@@ -50,6 +52,7 @@ import Testing
             #expect(response.text.contains("larger than 1048576 bytes"))
             #expect(closed)
             #expect(events.all.map(\.kind) == [.requestRefused(.contentTooLarge)])
+            #expect(entries.all.map { "\($0.method?.rawValue ?? "-") \($0.path ?? "-") \($0.status.code)" } == ["POST /up 413"])
         }
     }
 
