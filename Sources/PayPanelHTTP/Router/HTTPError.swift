@@ -20,6 +20,7 @@ public struct HTTPError: HTTPResponseError, Sendable, Equatable, CustomStringCon
         self.headers = headers
     }
 
+    /// The reason as `text/plain`, with the status and extra headers.
     public func response(for context: RequestContext) -> HTTPResponse {
         .text(reason + "\n", status: status, headers: headers)
     }

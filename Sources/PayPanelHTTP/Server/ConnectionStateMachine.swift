@@ -141,7 +141,7 @@ struct ConnectionStateMachine {
         let closing = closeAfterResponse || !head.keepAlive
             || response.headers.lowercasedListElements(for: "connection").contains("close")
         let connection: ResponseEncoder.ConnectionHeader = closing ? .close : (head.version == .http1_0 ? .keepAlive : .omitted)
-        if let bytes = ResponseEncoder.encode(response, connection: connection) {
+        if let bytes = ResponseEncoder.encode(response, connection: connection, isHead: head.method == .head) {
             return send(bytes, status: response.status, closing: closing, notice: nil, now: now)
         }
         let reason = "the handler's response has a status or header that cannot be written"

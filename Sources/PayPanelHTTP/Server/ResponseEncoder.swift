@@ -16,7 +16,10 @@ enum ResponseEncoder {
     static let continueResponse: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
     /// The wire bytes of `response`, or nil when its status or a header is not writable.
-    static func encode(_ response: HTTPResponse, connection: ConnectionHeader) -> [UInt8]? {
+    /// For a `HEAD` request (`isHead`) the body is left out but its `Content-Length` kept
+    /// (RFC 9110 §9.3.2): a client reads no body after HEAD, so sending one would be read as
+    /// the start of the next response.
+    static func encode(_ response: HTTPResponse, connection: ConnectionHeader, isHead: Bool = false) -> [UInt8]? {
         let status = response.status
         guard (200...599).contains(status.code), status.reasonPhrase.utf8.allSatisfy(HTTPGrammar.isFieldValueByte) else {
             return nil
@@ -43,7 +46,7 @@ enum ResponseEncoder {
         case .keepAlive: bytes += "Connection: keep-alive\r\n".utf8
         }
         bytes += "\r\n".utf8
-        bytes += body
+        if !isHead { bytes += body }
         return bytes
     }
 

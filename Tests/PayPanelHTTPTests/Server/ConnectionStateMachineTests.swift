@@ -156,4 +156,12 @@ import Testing
         #expect(machine.responseReady(.text("x"), now: at(1)) == .readMore)
         #expect(machine.state == .idle)
     }
+
+    @Test func aHeadResponseKeepsItsLengthButNotItsBody() throws {
+        var machine = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
+        _ = machine.received(bytes("HEAD / HTTP/1.1\r\nHost: a\r\n\r\n"), now: at(1))
+        let (text, _) = try #require(sent(machine.responseReady(.text("hello"), now: at(1))))
+        #expect(text.contains("Content-Length: 5\r\n"))
+        #expect(text.hasSuffix("\r\n\r\n"))
+    }
 }
