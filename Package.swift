@@ -29,6 +29,13 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
+        // The HTTP/1.1 server core's window on Linux: epoll, eventfd and accept4, which the Glibc
+        // module does not export. Headers only; libc itself links them.
+        .systemLibrary(name: "CPayPanelHTTP", path: "Sources/CPayPanelHTTP"),
+        // A small HTTP/1.1 server core on POSIX sockets (parser, limits, event loop, router).
+        // Standalone on purpose: the payments API and the mock processor's server both reuse it.
+        .target(name: "PayPanelHTTP", dependencies: ["CPayPanelHTTP"], path: "Sources/PayPanelHTTP"),
+
         // Embeds Migrations/**/*.sql into the library at build time, so the binary carries its
         // schema wherever it is copied (a runtime file lookup would break that).
         .executableTarget(name: "embed-migrations", path: "Sources/embed-migrations"),
@@ -90,6 +97,8 @@ let package = Package(
             dependencies: ["MockProcessor", "PayPanel", "PayPanelDemo", "TestSupport"],
             path: "Tests/MockProcessorTests"
         ),
+        // Parser tests on split byte sequences, and socket tests against a real started server.
+        .testTarget(name: "PayPanelHTTPTests", dependencies: ["PayPanelHTTP"], path: "Tests/PayPanelHTTPTests"),
         // Runs the built `paypanel` binary and compares stdout, stderr and exit code.
         .testTarget(
             name: "paypanelCLITests",

@@ -1,0 +1,14 @@
+// Linux-only declarations the Glibc module leaves out. The server core is Linux-first: epoll
+// for readiness, an eventfd to wake the loop, accept4 to get non-blocking close-on-exec
+// descriptors in one atomic call (no window in which a spawned child could inherit them).
+#ifndef PAYPANEL_HTTP_SHIM_H
+#define PAYPANEL_HTTP_SHIM_H
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+// accept4 is declared only under _GNU_SOURCE, which the prebuilt Glibc module is not built with.
+extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
+#endif

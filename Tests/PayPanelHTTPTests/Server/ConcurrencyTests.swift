@@ -1,0 +1,148 @@
+import Foundation
+import Glibc
+import PayPanelHTTP
+import Testing
+
+/// One slow client or handler never holds up the others, and many idle connections cost little.
+@Suite struct ConcurrencyTests {
+    @Test func aSlowHandlerDoesNotBlockAnotherConnection() async throws {
+        let release = Gate()
+        let entered = Gate()
+        let handler: HTTPServer.Handler = { request in
+            if request.target.path == "/slow" {
+                entered.open()
+                await release.wait()
+            }
+            return .text(request.target.path)
+        }
+        try await withServer(handler: handler) { server in
+            let port = server.port
+            let slow = try await onThread { () throws -> RawClient in
+                let client = try RawClient.connect(to: port)
+                try client.send(get("/slow"))
+                return client
+            }
+            await entered.wait()
+            let fast = try await onThread {
+                let client = try RawClient.connect(to: port)
+                try client.send(get("/fast"))
+                return try client.readResponse().text
+            }
+            #expect(fast == "/fast")
+            release.open()
+            let slowAnswer = try await onThread { try slow.readResponse().text }
+            #expect(slowAnswer == "/slow")
+        }
+    }
+
+    @Test func aSlowDrippingClientDoesNotBlockAnother() async throws {
+        try await withServer { server in
+            let port = server.port
+            let dripper = try await onThread { () throws -> RawClient in
+                let client = try RawClient.connect(to: port)
+                try client.send("GET /dr")
+                return client
+            }
+            let other = try await onThread {
+                let client = try RawClient.connect(to: port)
+                try client.send(get("/other"))
+                return try client.readResponse().text
+            }
+            #expect(other == "GET /other ")
+            let finished = try await onThread {
+                try dripper.send("ip HTTP/1.1\r\nHost: a\r\n\r\n")
+                return try dripper.readResponse().text
+            }
+            #expect(finished == "GET /drip ")
+        }
+    }
+
+    @Test func aClientThatVanishesDoesNotRaiseSIGPIPE() async throws {
+        // The response is written to a socket the client has reset; without MSG_NOSIGNAL the
+        // process would die of SIGPIPE here.
+        let release = Gate()
+        let entered = Gate()
+        let handler: HTTPServer.Handler = { request in
+            if request.target.path == "/slow" {
+                entered.open()
+                await release.wait()
+                return .text(String(repeating: "x", count: 256 * 1024))
+            }
+            return .text("alive")
+        }
+        try await withServer(handler: handler) { server in
+            let port = server.port
+            try await onThread {
+                let client = try RawClient.connect(to: port)
+                try client.send(get("/slow"))
+                // SO_LINGER 0: close sends a reset rather than a FIN.
+                var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                setsockopt(client.descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            }
+            await entered.wait()
+            release.open()
+            try? await Task.sleep(for: .milliseconds(50))
+            let answer = try await onThread {
+                let client = try RawClient.connect(to: port)
+                try client.send(get("/alive"))
+                return try client.readResponse().text
+            }
+            #expect(answer == "alive")
+        }
+    }
+
+    /// 1,000 connections (500 when the descriptor limit is too low to raise: both ends live in
+    /// this process, so each connection costs two descriptors). `ulimit -n` here is 20000.
+    @Test func thousandIdleConnectionsThenARequestIsStillServed() async throws {
+        let count = Self.raiseDescriptorLimit(toFit: 2 * 1000 + 256) ? 1000 : 500
+        let residentBefore = Self.residentBytes()
+        try await withServer { server in
+            let port = server.port
+            // Each connection serves one request, then stays open: an idle keep-alive connection.
+            let clients = try await onThread {
+                try (0..<count).map { index in
+                    let client = try RawClient.connect(to: port)
+                    try client.send(get("/warm/\(index)"))
+                    _ = try client.readResponse()
+                    return client
+                }
+            }
+            // Every one of them still open, idle.
+            #expect(await eventually(within: 10) { server.openConnectionCount == count })
+            let residentWithIdle = Self.residentBytes()
+            let (fresh, oldest, newest) = try await onThread {
+                let fresh = try RawClient.connect(to: port)
+                try fresh.send(get("/fresh"))
+                let freshAnswer = try fresh.readResponse().text
+                try clients[0].send(get("/oldest"))
+                try clients[count - 1].send(get("/newest"))
+                return (freshAnswer, try clients[0].readResponse().text, try clients[count - 1].readResponse().text)
+            }
+            #expect(fresh == "GET /fresh ")
+            #expect(oldest == "GET /oldest ")
+            #expect(newest == "GET /newest ")
+            let growth = residentWithIdle - residentBefore
+            print("\(count) idle keep-alive connections (client and server ends in one process): resident \(residentBefore >> 20) MiB -> \(residentWithIdle >> 20) MiB, growth \(growth >> 10) KiB")
+            // Generous: other tests run in parallel in this process.
+            #expect(residentWithIdle < 64 * 1024 * 1024 || growth < 16 * 1024 * 1024)
+            withExtendedLifetime(clients) {}
+        }
+    }
+
+    private static func raiseDescriptorLimit(toFit needed: Int) -> Bool {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
+        if limit.rlim_cur >= rlim_t(needed) { return true }
+        limit.rlim_cur = min(limit.rlim_max, rlim_t(needed))
+        return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur >= rlim_t(needed)
+    }
+
+    /// VmRSS of this process.
+    static func residentBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ")[1])
+        else { return 0 }
+        return kilobytes * 1024
+    }
+}
