@@ -1,19 +1,17 @@
 import Foundation
 import PayPanel
-import Synchronization
 import TestSupport
 import Testing
 
-@Suite struct IdempotencyStoreTests {
+/// `IdempotencyStore`'s rules (Stripe's) over any store's rows: part of the conformance suite
+/// (see `StoreKind`).
+@Suite struct StoreConformanceIdempotencyTests {
     static let start = StorageFixtures.start
     static let parameters: JSONValue = ["amount": 1000, "currency": "USD"]
 
-    func store() throws -> IdempotencyStore {
-        IdempotencyStore(database: try Database.openMigrated(path: ":memory:", clock: ManualClock(Self.start)))
-    }
-
-    @Test func theFirstResultIsStoredAndReplayed() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func theFirstResultIsStoredAndReplayed(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         var runs = 0
         let first = try store.perform(key: "key-1", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in
             runs += 1
@@ -29,16 +27,18 @@ import Testing
         #expect(second.firstUsedAt == Self.start)
     }
 
-    @Test func failuresAreReplayedToo() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func failuresAreReplayedToo(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         let declined = IdempotentResult.failed(code: "card_declined", message: "the card was declined (insufficient_funds)", body: ["status": "requires_payment_method"])
         _ = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { _ in declined }
         let replay = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         #expect(replay.replayed && replay.result == declined)
     }
 
-    @Test func theSameKeyWithOtherParametersIsRefused() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func theSameKeyWithOtherParametersIsRefused(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         _ = try store.perform(key: "k", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         var ran = false
         let error = try #require(throws: IdempotencyError.self) {
@@ -52,8 +52,9 @@ import Testing
         #expect(error.message.contains("\"k\"") && error.message.contains("different parameters"))
     }
 
-    @Test func keysAreScopedAndExpireAfter24Hours() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func keysAreScopedAndExpireAfter24Hours(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         var runs = 0
         func call(_ scope: String, after seconds: TimeInterval) throws -> IdempotentResponse {
             try store.perform(key: "k", scope: scope, parameters: Self.parameters, at: Self.start.addingTimeInterval(seconds)) { _ in
@@ -71,18 +72,41 @@ import Testing
         #expect(try call("payments.create", after: 47 * 3600).replayed)
     }
 
-    @Test func anOperationThatThrowsStoresNothing() throws {
-        let store = try store()
+    /// `purgeExpired` forgets exactly the keys first used 24 h or more ago.
+    @Test(arguments: StoreKind.allCases)
+    func purgeForgetsKeysAfter24Hours(kind: StoreKind) throws {
+        let subject = try kind.makeStore()
+        let store = subject.idempotency
+        _ = try store.perform(key: "old", scope: "s", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
+        _ = try store.perform(key: "new", scope: "s", parameters: Self.parameters, at: Self.start.addingTimeInterval(3600)) { _ in .succeeded(nil) }
+        #expect(try store.purgeExpired(at: Self.start.addingTimeInterval(24 * 3600 - 0.001)) == 0)
+        #expect(try store.purgeExpired(at: Self.start.addingTimeInterval(24 * 3600)) == 1)
+        #expect(try subject.store.read { try $0.idempotencyRecord(key: "old", scope: "s") } == nil)
+        #expect(try subject.store.read { try $0.idempotencyRecord(key: "new", scope: "s") }?.state == .completed)
+        #expect(try store.purgeExpired(at: Self.start.addingTimeInterval(24 * 3600)) == 0)
+        #expect(try store.purgeExpired(at: Self.start.addingTimeInterval(25 * 3600)) == 1)
+        #expect(try subject.store.read { try $0.idempotencyRecord(key: "new", scope: "s") } == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anOperationThatThrowsStoresNothing(kind: StoreKind) throws {
+        let subject = try kind.makeStore()
+        let store = subject.idempotency
         struct Boom: Error {}
         #expect(throws: Boom.self) {
-            try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { _ in throw Boom() }
+            try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { transaction in
+                _ = try subject.ledger.create(try NewPaymentIntent(amount: PaymentFixture.amount), id: "pi_boom", at: Self.start, in: transaction)
+                throw Boom()
+            }
         }
+        #expect(try subject.ledger.intent("pi_boom") == nil)
         let retry = try store.perform(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) { _ in .succeeded(true) }
         #expect(!retry.replayed)
     }
 
-    @Test func aConcurrentDuplicateIsToldTheFirstIsInProgress() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func aConcurrentDuplicateIsToldTheFirstIsInProgress(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start) else {
             Issue.record("the first request did not claim the key")
             return
@@ -99,8 +123,9 @@ import Testing
         #expect(replay == .replay(IdempotentResponse(result: .succeeded(["id": "re_1"]), replayed: true, firstUsedAt: Self.start)))
     }
 
-    @Test func aReleasedKeyCanBeUsedAgain() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func aReleasedKeyCanBeUsedAgain(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
         try store.release(claim)
         guard case .claimed = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else {
@@ -109,8 +134,9 @@ import Testing
         }
     }
 
-    @Test func aClaimLeftByACrashedRunIsTakenOverWithItsRecoveryPoint() throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases)
+    func aClaimLeftByACrashedRunIsTakenOverWithItsRecoveryPoint(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
         try store.attach(resourceID: "att_123", to: claim)
         #expect(throws: IdempotencyError.self) {
@@ -122,11 +148,15 @@ import Testing
             return
         }
         #expect(takeover.isRecovery && takeover.recoveredResourceID == "att_123" && takeover.createdAt == Self.start)
+        // The takeover renewed the lease: a third run is told it is in progress.
+        #expect(throws: IdempotencyError.self) {
+            try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start.addingTimeInterval(store.inProgressLease + 1))
+        }
     }
 
-    @Test(arguments: ["", String(repeating: "k", count: 256), "line\nbreak", "4242424242424242"])
-    func unusableKeysAreRefused(key: String) throws {
-        let store = try store()
+    @Test(arguments: StoreKind.allCases, ["", String(repeating: "k", count: 256), "line\nbreak", "4242424242424242"])
+    func unusableKeysAreRefused(kind: StoreKind, key: String) throws {
+        let store = try kind.makeStore().idempotency
         let error = try #require(throws: IdempotencyError.self) {
             try store.perform(key: key, scope: "s", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         }
@@ -136,15 +166,16 @@ import Testing
 
     /// `run` works from an actor, across suspension points, the way CheckoutService uses it.
     actor Executor {
-        let store: IdempotencyStore
+        let subject: StoreUnderTest
         var runs = 0
 
-        init(path: String) throws {
-            store = IdempotencyStore(database: try Database.openMigrated(path: path, clock: ManualClock(IdempotencyStoreTests.start)))
+        init(kind: StoreKind) throws {
+            subject = try kind.makeStore()
         }
 
         func refund(key: String) async throws -> IdempotentResponse {
-            try await store.run(key: key, scope: "payments.refund", parameters: IdempotencyStoreTests.parameters, clock: ManualClock(IdempotencyStoreTests.start)) { claim in
+            let store = subject.idempotency
+            return try await store.run(key: key, scope: "payments.refund", parameters: StoreConformanceIdempotencyTests.parameters, clock: ManualClock(StoreConformanceIdempotencyTests.start)) { claim in
                 if let claim { try store.attach(resourceID: "re_1", to: claim) }
                 await Task.yield()
                 runs += 1
@@ -153,37 +184,12 @@ import Testing
         }
     }
 
-    @Test func runFromAnActorReplaysTheFirstResult() async throws {
-        let directory = try TemporaryDirectory()
-        let executor = try Executor(path: directory.file("idempotency.sqlite"))
+    @Test(arguments: StoreKind.allCases)
+    func runFromAnActorReplaysTheFirstResult(kind: StoreKind) async throws {
+        let executor = try Executor(kind: kind)
         let first = try await executor.refund(key: "k")
         let second = try await executor.refund(key: "k")
         #expect(!first.replayed && second.replayed && second.result == first.result)
         #expect(await executor.runs == 1)
-    }
-
-    /// Duplicates from several connections at once: the body runs once, everyone gets its result.
-    @Test func concurrentDuplicatesOnSeveralConnectionsRunOnce() throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.file("payments.sqlite")
-        _ = try Database.openMigrated(path: path, clock: ManualClock(Self.start))
-        let responses = Concurrently.run(6) { _ -> String in
-            do {
-                let repository = PaymentLedger(store: SQLitePaymentStore(database: try Database(path: path)))
-                let store = IdempotencyStore(database: repository.database)
-                var random = SystemRandomNumberGenerator()
-                let response = try store.perform(key: "shared", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in
-                    let request = try NewPaymentIntent(amount: PaymentFixture.amount)
-                    return .succeeded(try repository.create(request, id: PaymentIDs.make(.intent, using: &random), at: Self.start).json)
-                }
-                guard case .succeeded(let body) = response.result else { return "failed" }
-                return JSONWriter.string(body)
-            } catch {
-                return "error: \(error)"
-            }
-        }
-        #expect(Set(responses).count == 1, "\(responses)")
-        #expect(responses.first?.contains("pi_") == true)
-        #expect(try StorageFixtures.count(try Database(path: path), "intents") == 1)
     }
 }
