@@ -90,7 +90,7 @@ public final class Database {
                 failure = error
             }
             guard clock.now < deadline else {
-                throw failure ?? DatabaseError(extendedCode: 5, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL", path: path)
+                throw failure ?? DatabaseError(.busy, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL", path: path)
             }
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
             pause = min(pause * 2, .milliseconds(50))
@@ -120,7 +120,7 @@ public final class Database {
         }
         let reason = errno
         if reason == EEXIST { return }
-        throw DatabaseError(extendedCode: 14, sqliteMessage: String(cString: strerror(reason)), sql: nil, path: path)
+        throw DatabaseError(.cantOpen, sqliteMessage: String(cString: strerror(reason)), sql: nil, path: path)
     }
 
     func error(code: Int32, sql: String?) -> DatabaseError {

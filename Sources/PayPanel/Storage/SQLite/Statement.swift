@@ -28,7 +28,7 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
-            throw DatabaseError(extendedCode: 25, sqliteMessage: "\(values.count) values bound to \(expected) parameters",
+            throw DatabaseError(.range, sqliteMessage: "\(values.count) values bound to \(expected) parameters",
                                 sql: sql, path: database.path)
         }
         for (offset, value) in values.enumerated() {
