@@ -1,5 +1,6 @@
 /// A failed SQLite call: the extended result code, SQLite's message, the SQL (never the bound
-/// values, which may hold customer data) and the database file.
+/// values, which may hold customer data). No file path and no front-end advice: the front end
+/// knows which file it opened and which of its options helps (the CLI adds both).
 public struct DatabaseError: PayPanelError, Equatable {
     /// The extended result code, e.g. 2067 for SQLITE_CONSTRAINT_UNIQUE (`resultCode` names it).
     public let extendedCode: Int32
@@ -7,19 +8,15 @@ public struct DatabaseError: PayPanelError, Equatable {
     public let sqliteMessage: String
     /// The statement that failed, without bound values.
     public let sql: String?
-    /// The database file, for messages people can act on.
-    public let path: String
-
-    public init(extendedCode: Int32, sqliteMessage: String, sql: String?, path: String) {
+    public init(extendedCode: Int32, sqliteMessage: String, sql: String?) {
         self.extendedCode = extendedCode
         self.sqliteMessage = sqliteMessage
         self.sql = sql
-        self.path = path
     }
 
     /// A failure with the named result code `code`.
-    public init(_ code: SQLiteResultCode, sqliteMessage: String, sql: String?, path: String) {
-        self.init(extendedCode: code.rawValue, sqliteMessage: sqliteMessage, sql: sql, path: path)
+    public init(_ code: SQLiteResultCode, sqliteMessage: String, sql: String?) {
+        self.init(extendedCode: code.rawValue, sqliteMessage: sqliteMessage, sql: sql)
     }
 
     /// The extended result code, named.
@@ -47,19 +44,24 @@ public struct DatabaseError: PayPanelError, Equatable {
         }
     }
 
-    /// One line: what happened to which file, what to do, and the SQLite detail.
+    /// One line: what happened, what to do, and the SQLite detail.
     public var message: String {
         let advice: String
         switch primaryResultCode {
-        case .busy, .locked: advice = "database \(path) is locked by another process past the busy timeout: retry, or stop the other paypanel process"
-        case .readOnly: advice = "database \(path) is read-only: check the file's and its directory's permissions, or point --db at a writable path"
-        case .corrupt: advice = "database \(path) is corrupt: restore it from a backup or point --db at a new path"
-        case .notADatabase: advice = "\(path) is not a SQLite database: point --db (or PAYPANEL_DB) at a PayPanel database or a new path"
-        case .full: advice = "database \(path) could not be written because the disk is full: free some space and retry"
-        case .cantOpen: advice = "database \(path) cannot be opened: check that its directory exists and is writable"
-        default: advice = "database \(path) failed"
+        case .busy, .locked: advice = "the database is locked by another process past the busy timeout: retry, or stop the other process"
+        case .readOnly: advice = "the database is read-only: check the file's and its directory's permissions"
+        case .corrupt: advice = "the database is corrupt: restore it from a backup or use a new file"
+        case .notADatabase: advice = "the file is not a SQLite database"
+        case .full: advice = "the database could not be written because the disk is full: free some space and retry"
+        case .cantOpen: advice = "the database cannot be opened: check that its directory exists and is writable"
+        default: advice = "the database failed"
         }
-        var text = "\(advice) (SQLite error \(extendedCode): \(sqliteMessage))"
+        return "\(advice) \(detail)"
+    }
+
+    /// The SQLite detail: `(SQLite error 19: …) - while executing `…``.
+    public var detail: String {
+        var text = "(SQLite error \(extendedCode): \(sqliteMessage))"
         if let sql { text += " - while executing `\(sql.trimmingWhitespace())`" }
         return text
     }

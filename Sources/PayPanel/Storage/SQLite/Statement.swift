@@ -29,7 +29,7 @@ public final class Statement {
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
             throw DatabaseError(.range, sqliteMessage: "\(values.count) values bound to \(expected) parameters",
-                                sql: sql, path: database.path)
+                                sql: sql)
         }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
