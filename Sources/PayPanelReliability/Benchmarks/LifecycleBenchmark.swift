@@ -87,6 +87,9 @@ public struct LifecycleBenchmark: Sendable {
 
     /// Raw SQLite: one insert per `BEGIN IMMEDIATE` transaction into a table shaped like the
     /// payments history (an indexed row of about 200 bytes).
+    ///
+    /// Raw SQL on purpose: this is the yardstick the payment lifecycle is compared with, so it
+    /// must measure SQLite itself, not `PaymentStore` (which would measure the store twice).
     private final class Baseline {
         let database: Database
         var next: Int64 = 0

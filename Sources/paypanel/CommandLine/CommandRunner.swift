@@ -76,6 +76,14 @@ struct CommandRunner {
             let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
             console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
             return .failure
+        } catch let error as DatabaseError {
+            let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
+            console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
+            return .failure
+        } catch let error as MigrationError {
+            let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
+            console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
+            return .failure
         } catch let error as any PayPanelError {
             console.printError("Error: \(error.message)")
             return .failure

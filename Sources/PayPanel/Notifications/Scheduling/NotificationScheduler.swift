@@ -1,29 +1,30 @@
 import Foundation
 
-/// Scheduled notifications in the payments database (migration 0003): schedule, deliver what is
-/// due, answer with an action, and follow deliveries from another process.
+/// Scheduled notifications: schedule, deliver what is due, answer with an action, and follow
+/// deliveries from another process. The scheduler keeps the rules; rows live behind a
+/// `NotificationStore` (the payments database's `scheduled_notifications`, migration 0003).
 ///
-/// Delivery claims rows in one `BEGIN IMMEDIATE` transaction, so several `notify deliver`
+/// Delivery claims rows in one store write transaction, so several `notify deliver`
 /// processes on one database show each notification exactly once. Time comes from the injected
-/// clock (`--now`). Like its `Database`, a scheduler has one owner and is not `Sendable`.
+/// clock (`--now`). Like its store, a scheduler has one owner and is not `Sendable`.
 public final class NotificationScheduler {
-    public let database: Database
+    public let store: any NotificationStore
     public let clock: any WallClock
     /// How long after show-me the revealed notification arrives.
     public let revealDelay: TimeInterval
 
     public static let defaultRevealDelay: TimeInterval = 3
 
-    public init(database: Database, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
-        self.database = database
+    public init(store: any NotificationStore, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
+        self.store = store
         self.clock = clock
         self.revealDelay = revealDelay
     }
 
-    private static let columns = """
-        id, deliver_at, category, title, subtitle, body, body_hidden, thread_id, order_reference, user_info, payload, \
-        reveals_id, created_at, delivered_at, delivery_sequence, responded_at, response_action
-        """
+    /// A scheduler on the embedded store of an open, migrated payments database.
+    public convenience init(database: Database, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
+        self.init(store: SQLiteNotificationStore(database: database), clock: clock, revealDelay: revealDelay)
+    }
 
     // MARK: - Scheduling
 
@@ -32,7 +33,8 @@ public final class NotificationScheduler {
     @discardableResult
     public func schedule(_ request: NotificationRequest) throws -> ScheduledNotification {
         try check(request)
-        return try database.write { try insert(request, reveals: nil) }
+        let now = clock.now()
+        return try store.write { tx in try insert(request, reveals: nil, at: now, in: tx) }
     }
 
     private func check(_ request: NotificationRequest) throws(NotificationSchedulingError) {
@@ -52,40 +54,29 @@ public final class NotificationScheduler {
         }
     }
 
-    private func insert(_ request: NotificationRequest, reveals: Int64?) throws -> ScheduledNotification {
-        let values: [any DatabaseBindable] = [
-            request.deliverAt, request.category, request.content.title, request.content.subtitle, request.content.body,
-            request.bodyHidden, request.threadID, request.orderReference, JSONWriter.string(.object(request.userInfo)),
-            request.payload.map { JSONWriter.string(.object($0)) }, reveals, clock.now(),
-        ]
-        try database.execute("""
-            INSERT INTO scheduled_notifications (deliver_at, category, title, subtitle, body, body_hidden, thread_id, \
-            order_reference, user_info, payload, reveals_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, values)
-        let id = database.lastInsertRowID
-        guard let stored = try notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
+    private func insert(
+        _ request: NotificationRequest, reveals: Int64?, at now: Date, in tx: any NotificationStoreTransaction
+    ) throws -> ScheduledNotification {
+        let id = try tx.insertNotification(request, reveals: reveals, createdAt: now)
+        guard let stored = try tx.notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
         return stored
     }
 
     // MARK: - Delivery
 
     /// Delivers every notification due at the clock's now (deliver-at ≤ now), oldest first, at
-    /// most `limit`. Each is claimed — `delivered_at` and the next `delivery_sequence` set — in
+    /// most `limit`. Each is claimed — delivered-at and the next delivery sequence set — in
     /// one write transaction, so no other process delivers it too.
     public func deliverDue(limit: Int? = nil) throws -> [ScheduledNotification] {
         let now = clock.now()
-        return try database.write {
-            let due = try database.queryAll(
-                "SELECT id FROM scheduled_notifications WHERE delivered_at IS NULL AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?",
-                [now, limit.map(Int64.init) ?? -1]) { $0.int64(0) }
-            var sequence = try latestDeliverySequence()
+        return try store.write { tx in
+            let due = try tx.dueNotificationIDs(at: now, limit: limit)
+            var sequence = try tx.latestDeliverySequence()
             var delivered: [ScheduledNotification] = []
             for id in due {
+                guard try tx.markDelivered(id: id, at: now, sequence: sequence + 1) else { continue }
                 sequence += 1
-                try database.execute(
-                    "UPDATE scheduled_notifications SET delivered_at = ?, delivery_sequence = ? WHERE id = ? AND delivered_at IS NULL",
-                    [now, sequence, id])
-                if let row = try notification(id: id) { delivered.append(row) }
+                if let row = try tx.notification(id: id) { delivered.append(row) }
             }
             return delivered
         }
@@ -94,17 +85,13 @@ public final class NotificationScheduler {
     /// The highest delivery sequence so far (0 when nothing was delivered): where a poller that
     /// only wants new deliveries starts.
     public func latestDeliverySequence() throws -> Int64 {
-        try database.queryFirst("SELECT coalesce(max(delivery_sequence), 0) FROM scheduled_notifications") { $0.int64(0) } ?? 0
+        try store.read { tx in try tx.latestDeliverySequence() }
     }
 
     /// Notifications delivered after `sequence` for the panel with `threadID` or
     /// `orderReference`, in delivery order: what an open checkout polls for panel updates.
     public func delivered(after sequence: Int64, threadID: String?, orderReference: String?) throws -> [ScheduledNotification] {
-        try database.queryAll("""
-            SELECT \(Self.columns) FROM scheduled_notifications
-            WHERE delivery_sequence > ? AND ((?2 IS NOT NULL AND thread_id = ?2) OR (?3 IS NOT NULL AND order_reference = ?3))
-            ORDER BY delivery_sequence
-            """, [sequence, threadID, orderReference], Self.notification(from:))
+        try store.read { tx in try tx.notificationsDelivered(after: sequence, threadID: threadID, orderReference: orderReference) }
     }
 
     // MARK: - Responses
@@ -113,8 +100,8 @@ public final class NotificationScheduler {
     /// body schedules the same notification with the body shown, `revealDelay` seconds later.
     public func respond(id: Int64, action actionIdentifier: String) throws -> NotificationResponse {
         let now = clock.now()
-        return try database.write {
-            guard let current = try notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
+        return try store.write { tx in
+            guard let current = try tx.notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
             guard current.deliveredAt != nil else {
                 throw NotificationSchedulingError.notDelivered(id: id, deliverAt: current.request.deliverAt)
             }
@@ -127,9 +114,11 @@ public final class NotificationScheduler {
             guard let action = category.action(named: actionIdentifier) else {
                 throw NotificationSchedulingError.unknownAction(action: actionIdentifier, category: category)
             }
-            try database.execute(
-                "UPDATE scheduled_notifications SET responded_at = ?, response_action = ? WHERE id = ? AND responded_at IS NULL",
-                [now, action.identifier, id])
+            guard try tx.markResponded(id: id, action: action.identifier, at: now) else {
+                let answered = try tx.notification(id: id)
+                throw NotificationSchedulingError.alreadyAnswered(
+                    id: id, action: answered?.responseAction ?? "", at: answered?.respondedAt ?? now)
+            }
             var reveal: ScheduledNotification?
             let outcome: String
             if action.identifier == NotificationAction.showMe {
@@ -137,7 +126,7 @@ public final class NotificationScheduler {
                     var request = current.request
                     request.bodyHidden = false
                     request.deliverAt = now.addingTimeInterval(revealDelay)
-                    let scheduled = try insert(request, reveals: id)
+                    let scheduled = try insert(request, reveals: id, at: now, in: tx)
                     reveal = scheduled
                     outcome = "notification \(scheduled.id) will show the body at \(Timestamp.format(request.deliverAt)) (run notify deliver then)"
                 } else {
@@ -148,7 +137,7 @@ public final class NotificationScheduler {
             } else {
                 outcome = "the Apple Pay sheet opens for the selected amount"
             }
-            guard let answered = try notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
+            guard let answered = try tx.notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
             return NotificationResponse(notification: answered, action: action, reveal: reveal, outcome: outcome)
         }
     }
@@ -157,44 +146,16 @@ public final class NotificationScheduler {
 
     /// The notification with `id`, or nil.
     public func notification(id: Int64) throws -> ScheduledNotification? {
-        try database.queryFirst("SELECT \(Self.columns) FROM scheduled_notifications WHERE id = ?", [id], Self.notification(from:))
+        try store.read { tx in try tx.notification(id: id) }
     }
 
     /// Every notification, or only those in `state`, by id.
     public func list(state: ScheduledNotification.State? = nil) throws -> [ScheduledNotification] {
-        let condition: String
-        switch state {
-        case nil: condition = "1"
-        case .pending: condition = "delivered_at IS NULL"
-        case .delivered: condition = "delivered_at IS NOT NULL AND responded_at IS NULL"
-        case .responded: condition = "responded_at IS NOT NULL"
-        }
-        return try database.queryAll("SELECT \(Self.columns) FROM scheduled_notifications WHERE \(condition) ORDER BY id", [],
-                                     Self.notification(from:))
+        try store.read { tx in try tx.notifications(in: state) }
     }
 
     /// The pending notification due soonest, or nil when nothing is pending.
     public func nextPending() throws -> ScheduledNotification? {
-        try database.queryFirst("""
-            SELECT \(Self.columns) FROM scheduled_notifications WHERE delivered_at IS NULL ORDER BY deliver_at, id LIMIT 1
-            """, [], Self.notification(from:))
-    }
-
-    private static func notification(from row: Row) throws -> ScheduledNotification {
-        let request = NotificationRequest(
-            deliverAt: Timestamp.date(epochMilliseconds: row.int64(1)), category: row.optionalString(2),
-            content: NotificationContent(title: row.optionalString(3), subtitle: row.optionalString(4), body: row.optionalString(5)),
-            bodyHidden: row.bool(6), threadID: row.optionalString(7), orderReference: row.optionalString(8),
-            userInfo: storedObject(row.string(9)) ?? JSONObject(), payload: row.optionalString(10).flatMap(storedObject))
-        return ScheduledNotification(
-            id: row.int64(0), request: request, createdAt: Timestamp.date(epochMilliseconds: row.int64(12)),
-            deliveredAt: row.optionalInt64(13).map(Timestamp.date(epochMilliseconds:)), deliverySequence: row.optionalInt64(14),
-            respondedAt: row.optionalInt64(15).map(Timestamp.date(epochMilliseconds:)), responseAction: row.optionalString(16),
-            revealsID: row.optionalInt64(11))
-    }
-
-    /// A JSON object column, written by `JSONWriter` (nil if someone stored something else).
-    private static func storedObject(_ text: String) -> JSONObject? {
-        (try? JSONParser().parse(text))?.objectValue
+        try store.read { tx in try tx.nextPendingNotification() }
     }
 }

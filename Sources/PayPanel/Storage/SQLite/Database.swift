@@ -51,7 +51,7 @@ public final class Database {
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close_v2(connection)
-            throw DatabaseError(extendedCode: code, sqliteMessage: message, sql: nil, path: path)
+            throw DatabaseError(extendedCode: code, sqliteMessage: message, sql: nil)
         }
         self.handle = connection
         sqlite3_extended_result_codes(connection, 1)
@@ -90,7 +90,7 @@ public final class Database {
                 failure = error
             }
             guard clock.now < deadline else {
-                throw failure ?? DatabaseError(extendedCode: 5, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL", path: path)
+                throw failure ?? DatabaseError(.busy, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL")
             }
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
             pause = min(pause * 2, .milliseconds(50))
@@ -120,13 +120,13 @@ public final class Database {
         }
         let reason = errno
         if reason == EEXIST { return }
-        throw DatabaseError(extendedCode: 14, sqliteMessage: String(cString: strerror(reason)), sql: nil, path: path)
+        throw DatabaseError(.cantOpen, sqliteMessage: String(cString: strerror(reason)), sql: nil)
     }
 
     func error(code: Int32, sql: String?) -> DatabaseError {
         let extended = sqlite3_extended_errcode(handle)
         let message = String(cString: sqlite3_errmsg(handle))
-        return DatabaseError(extendedCode: extended != 0 ? extended : code, sqliteMessage: message, sql: sql, path: path)
+        return DatabaseError(extendedCode: extended != 0 ? extended : code, sqliteMessage: message, sql: sql)
     }
 
     // MARK: - Statements
@@ -155,7 +155,7 @@ public final class Database {
             let failure = self.error(code: code, sql: nil)
             sqlite3_free(error)
             throw DatabaseError(extendedCode: failure.extendedCode, sqliteMessage: failure.sqliteMessage,
-                                sql: Database.firstLine(of: sql), path: path)
+                                sql: Database.firstLine(of: sql))
         }
     }
 

@@ -72,21 +72,21 @@ public struct Migrator: Sendable {
         let applied = try appliedMigrations(database)
         let applicationID = try database.queryFirst("PRAGMA application_id") { Int32(truncatingIfNeeded: $0.int64(0)) } ?? 0
         if applicationID != 0 && applicationID != set.applicationID {
-            throw MigrationError(path: database.path, reason: .notAPayPanelDatabase(set: set.name))
+            throw MigrationError(reason: .notAPayPanelDatabase(set: set.name))
         }
         if applied.isEmpty {
             let foreignTables = try database.queryFirst(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") { $0.int(0) } ?? 0
             if foreignTables > 0 {
-                throw MigrationError(path: database.path, reason: .notAPayPanelDatabase(set: set.name))
+                throw MigrationError(reason: .notAPayPanelDatabase(set: set.name))
             }
         }
         for record in applied {
             guard let known = set.migrations.first(where: { $0.identifier == record.identifier }) else {
-                throw MigrationError(path: database.path, reason: .unknownMigration(record.identifier))
+                throw MigrationError(reason: .unknownMigration(record.identifier))
             }
             if known.checksum != record.checksum {
-                throw MigrationError(path: database.path, reason: .checksumChanged(record.identifier))
+                throw MigrationError(reason: .checksumChanged(record.identifier))
             }
         }
         return applied
@@ -113,8 +113,11 @@ public struct MigrationError: PayPanelError, Equatable {
         case notAPayPanelDatabase(set: String)
     }
 
-    public let path: String
     public let reason: Reason
+
+    public init(reason: Reason) {
+        self.reason = reason
+    }
 
     public var code: String {
         switch reason {
@@ -127,11 +130,11 @@ public struct MigrationError: PayPanelError, Equatable {
     public var message: String {
         switch reason {
         case .unknownMigration(let identifier):
-            "database \(path) was migrated by a newer PayPanel (it has migration \(identifier), which this program does not know): upgrade paypanel, or point --db at another file"
+            "the database was migrated by a newer PayPanel (it has migration \(identifier), which this program does not know): upgrade paypanel, or use another file"
         case .checksumChanged(let identifier):
-            "database \(path) applied a different version of migration \(identifier) than this program ships: shipped migrations must never be edited; restore the original file or use a new database"
+            "the database applied a different version of migration \(identifier) than this program ships: shipped migrations must never be edited; restore the original file or use a new database"
         case .notAPayPanelDatabase(let set):
-            "\(path) is a SQLite database but not a PayPanel \(set == "main" ? "payments" : set) database: point the option at one, or at a new path"
+            "the file is a SQLite database but not a PayPanel \(set == "main" ? "payments" : set) database: use one, or a new file"
         }
     }
 }

@@ -28,8 +28,8 @@ public final class Statement {
         sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard values.count == expected else {
-            throw DatabaseError(extendedCode: 25, sqliteMessage: "\(values.count) values bound to \(expected) parameters",
-                                sql: sql, path: database.path)
+            throw DatabaseError(.range, sqliteMessage: "\(values.count) values bound to \(expected) parameters",
+                                sql: sql)
         }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)

@@ -71,14 +71,14 @@ struct ProcessorLedgerOpenFailure: PayPanelError {
         }
         if let database = underlying as? DatabaseError {
             let detail = "(SQLite error \(database.extendedCode): \(database.sqliteMessage))"
-            switch database.primaryCode {
-            case 26:
+            switch database.primaryResultCode {
+            case .notADatabase:
                 return "\(path) is not a SQLite database, so not a mock-processor ledger: point \(option) at the processor's ledger or at a new path \(detail)"
-            case 14:
+            case .cantOpen:
                 return "cannot open the processor ledger \(path): check that it is a file (not a directory) and that its directory exists and is writable, or point \(option) elsewhere \(detail)"
-            case 8:
+            case .readOnly:
                 return "the processor ledger \(path) is read-only: check the file's and its directory's permissions \(detail)"
-            case 11:
+            case .corrupt:
                 return "the processor ledger \(path) is corrupt: point \(option) at a new path \(detail)"
             default:
                 return "the processor ledger \(path) cannot be used: \(database.message)"

@@ -62,7 +62,7 @@ struct BenchCLICommand: CLICommand {
         for count in [100, intentCount] {
             progress.show("memory: writing \(count) intents")
             let path = directory + "/intents-\(count).sqlite"
-            try Self.populate(path, count: count)
+            try BenchmarkDatabase.populate(path: path, count: count)
             for format in [[], ["--json"]] {
                 progress.show("memory: listing \(count) intents \(format.first ?? "")")
                 let result = try run(["payments", "list", "--db", path] + format, sampleMemory: true)
@@ -94,22 +94,6 @@ struct BenchCLICommand: CLICommand {
             console.print("  \(String(intents).padding(toLength: 8, withPad: " ", startingAt: 0)) intents, \(format.padding(toLength: 4, withPad: " ", startingAt: 0))  \(row["peakKiB"]?.int64Value ?? 0) KiB in \(row["milliseconds"]?.int64Value ?? 0) ms")
         }
         return .success
-    }
-
-    /// A payments database holding `count` intents, written with one SQL statement.
-    static func populate(_ path: String, count: Int) throws {
-        let database = try Database.openMigrated(path: path)
-        try database.execute(
-            """
-            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-            INSERT INTO intents (id, status, amount, currency, capture_method, order_reference, version, created_at, updated_at)
-            SELECT printf('pi_bench%017d', i), 'requires_payment_method', 1000 + i, 'USD', 'automatic', 'order-' || i, 1,
-                   1795000000000 + i, 1795000000000 + i
-            FROM n
-            """, [count])
-        // Into the main file: the list then reads a database as a long-running one is, not a
-        // fresh 40 MB write-ahead log (whose index a reader maps, and which would be measured).
-        _ = try database.queryAll("PRAGMA wal_checkpoint(TRUNCATE)", []) { $0.int64(0) }
     }
 
     static func milliseconds(_ duration: Duration) -> Double {
