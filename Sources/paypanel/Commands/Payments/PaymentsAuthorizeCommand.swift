@@ -109,7 +109,7 @@ enum PaymentsOutcomeOutput {
         case "requires_capture":
             return "authorized; capture before \(intent["captureBefore"]?.stringValue ?? "the deadline"): paypanel payments capture \(id) [--amount X]"
         case "requires_merchant_action":
-            return "an operator must look at this intent: paypanel payments show \(id)"
+            return "an operator must look at this intent: paypanel payments show \(id), then paypanel payments resolve \(id) --as authorized|succeeded|canceled|retry --note TEXT"
         default:
             return nil
         }
