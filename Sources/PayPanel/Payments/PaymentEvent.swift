@@ -33,8 +33,9 @@ public enum PaymentEvent: Sendable, Equatable {
     case reconciliationExhausted(ProcessorCall)
     /// A timer of the intent came due.
     case timerFired(PaymentTimer.Kind, reference: String)
-    /// An operator resolved an intent (or refund) that requires merchant action.
-    case operatorResolved(OperatorResolution, note: String?)
+    /// An operator resolved an intent (or refund) that requires merchant action: what they
+    /// decided, and who, why, whether they overrode the processor's ledger and what it said.
+    case operatorResolved(OperatorResolution, OperatorRecord)
 
     /// The snake_case name stored in the history: `attempt_opened`, `authorize_approved`, …
     public var name: String {
@@ -116,32 +117,6 @@ public enum ProcessorCall: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(operationName) \(reference)" }
-}
-
-/// How an operator resolves what the program could not decide alone.
-public enum OperatorResolution: Sendable, Equatable {
-    /// No money is held: the payer may try again (→ requires_payment_method).
-    case retryPayment
-    /// Voided or settled outside the program (→ canceled).
-    case markCanceled
-    /// The processor holds a valid authorization of `amount` until `captureBefore`
-    /// (→ requires_capture).
-    case markAuthorized(amount: Int64, captureBefore: Date)
-    /// The processor captured `amount` (→ succeeded).
-    case markSucceeded(capturedAmount: Int64)
-    /// A refund in requires_merchant_action did, or did not, go through.
-    case markRefund(refundID: String, succeeded: Bool)
-
-    /// The snake_case name stored in the history.
-    public var name: String {
-        switch self {
-        case .retryPayment: "retry_payment"
-        case .markCanceled: "mark_canceled"
-        case .markAuthorized: "mark_authorized"
-        case .markSucceeded: "mark_succeeded"
-        case .markRefund(_, let succeeded): succeeded ? "mark_refund_succeeded" : "mark_refund_failed"
-        }
-    }
 }
 
 extension ProcessorOutcome {

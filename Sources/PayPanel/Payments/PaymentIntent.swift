@@ -176,13 +176,16 @@ public enum FailureCode: String, Sendable, CaseIterable {
     case reconciliationExhausted = "reconciliation_exhausted"
     case sheetDeadlineExceeded = "sheet_deadline_exceeded"
     case unexpectedProcessorAnswer = "unexpected_processor_answer"
+    /// An operator ended the attempt resolving the intent (`retry`, or `canceled` with
+    /// nothing left to void).
+    case resolvedByOperator = "resolved_by_operator"
 
     /// What the payer may be told when there is no decline code.
     public var payerMessage: String {
         switch self {
         case .authenticationFailed, .authenticationAbandoned, .authenticationTimedOut:
             "Your bank could not verify this payment. Try again or use another card."
-        case .sheetDeadlineExceeded, .processorUnavailable, .processorHasNoRecord:
+        case .sheetDeadlineExceeded, .processorUnavailable, .processorHasNoRecord, .resolvedByOperator:
             "This payment could not be completed. Try again."
         default:
             "This payment could not be completed."

@@ -154,19 +154,13 @@ extension PaymentEvent {
             return object([("call", call.json), ("reason", .string(SensitiveDigits.redacted(reason)))])
         case .timerFired(let kind, let reference):
             return object([("timer", .string(kind.rawValue)), ("reference", .string(reference))])
-        case .operatorResolved(let resolution, let note):
+        case .operatorResolved(let resolution, let record):
             var members: [(String, JSONValue)] = [("resolution", .string(resolution.name))]
-            switch resolution {
-            case .markAuthorized(let amount, let captureBefore):
-                members += [("amount", .number(amount)), ("captureBefore", .string(Timestamp.format(captureBefore)))]
-            case .markSucceeded(let captured):
-                members.append(("amount", .number(captured)))
-            case .markRefund(let refundID, _):
-                members.append(("refundId", .string(refundID)))
-            case .retryPayment, .markCanceled:
-                break
-            }
-            members.append(("note", .optional(note.map(SensitiveDigits.redacted))))
+            if case .refund(let refundID, _) = resolution { members.append(("refundId", .string(refundID))) }
+            members += [
+                ("note", .string(record.note)), ("operator", .string(record.actor)), ("forced", .bool(record.forced)),
+                ("processor", record.processor?.json ?? .null),
+            ]
             return object(members)
         }
     }

@@ -32,6 +32,9 @@ public struct PaymentRejection: PayPanelError, Equatable {
         /// The refund is final (or not awaiting this), so the answer is stale.
         case refundNotPending(String)
         case invalidResolution(String)
+        /// The processor's ledger contradicts the operator's resolution (`processor` says
+        /// what it holds; `consistent` are the resolutions it allows), and it was not forced.
+        case resolutionContradictsProcessor(IntentResolution, processor: String, consistent: [IntentResolution])
         /// The timer no longer applies (the intent moved on); it is discarded.
         case timerNotApplicable(PaymentTimer.Kind, status: PaymentStatus)
     }
@@ -62,6 +65,7 @@ public struct PaymentRejection: PayPanelError, Equatable {
         case .duplicateRefund: "refund_already_exists"
         case .refundNotPending: "refund_not_pending"
         case .invalidResolution: "invalid_resolution"
+        case .resolutionContradictsProcessor: "resolution_contradicts_processor"
         }
     }
 
@@ -102,6 +106,11 @@ public struct PaymentRejection: PayPanelError, Equatable {
             return "refund \(refund) of \(intent) is not waiting for this answer: it is late or duplicated and was ignored"
         case .invalidResolution(let why):
             return "cannot resolve \(intent) that way: \(why)"
+        case .resolutionContradictsProcessor(let resolution, let processor, let consistent):
+            let instead = consistent.isEmpty
+                ? "ask again once the processor answers"
+                : "resolve it as \(consistent.map(\.rawValue).joined(separator: " or ")) instead"
+            return "cannot resolve \(intent) as \(resolution.rawValue): \(processor); \(instead), or force the resolution to override the processor's ledger"
         case .timerNotApplicable(let kind, let status):
             return "the \(kind.rawValue.replacingOccurrences(of: "_", with: " ")) timer of \(intent) no longer applies (the intent is \(status))"
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-// Capture, cancel and void, timers, and operator resolutions.
+// Capture, cancel and void, and timers.
 extension PaymentStateMachine {
     mutating func handleCaptureRequested(_ requested: Int64?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         guard intent.status == .requiresCapture, let attemptID = intent.currentAttemptID else {
@@ -173,47 +173,5 @@ extension PaymentStateMachine {
             // Reconciliation timers drive lookups; the lookup's result is the event.
             throw notApplicable
         }
-    }
-
-    // MARK: - Operator
-
-    mutating func handleResolution(_ resolution: OperatorResolution, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        if case .markRefund(let refundID, let succeeded) = resolution {
-            return try resolveRefund(refundID, succeeded: succeeded, at: now)
-        }
-        guard intent.status == .requiresMerchantAction else { throw notAllowed("operator_resolved") }
-        switch resolution {
-        case .retryPayment:
-            intent.status = .requiresPaymentMethod
-        case .markCanceled:
-            intent.cancellationReason = .operator
-            intent.status = .canceled
-        case .markAuthorized(let authorized, let captureBefore):
-            guard let attemptID = intent.currentAttemptID else { throw reject(.invalidResolution("it has no attempt to hold an authorization")) }
-            guard authorized > 0, authorized <= intent.amount.minorUnits else {
-                throw reject(.invalidResolution("the authorized amount must be above zero and at most the intent's \(intent.amount)"))
-            }
-            guard captureBefore > now else {
-                throw reject(.invalidResolution("the capture deadline \(Timestamp.format(captureBefore)) has passed"))
-            }
-            updateAttempt(attemptID, at: now) { $0.status = .authorized }
-            intent.amountAuthorized = authorized
-            intent.captureBefore = captureBefore
-            intent.lastError = nil
-            intent.status = .requiresCapture
-        case .markSucceeded(let captured):
-            guard let attemptID = intent.currentAttemptID else { throw reject(.invalidResolution("it has no attempt that could have been captured")) }
-            guard captured > 0, captured <= intent.amount.minorUnits else {
-                throw reject(.invalidResolution("the captured amount must be above zero and at most the intent's \(intent.amount)"))
-            }
-            updateAttempt(attemptID, at: now) { $0.status = .captured }
-            intent.amountAuthorized = max(intent.amountAuthorized, captured)
-            intent.amountCaptured = captured
-            intent.lastError = nil
-            intent.status = .succeeded
-        case .markRefund:
-            break  // handled above
-        }
-        return []
     }
 }

@@ -73,7 +73,7 @@ public struct PaymentStateMachine: Sendable, Equatable {
         case .reconciliationUnavailable(let call, _): work = try next.handleInconclusiveLookup(call, at: now)
         case .reconciliationExhausted(let call): work = try next.handleReconciliationExhausted(call, at: now)
         case .timerFired(let kind, let reference): work = try next.handleTimer(kind, reference: reference, at: now)
-        case .operatorResolved(let resolution, _): work = try next.handleResolution(resolution, at: now)
+        case .operatorResolved(let resolution, let record): work = try next.handleResolution(resolution, record, at: now)
         }
         let effects = next.deriveEffects(from: self, at: now)
         next.intent.version += 1
@@ -147,9 +147,10 @@ public struct PaymentStateMachine: Sendable, Equatable {
         try apply(.timerFired(kind, reference: reference), at: now)
     }
 
-    /// An operator resolved what the program could not.
-    public mutating func operatorResolved(_ resolution: OperatorResolution, note: String?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        try apply(.operatorResolved(resolution, note: note), at: now)
+    /// An operator resolved what the program could not (`requires_merchant_action` → the
+    /// resolution's status; a refund that requires merchant action → succeeded or failed).
+    public mutating func operatorResolved(_ resolution: OperatorResolution, _ record: OperatorRecord, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        try apply(.operatorResolved(resolution, record), at: now)
     }
 
     // MARK: - Shared helpers
@@ -223,7 +224,7 @@ extension PaymentEvent {
             .reconciliationUnavailable(let call, _), .reconciliationExhausted(let call):
             if case .refund = call { true } else { false }
         case .operatorResolved(let resolution, _):
-            if case .markRefund = resolution { true } else { false }
+            if case .refund = resolution { true } else { false }
         default: false
         }
     }

@@ -19,6 +19,7 @@ public enum PaymentTransitionTable {
         case reversing
         case authorized
         case merchantAction = "merchant_action"
+        case merchantActionAutomatic = "merchant_action_automatic"
         case succeeded
         case refunding
         case refundNeedsMerchant = "refund_needs_merchant"
@@ -34,7 +35,7 @@ public enum PaymentTransitionTable {
                 .capturing, .voiding, .reversing:
                 .processing
             case .authorized: .requiresCapture
-            case .merchantAction: .requiresMerchantAction
+            case .merchantAction, .merchantActionAutomatic: .requiresMerchantAction
             case .succeeded, .refunding, .refundNeedsMerchant: .succeeded
             case .canceled: .canceled
             case .expired: .expired
@@ -55,7 +56,8 @@ public enum PaymentTransitionTable {
             case .voiding: "processing: void (cancel)"
             case .reversing: "processing: void (reversal of a late approval)"
             case .authorized: "requires_capture"
-            case .merchantAction: "requires_merchant_action"
+            case .merchantAction: "requires_merchant_action (manual capture)"
+            case .merchantActionAutomatic: "requires_merchant_action (automatic capture)"
             case .succeeded: "succeeded"
             case .refunding: "succeeded: a refund pending"
             case .refundNeedsMerchant: "succeeded: a refund requires merchant action"
@@ -94,8 +96,10 @@ public enum PaymentTransitionTable {
         case authorizationExpiryTimer = "authorization_expiry_timer"
         case resolveRetry = "resolve_retry"
         case resolveCanceled = "resolve_canceled"
+        case resolveCanceledVoiding = "resolve_canceled_voiding"
         case resolveAuthorized = "resolve_authorized"
         case resolveSucceeded = "resolve_succeeded"
+        case resolveSucceededForced = "resolve_succeeded_forced"
         case resolveRefundSucceeded = "resolve_refund_succeeded"
         case resolveRefundFailed = "resolve_refund_failed"
 
@@ -127,10 +131,12 @@ public enum PaymentTransitionTable {
             case .challengeExpiryTimer: "challenge expiry timer"
             case .sheetDeadlineTimer: "sheet deadline timer (~25 s)"
             case .authorizationExpiryTimer: "authorization expiry timer"
-            case .resolveRetry: "operator: retry payment"
-            case .resolveCanceled: "operator: mark canceled"
-            case .resolveAuthorized: "operator: mark authorized"
-            case .resolveSucceeded: "operator: mark succeeded"
+            case .resolveRetry: "operator: retry (the processor holds nothing, or voided it)"
+            case .resolveCanceled: "operator: canceled (the processor holds nothing, or voided it)"
+            case .resolveCanceledVoiding: "operator: canceled (the processor holds an authorization)"
+            case .resolveAuthorized: "operator: authorized (the processor holds the authorization)"
+            case .resolveSucceeded: "operator: succeeded (the processor captured)"
+            case .resolveSucceededForced: "operator: succeeded, forced (the processor never captured)"
             case .resolveRefundSucceeded: "operator: mark refund succeeded"
             case .resolveRefundFailed: "operator: mark refund failed"
             }
@@ -243,10 +249,20 @@ public enum PaymentTransitionTable {
         add(.authorized, .cancel, .processing, ["void (cancel)"], "the reason waits with the void")
         add(.authorized, .authorizationExpiryTimer, .expired, ["void (authorization expired, best effort)"], "at capture_before")
 
-        add(.merchantAction, .resolveRetry, .requiresPaymentMethod)
-        add(.merchantAction, .resolveCanceled, .canceled, [], "reason: operator")
-        add(.merchantAction, .resolveAuthorized, .requiresCapture, [], "with the amount and deadline the operator confirmed")
-        add(.merchantAction, .resolveSucceeded, .succeeded, [], "with the captured amount the operator confirmed")
+        // The ways out of requires_merchant_action. The processor's ledger must agree with the
+        // resolution (ProcessorHolding.allows), or the operator forces it; either way the
+        // record (note, operator, forced, what the processor held) is kept in the history.
+        for situation in [Situation.merchantAction, .merchantActionAutomatic] {
+            add(situation, .resolveRetry, .requiresPaymentMethod, [], "the attempt ends; last_error resolved_by_operator; the payer may pay again")
+            add(situation, .resolveCanceled, .canceled, [], "reason: operator; the attempt ends")
+            add(situation, .resolveCanceledVoiding, .processing, ["void (cancel)"],
+                "the authorization is recorded and voided as a cancel (reason: operator): canceled once the void succeeds")
+            add(situation, .resolveSucceeded, .succeeded, [], "captured = what the processor captured")
+            add(situation, .resolveSucceededForced, .succeeded, [], "captured = the authorized amount; the override is recorded")
+        }
+        add(.merchantAction, .resolveAuthorized, .requiresCapture, [],
+            "the processor's authorization; capture_before = min(7 days from the attempt, processor expiry); expiry timer set")
+        add(.merchantActionAutomatic, .resolveAuthorized, .processing, ["capture"], "captured at once, as after an approval")
 
         add(.succeeded, .refund, .succeeded, ["refund"], "refund pending: its amount is reserved")
         add(.refunding, .refund, .succeeded, ["refund"], "pending + succeeded refunds stay ≤ captured")

@@ -47,7 +47,55 @@ public enum StateMachineDocument {
                 text += "| \(situation.label) | \(rule.event.label) | \(rule.to.rawValue) | \(work) | \(rule.note) |\n"
             }
         }
+        text += "\n" + resolutions
         text += "\n" + guardsAndTimers
+        return text
+    }
+
+    /// Which operator resolutions the processor's ledger allows (`ProcessorHolding.allows`).
+    static var resolutions: String {
+        // Only the kind of holding matters to `allows`; the amount is any amount.
+        let sample = Currency.all.first.map { Amount(minorUnits: 1, currency: $0) }
+        let holdings: [(String, ProcessorHolding?)] = [
+            ("nothing (no record, a decline, a challenge still open)", .nothingHeld("")),
+            ("a live authorization", sample.map { .authorization(HeldAuthorization(amount: $0, processorID: nil, expiresAt: nil)) }),
+            ("an authorization it voided", .voided),
+            ("a capture", sample.map { .captured($0) }),
+            ("unknown (the lookup got no answer)", .notKnown("")),
+        ]
+        var text = """
+            ## Operator resolutions
+
+            `requires_merchant_action` is left only by an operator (`paypanel payments resolve ID --as
+            authorized|succeeded|canceled|retry --note TEXT [--force]`). The checkout service first looks the
+            current attempt up at the processor (its authorization, then its capture and void) and records
+            what the ledger holds with the resolution, the note, the operator's name and whether it was
+            forced. A resolution the ledger does not allow (–) is refused with
+            `resolution_contradicts_processor` unless it is forced; a forced one is recorded as such.
+
+            | the processor holds | \(IntentResolution.allCases.map(\.rawValue).joined(separator: " | ")) |
+            |---|\(String(repeating: "---|", count: IntentResolution.allCases.count))
+
+            """
+        for (label, holding) in holdings {
+            guard let holding else { continue }
+            let cells = IntentResolution.allCases.map { holding.allows($0) ? "✓" : "–" }
+            text += "| \(label) | \(cells.joined(separator: " | ")) |\n"
+        }
+        text += """
+
+            - **authorized**: the processor's authorization is recorded; `capture_before` is 7 days from
+              when the attempt was opened, cut to the processor's expiry (a resolution days later does not
+              extend the window). Manual capture waits in `requires_capture` with its expiry timer;
+              automatic capture is captured at once, as after an approval.
+            - **succeeded**: captured = what the processor captured; forced without a capture on record,
+              the authorized amount.
+            - **canceled**: reason `operator`; an authorization the processor still holds is voided first,
+              exactly like a merchant's cancel (a refused void leaves it in `requires_capture`).
+            - **retry**: the attempt ends (`voided` if the processor voided it, else `failed`), `last_error`
+              is `resolved_by_operator`, and the payer may pay again (refused once the attempts are used up).
+
+            """
         return text
     }
 
@@ -103,7 +151,8 @@ public enum StateMachineDocument {
         | `charge_expired_for_capture` | capture at or after `capture_before` |
         | `refund_amount_invalid`, `refund_exceeds_captured_amount` | refunds are above zero, and pending + succeeded refunds never exceed the captured amount (checked inside the serialized write) |
         | `refund_already_exists`, `refund_not_found`, `refund_not_pending` | refund ids are new; answers must be for a pending refund |
-        | `invalid_resolution` | an operator resolution with an impossible amount or deadline |
+        | `invalid_resolution` | an operator resolution the intent cannot take: an amount above the intent's, a lapsed authorization, a retry with no attempts left |
+        | `resolution_contradicts_processor` | an operator resolution the processor's ledger contradicts (succeeded without a capture there, authorized without a live authorization, retry while money is held…), not forced |
 
         ## Timers
 

@@ -6,12 +6,12 @@ enum CommandTree {
         children: [
             .command(CheckoutCommand.self),
             .group(
-                name: "payments", abstract: "Create, authorize, capture, void, refund, cancel and inspect payment intents.",
+                name: "payments", abstract: "Create, authorize, capture, void, refund, cancel, resolve and inspect payment intents.",
                 children: [
                     .command(PaymentsCreateCommand.self), .command(PaymentsShowCommand.self), .command(PaymentsListCommand.self),
                     .command(PaymentsAuthorizeCommand.self), .command(PaymentsChallengeCommand.self),
                     .command(PaymentsCaptureCommand.self), .command(PaymentsVoidCommand.self), .command(PaymentsRefundCommand.self),
-                    .command(PaymentsCancelCommand.self),
+                    .command(PaymentsCancelCommand.self), .command(PaymentsResolveCommand.self),
                 ]),
             .command(ReconcileCommand.self),
             .group(

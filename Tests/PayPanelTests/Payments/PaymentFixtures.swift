@@ -66,6 +66,24 @@ struct PaymentFixture {
         AttemptOpening(attemptID: id, source: sheet ? .applePay : .card, card: card(), amount: amount, answersPaymentSheet: sheet)
     }
 
+    /// An operator's record: a note, a name, whether it was forced, what the processor held.
+    static func record(_ holding: ProcessorHolding? = nil, forced: Bool = false, note: String = "checked the processor's dashboard")
+        -> OperatorRecord
+    {
+        try! OperatorRecord(note: note, actor: "alice", forced: forced, processor: holding)  // constant, valid text
+    }
+
+    /// The intent resolved as `resolution`, with the processor holding `holding`.
+    func resolved(_ resolution: IntentResolution, _ holding: ProcessorHolding?, forced: Bool = false) -> PaymentEvent {
+        .operatorResolved(.intent(resolution), PaymentFixture.record(holding, forced: forced))
+    }
+
+    /// The authorization the processor holds for the current attempt: the intent's amount, for
+    /// 7 days from the fixture's start.
+    var heldAuthorization: HeldAuthorization {
+        HeldAuthorization(amount: intent.amount, processorID: "auth_test", expiresAt: PaymentFixture.start.addingTimeInterval(7 * 86_400))
+    }
+
     static func approval(_ amount: Amount, at time: Date? = nil) -> ProcessorOutcome {
         .approved(ProcessorApproval(amount: amount, processorID: "ch_test", expiresAt: nil))
     }
@@ -118,6 +136,10 @@ struct PaymentFixture {
         case .merchantAction:
             var fixture = try make(.authorizing)
             try fixture.step(.processorAnswered(fixture.awaitedCall, approval(Amount(minorUnits: 999, currency: usd))))
+            return fixture
+        case .merchantActionAutomatic:
+            var fixture = try make(.authorizingAutomatic)
+            try fixture.step(.reconciliationExhausted(fixture.awaitedCall))
             return fixture
         case .succeeded:
             var fixture = try make(.capturing)
@@ -181,13 +203,15 @@ struct PaymentFixture {
             return ([], .timerFired(.sheetDeadline, reference: attemptID), now.addingTimeInterval(policy.sheetAnswerDeadline + 1))
         case .authorizationExpiryTimer:
             return ([], .timerFired(.authorizationExpiry, reference: attemptID), intent.captureBefore ?? soon)
-        case .resolveRetry: return ([], .operatorResolved(.retryPayment, note: nil), soon)
-        case .resolveCanceled: return ([], .operatorResolved(.markCanceled, note: "voided by phone"), soon)
-        case .resolveAuthorized:
-            return ([], .operatorResolved(.markAuthorized(amount: intent.amount.minorUnits, captureBefore: now.addingTimeInterval(86_400)), note: nil), soon)
-        case .resolveSucceeded: return ([], .operatorResolved(.markSucceeded(capturedAmount: intent.amount.minorUnits), note: nil), soon)
-        case .resolveRefundSucceeded: return ([], .operatorResolved(.markRefund(refundID: refundID, succeeded: true), note: nil), soon)
-        case .resolveRefundFailed: return ([], .operatorResolved(.markRefund(refundID: refundID, succeeded: false), note: nil), soon)
+        case .resolveRetry: return ([], resolved(.retry, .nothingHeld("it has no record of the authorization")), soon)
+        case .resolveCanceled: return ([], resolved(.canceled, .voided), soon)
+        case .resolveCanceledVoiding: return ([], resolved(.canceled, .authorization(heldAuthorization)), soon)
+        case .resolveAuthorized: return ([], resolved(.authorized, .authorization(heldAuthorization)), soon)
+        case .resolveSucceeded: return ([], resolved(.succeeded, .captured(intent.amount)), soon)
+        case .resolveSucceededForced:
+            return ([], resolved(.succeeded, .nothingHeld("it has no record of the authorization"), forced: true), soon)
+        case .resolveRefundSucceeded: return ([], .operatorResolved(.refund(refundID: refundID, succeeded: true), PaymentFixture.record()), soon)
+        case .resolveRefundFailed: return ([], .operatorResolved(.refund(refundID: refundID, succeeded: false), PaymentFixture.record()), soon)
         }
     }
 }

@@ -15,6 +15,10 @@ import Testing
     static let usd = PaymentFixture.usd
     static let eur = try! Currency(code: "EUR")  // a constant, not input
 
+    static func resolved(_ resolution: IntentResolution, _ holding: ProcessorHolding?, forced: Bool = false) -> PaymentEvent {
+        .operatorResolved(.intent(resolution), PaymentFixture.record(holding, forced: forced))
+    }
+
     static let cases: [Case] = [
         Case(name: "a token for another amount", situation: .new,
              event: .attemptOpened(PaymentFixture.opening("att_x", amount: Amount(minorUnits: 500, currency: usd))), code: "amount_mismatch"),
@@ -43,12 +47,36 @@ import Testing
         Case(name: "an answer to an unknown refund", situation: .refunding,
              event: .processorAnswered(.refund(refundID: "re_other"), .declined(.refundFailed)), code: "refund_not_found"),
         Case(name: "mark authorized above the intent's amount", situation: .merchantAction,
-             event: .operatorResolved(.markAuthorized(amount: 1001, captureBefore: PaymentFixture.start.addingTimeInterval(86_400)), note: nil),
+             event: resolved(.authorized, .authorization(HeldAuthorization(amount: Amount(minorUnits: 1001, currency: usd), processorID: nil, expiresAt: nil))),
              code: "invalid_resolution"),
-        Case(name: "mark authorized with a deadline in the past", situation: .merchantAction,
-             event: .operatorResolved(.markAuthorized(amount: 1000, captureBefore: PaymentFixture.start), note: nil), code: "invalid_resolution"),
-        Case(name: "mark succeeded with nothing captured", situation: .merchantAction,
-             event: .operatorResolved(.markSucceeded(capturedAmount: 0), note: nil), code: "invalid_resolution"),
+        Case(name: "mark authorized in another currency", situation: .merchantAction,
+             event: resolved(.authorized, .authorization(HeldAuthorization(amount: Amount(minorUnits: 1000, currency: eur), processorID: nil, expiresAt: nil))),
+             code: "invalid_resolution"),
+        Case(name: "mark authorized after the processor's expiry", situation: .merchantAction,
+             event: resolved(.authorized, .authorization(HeldAuthorization(amount: PaymentFixture.amount, processorID: nil, expiresAt: PaymentFixture.start))),
+             code: "invalid_resolution"),
+        Case(name: "mark succeeded with nothing captured at the processor", situation: .merchantAction,
+             event: resolved(.succeeded, .captured(Amount(minorUnits: 0, currency: usd)), forced: true), code: "invalid_resolution"),
+        Case(name: "mark succeeded what the processor never captured", situation: .merchantAction,
+             event: resolved(.succeeded, .authorization(HeldAuthorization(amount: PaymentFixture.amount, processorID: nil, expiresAt: nil))),
+             code: "resolution_contradicts_processor"),
+        Case(name: "mark authorized what the processor never authorized", situation: .merchantAction,
+             event: resolved(.authorized, .nothingHeld("it has no record of the authorization")), code: "resolution_contradicts_processor"),
+        Case(name: "mark authorized what the processor captured", situation: .merchantActionAutomatic,
+             event: resolved(.authorized, .captured(PaymentFixture.amount)), code: "resolution_contradicts_processor"),
+        Case(name: "retry while the processor holds the money", situation: .merchantAction,
+             event: resolved(.retry, .authorization(HeldAuthorization(amount: PaymentFixture.amount, processorID: nil, expiresAt: nil))),
+             code: "resolution_contradicts_processor"),
+        Case(name: "cancel what the processor captured", situation: .merchantAction,
+             event: resolved(.canceled, .captured(PaymentFixture.amount)), code: "resolution_contradicts_processor"),
+        Case(name: "any resolution when the processor could not say", situation: .merchantAction,
+             event: resolved(.canceled, .notKnown("no answer within 30s")), code: "resolution_contradicts_processor"),
+        Case(name: "a resolution without the processor's word", situation: .merchantAction,
+             event: resolved(.retry, nil), code: "resolution_contradicts_processor"),
+        Case(name: "a resolution outside requires_merchant_action", situation: .authorized,
+             event: resolved(.succeeded, .captured(PaymentFixture.amount)), code: "payment_intent_unexpected_state"),
+        Case(name: "a resolution of a canceled intent", situation: .canceled,
+             event: resolved(.retry, .nothingHeld("it has no record of the authorization"), forced: true), code: "payment_intent_unexpected_state"),
         Case(name: "a canceled intent never changes", situation: .canceled, event: .cancelRequested(reason: .duplicate), code: "payment_intent_unexpected_state"),
         Case(name: "an expired intent cannot be captured", situation: .expired, event: .captureRequested(amount: nil), code: "payment_intent_unexpected_state"),
         Case(name: "a succeeded intent cannot be canceled", situation: .succeeded, event: .cancelRequested(reason: .fraudulent), code: "payment_intent_unexpected_state"),

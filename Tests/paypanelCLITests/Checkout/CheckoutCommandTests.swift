@@ -234,7 +234,7 @@ import Testing
         #expect(try cli.ledger() == ["authorize:declined"])
     }
 
-    @Test(arguments: ["authorize", "challenge", "capture", "void", "refund", "cancel"])
+    @Test(arguments: ["authorize", "challenge", "capture", "void", "refund", "cancel", "resolve"])
     func everyPaymentCommandHasHelp(command: String) throws {
         let cli = try CheckoutCLI()
         let result = try cli.run(["payments", command, "--help"])

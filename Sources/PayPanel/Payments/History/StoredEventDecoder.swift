@@ -49,7 +49,7 @@ public struct StoredEventDecoder {
             }
             return .refundRequested(refundID: try reader.string("refundId"), amount: try reader.int("amount"), reason: reason)
         case "operator_resolved":
-            return .operatorResolved(try resolution(reader), note: try reader.optionalString("note"))
+            return .operatorResolved(try resolution(reader), try operatorRecord(reader))
         default:
             break
         }
@@ -101,17 +101,48 @@ public struct StoredEventDecoder {
     }
 
     private func resolution(_ reader: FieldDecoder) throws(HistoryDecodingError) -> OperatorResolution {
-        switch try reader.string("resolution") {
-        case "retry_payment": return .retryPayment
-        case "mark_canceled": return .markCanceled
-        case "mark_authorized":
-            let text = try reader.string("captureBefore")
-            guard let captureBefore = try? Timestamp.parse(text) else { throw reader.failure("captureBefore") }
-            return .markAuthorized(amount: try reader.int("amount"), captureBefore: captureBefore)
-        case "mark_succeeded": return .markSucceeded(capturedAmount: try reader.int("amount"))
-        case "mark_refund_succeeded": return .markRefund(refundID: try reader.string("refundId"), succeeded: true)
-        case "mark_refund_failed": return .markRefund(refundID: try reader.string("refundId"), succeeded: false)
-        default: throw reader.failure("resolution")
+        let name = try reader.string("resolution")
+        switch name {
+        case "mark_refund_succeeded": return .refund(refundID: try reader.string("refundId"), succeeded: true)
+        case "mark_refund_failed": return .refund(refundID: try reader.string("refundId"), succeeded: false)
+        default:
+            guard let resolution = IntentResolution(storedName: name) else { throw reader.failure("resolution") }
+            return .intent(resolution)
+        }
+    }
+
+    /// Who resolved, why, whether it was forced, and what the processor held. The texts are
+    /// checked again as when they were recorded: a note that would be refused now was not
+    /// written by this program.
+    private func operatorRecord(_ reader: FieldDecoder) throws(HistoryDecodingError) -> OperatorRecord {
+        let note = try reader.string("note")
+        let actor = try reader.string("operator")
+        let forced = try reader.bool("forced")
+        var holding: ProcessorHolding?
+        if let value = reader.data["processor"], value != .null {
+            holding = try processorHolding(try reader.object("processor"))
+        }
+        do {
+            return try OperatorRecord(note: note, actor: actor, forced: forced, processor: holding)
+        } catch {
+            throw reader.failure(error.code == "invalid_operator_name" ? "operator" : "note")
+        }
+    }
+
+    private func processorHolding(_ reader: FieldDecoder) throws(HistoryDecodingError) -> ProcessorHolding {
+        switch try reader.string("holding") {
+        case "nothing": return .nothingHeld(try reader.string("reason"))
+        case "unknown": return .notKnown(try reader.string("reason"))
+        case "voided": return .voided
+        case "captured": return .captured(try reader.amount("amount", currency: "currency"))
+        case "authorization":
+            let expiresAt = try reader.optionalString("expiresAt").map { text throws(HistoryDecodingError) in
+                do { return try Timestamp.parse(text) } catch { throw reader.failure("expiresAt") }
+            }
+            return .authorization(HeldAuthorization(
+                amount: try reader.amount("amount", currency: "currency"), processorID: try reader.optionalString("processorId"),
+                expiresAt: expiresAt))
+        default: throw reader.failure("holding")
         }
     }
 

@@ -119,7 +119,7 @@ enum PaymentsOutcomeOutput {
             let deadline = intent.captureBefore.map(Timestamp.format) ?? "the deadline"
             return "authorized; capture before \(deadline): paypanel payments capture \(intent.id) [--amount X]"
         case .requiresMerchantAction:
-            return "an operator must look at this intent: paypanel payments show \(intent.id)"
+            return "an operator must look at this intent: paypanel payments show \(intent.id), then paypanel payments resolve \(intent.id) --as authorized|succeeded|canceled|retry --note TEXT"
         default:
             return nil
         }

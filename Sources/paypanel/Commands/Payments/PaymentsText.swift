@@ -66,8 +66,16 @@ enum PaymentsText {
             let change = event.fromStatus.map { "\($0.rawValue) → " } ?? "→ "
             let version = "v\(event.version)".padding(toLength: 4, withPad: " ", startingAt: 0)
             lines.append("  \(version) \(Timestamp.format(event.occurredAt))  \(event.type.padding(toLength: 32, withPad: " ", startingAt: 0)) \(change)\(event.toStatus?.rawValue ?? "?")")
+            if event.type == "operator_resolved" { lines.append(resolutionLine(event.json["data"] ?? .null)) }
         }
         return lines
+    }
+
+    /// Who resolved an intent, how and why: `mark_authorized by alice (forced): "…"`.
+    private static func resolutionLine(_ data: JSONValue) -> String {
+        let forced = data["forced"] == .bool(true) ? " (forced)" : ""
+        let note = data["note"]?.stringValue.map { ": " + JSONWriter.quoted($0) } ?? ""
+        return "       \(data["resolution"]?.stringValue ?? "?") by \(data["operator"]?.stringValue ?? "?")\(forced)\(note)"
     }
 
     /// The header of `payments list`.
