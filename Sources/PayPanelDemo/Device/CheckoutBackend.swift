@@ -11,23 +11,35 @@ public final class CheckoutBackend: Sendable {
     /// The merchant Payment Processing certificate tokens are encrypted to.
     public let merchantCertificate: Certificate
     public let decryptor: ApplePayTokenDecryptor
+    /// What the front ends must show while the checkout runs when the backend is in test mode
+    /// (it trusts the demo's test root, which a production backend never would), else nil.
+    public let testModeNotice: String?
+
+    /// The demo's notice: its backend trusts PayPanel's test root, whose private key is public.
+    public static let testRootNotice = "test mode: tokens are signed by PayPanel's test root"
 
     /// A backend on `service` that seals tokens with `sealer` to `merchantCertificate` and has
-    /// `decryptor` (the merchant's keys and the trusted root) check them.
-    public init(service: CheckoutService, sealer: ApplePayTokenSealer, merchantCertificate: Certificate, decryptor: ApplePayTokenDecryptor) {
+    /// `decryptor` (the merchant's keys and the trusted root) check them. `testModeNotice` is what
+    /// the screens must show when that trust is test mode's.
+    public init(
+        service: CheckoutService, sealer: ApplePayTokenSealer, merchantCertificate: Certificate, decryptor: ApplePayTokenDecryptor,
+        testModeNotice: String? = nil
+    ) {
         self.service = service
         self.sealer = sealer
         self.merchantCertificate = merchantCertificate
         self.decryptor = decryptor
+        self.testModeNotice = testModeNotice
     }
 
-    /// The demo: tokens signed with PayPanel's test chain, encrypted to the built-in test
-    /// merchant (`ApplePayTestKeys.merchantIdentifier`) and verified against the test root.
+    /// The demo, in test mode: tokens signed with PayPanel's test chain, encrypted to the
+    /// built-in test merchant (`ApplePayTestKeys.merchantIdentifier`) and verified against the
+    /// test root, which this backend turns on for itself and announces (`testRootNotice`).
     public static func demo(service: CheckoutService, clock: any WallClock, random: any RandomByteSource = SystemRandomBytes()) -> CheckoutBackend {
         CheckoutBackend(
             service: service, sealer: ApplePayTokenSealer(signer: ApplePayTestKeys.signer, random: random, clock: clock),
             merchantCertificate: ApplePayTestKeys.ecMerchant.certificate,
-            decryptor: ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier()))
+            decryptor: ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier()), testModeNotice: testRootNotice)
     }
 
     /// Performs `request`. Never throws: a refusal is the result's `problem`.

@@ -1,7 +1,9 @@
 import PayPanel
 /// PayPanel's test root, signing chain and merchant identities (fixtures/keys/, embedded in
-/// the binary by fixtures/keys/generate.sh) so the demo and `paypanel token …` work from any
-/// directory with no options. TEST keys, public on purpose: never accept them for real money.
+/// the binary by fixtures/keys/generate.sh) so the demo and `paypanel token … --test-root` work
+/// from any directory. TEST keys, public on purpose: never accept them for real money. The
+/// product library trusts Apple Root CA - G3 by default and knows nothing of these keys; only
+/// what asks for them here (the demo checkout, tests, tooling, `--test-root`) trusts them.
 public enum ApplePayTestKeys {
     /// The merchant identifier of the test merchant certificates.
     public static let merchantIdentifier = "merchant.com.sample.ApplePayAction"
@@ -26,17 +28,27 @@ public enum ApplePayTestKeys {
     /// The RSA 2048 merchant identity (RSA_v1 tokens).
     public static let rsaMerchant: MerchantIdentity = merchant("merchant-rsa.pem", "merchant-rsa.key")
 
-    /// A verifier for tokens sealed with the test chain to the test merchants.
+    /// A verifier for tokens sealed with the test chain to the test merchants. Test mode:
+    /// sandbox-signed tokens pass too.
     public static func verifier(
         signingTimeWindow: Double = ApplePayTokenVerifier.defaultSigningTimeWindow, checksSigningTime: Bool = true
     ) -> ApplePayTokenVerifier {
         do {
             return try ApplePayTokenVerifier(
                 merchants: [ecMerchant, rsaMerchant], trustedRoot: root, signingTimeWindow: signingTimeWindow,
-                checksSigningTime: checksSigningTime)
+                checksSigningTime: checksSigningTime, acceptsSandbox: true)
         } catch {
             fatalError("the embedded test root is unusable: \(error.message)")
         }
+    }
+
+    /// True when `error` refused a token because its chain ends at this test root, which the
+    /// verifier did not trust: the token was made with PayPanel's test identity (`token seal`,
+    /// the test wallet). Recognised by the intermediate the token carries having been issued,
+    /// and signed, by the test root. Only for explaining a refusal; it never makes one pass.
+    public static func chainEndsAtTestRoot(_ error: ApplePayTokenError) -> Bool {
+        guard case .rootNotTrusted(let intermediate, _) = error else { return false }
+        return intermediate.isIssued(by: root)
     }
 
     // The embedded files are generated from fixtures/keys and checked by a test, so a failure

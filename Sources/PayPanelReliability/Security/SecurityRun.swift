@@ -159,17 +159,17 @@ public final class SecurityRun {
         {
             cryptograms.append(cryptogram)
         }
-        let paid = try step(["payments", "authorize", d, "--token", token])
+        let paid = try step(["payments", "authorize", d, "--token", token, "--test-root"])
         check("a sealed Apple Pay token pays", paid.exitCode == 0, paid.stderr)
         try step(["payments", "refund", d, "--amount", "3.00"])
-        let replay = try step(["payments", "authorize", e, "--token", token])
+        let replay = try step(["payments", "authorize", e, "--token", token, "--test-root"])
         check("a replayed token is refused", replay.exitCode == 1 && (replay.stderr.contains("token_replayed") || replay.stderr.lowercased().contains("already")),
               "exit \(replay.termination): \(replay.stderr.prefix(200))")
         // Tampering: one character of the data, of the signature, of the transactionId.
         for field in ["data", "signature", "transactionId", "ephemeralPublicKey"] {
             let tampered = Self.tamper(sealed.stdout, field: field)
             _ = FileManager.default.createFile(atPath: token, contents: Data(tampered.utf8), attributes: [.posixPermissions: 0o600])
-            let result = try step(["payments", "authorize", e, "--token", token])
+            let result = try step(["payments", "authorize", e, "--token", token, "--test-root"])
             check("a token with a tampered \(field) is refused", result.exitCode == 1 && tampered != sealed.stdout, "exit \(result.termination): \(result.stderr.prefix(200))")
         }
         return (cryptograms, ())

@@ -146,7 +146,9 @@ public final class CrashSoak {
         case .authorizeToken:
             guard intent.status == .requiresPaymentMethod, intent.attemptCount < repository.policy.maximumAttempts else { return nil }
             report.tokensSealed += 1
-            return ["payments", "authorize", id, "--token", configuration.directory + "/token-\(iteration)-\(report.tokensSealed).json"]
+            // Sealed with the test identity, so the test root is asked for, as a user would. The
+            // token's path stays last: the caller seals into it and removes it.
+            return ["payments", "authorize", id, "--test-root", "--token", configuration.directory + "/token-\(iteration)-\(report.tokensSealed).json"]
         case .capture(let amount):
             guard intent.status == .requiresCapture else { return nil }
             return ["payments", "capture", id] + (amount.map { ["--amount", $0] } ?? [])

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 
 @testable import PayPanel
+import PayPanelDemo
 
 /// Real Apple-signed tokens from ../shared/conformance/applepay (read in place, never copied
 /// into the repository): known intermediate values and the exact plaintext. Skipped when this
@@ -60,7 +61,22 @@ struct ConformanceVectorTests {
         let testRoot = tokenError {
             _ = try TokenFixtures.decryptor(merchants: [try vector.merchant()]).decrypt(vector.token, at: vector.signingTime)
         }
-        #expect(testRoot?.code == "token_chain_invalid")
+        #expect(testRoot?.code == "token_root_not_trusted")
+        #expect(testRoot.map(ApplePayTestKeys.chainEndsAtTestRoot) == false, "Apple's chain is not the test chain")
+    }
+
+    @Test(arguments: ConformanceVector.names)
+    func appleTokensVerifyUnderTheBuiltInRootAsProductionTokens(name: String) throws {
+        let vector = try ConformanceVector(name)
+        // No root given: the verifier's default is the embedded Apple Root CA - G3.
+        let verifier = try ApplePayTokenVerifier(merchants: [try vector.merchant()])
+        #expect(verifier.trustedRoot == (try vector.root()))
+        let verified = try verifier.verify(vector.token, at: vector.signingTime)
+        #expect(verified.environment == .production)
+        #expect(verified.signer.commonName?.hasSuffix("-smp-broker-sign_UC4-PROD") == true)
+        let decrypted = try ApplePayTokenDecryptor(verifier: verifier).decrypt(verified)
+        #expect(decrypted.plaintext == vector.expectedPlaintext)
+        #expect(decrypted.environment == .production)
     }
 
     @Test(arguments: ConformanceVector.names)

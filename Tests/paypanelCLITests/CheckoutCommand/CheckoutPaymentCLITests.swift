@@ -12,8 +12,10 @@ import Testing
         let result = try cli.run(["expand", "select 2", "buy", "card \(card)", "confirm", "done"])
         #expect(result.status == 0, "\(result)")
         #expect(try LineCheckoutHarness.eventNames(result) == [
-            "banner", "panel", "panel", "sheet", "sheet", "authorizing", "intent_created", "token_sealed", "approved", "exit",
+            "test_mode", "banner", "panel", "panel", "sheet", "sheet", "authorizing", "intent_created", "token_sealed", "approved", "exit",
         ])
+        // The demo trusts the test root and says so first.
+        #expect(try LineCheckoutHarness.events(result).first?["message"] == "test mode: tokens are signed by PayPanel's test root")
         let id = try #require(try LineCheckoutHarness.createdIntentIDs(result).first)
         let intent = try cli.intent(id)
         #expect(intent["status"]?.stringValue == "succeeded")

@@ -132,7 +132,8 @@ import Testing
         let result = try cli.run(["expand", "buy", "confirm", "done"], json: false)
         #expect(result.status == 0, "\(result)")
         let lines = result.stdoutLines
-        #expect(lines.first == "┌──────────────────────────────────────────────────────────┐")
+        #expect(lines.first == "test mode: tokens are signed by PayPanel's test root")
+        #expect(lines.dropFirst().first == "┌──────────────────────────────────────────────────────────┐")
         #expect(lines.contains("> expand") && lines.contains("> buy") && lines.contains("> confirm"))
         #expect(lines.contains("… Processing: Visa •••• 4242 · 5.00 USD (Apple Pay)"))
         #expect(lines.contains { $0.contains("✓ Done") })

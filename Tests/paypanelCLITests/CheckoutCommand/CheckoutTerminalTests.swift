@@ -18,6 +18,9 @@ struct CheckoutTerminalTests {
         defer { session.stop() }
         let before = session.terminal.attributes()
         try session.waitFor("Enter expand")
+        // The demo trusts the test root: the header says so, and the log's first line.
+        #expect(session.output.contains("PayPanel checkout · test mode · "))
+        #expect(session.output.contains("• test mode: tokens are signed by PayPanel's test root"))
         // Raw mode is on while the checkout runs: no canonical input, no echo, no signals.
         let raw = session.terminal.attributes()
         #expect(raw.c_lflag & tcflag_t(ICANON | ECHO | ISIG) == 0)

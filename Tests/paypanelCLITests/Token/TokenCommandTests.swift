@@ -17,19 +17,21 @@ import TestSupport
         return try directory.write("token.json", result.stdout)
     }
 
-    @Test func sealedTokenVerifiesAndDecryptsFromAnyDirectoryWithNoKeyOptions() throws {
+    @Test func sealedTokenVerifiesAndDecryptsFromAnyDirectoryWithTheTestRootAndNoKeyOptions() throws {
         let directory = try TemporaryDirectory()
         let token = try seal(in: directory)
 
-        let verified = try CLIRunner.run(["token", "verify", token, "--now", "2026-11-29T12:01:00Z"], in: directory)
+        let verified = try CLIRunner.run(["token", "verify", token, "--test-root", "--now", "2026-11-29T12:01:00Z"], in: directory)
         #expect(verified.status == 0, "\(verified)")
         #expect(verified.stdoutLines.first == "valid EC_v1 payment token")
         #expect(verified.stdout.contains("signing time   2026-11-29T12:00:00Z"))
+        #expect(verified.stdout.contains("environment    production"))
         #expect(verified.stdout.contains("signer         CN=paypanel-test-smp-broker-sign"))
+        #expect(verified.stdout.contains("root           PayPanel Test Root CA - G3 (test mode: PayPanel's test root)"))
         #expect(verified.stdout.contains("merchant       merchant.com.sample.ApplePayAction"))
         #expect(!verified.stdout.contains("4242424242424242"))
 
-        let decrypted = try CLIRunner.run(["token", "decrypt", token, "--now", "2026-11-29T12:01:00Z"], in: directory)
+        let decrypted = try CLIRunner.run(["token", "decrypt", token, "--test-root", "--now", "2026-11-29T12:01:00Z"], in: directory)
         #expect(decrypted.status == 0, "\(decrypted)")
         #expect(decrypted.stdout.hasPrefix(#"{"applicationPrimaryAccountNumber":"4242424242424242","applicationExpirationDate":"291231","currencyCode":"840","transactionAmount":1000,"#))
         #expect(decrypted.stdout.contains(#""eciIndicator":"05""#))
@@ -38,16 +40,18 @@ import TestSupport
     @Test func verifyPrintsJSONOnRequest() throws {
         let directory = try TemporaryDirectory()
         let token = try seal(in: directory)
-        let result = try CLIRunner.run(["token", "verify", token, "--json", "--now", Self.now], in: directory)
+        let result = try CLIRunner.run(["token", "verify", token, "--test-root", "--json", "--now", Self.now], in: directory)
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix(#"{"valid":true,"version":"EC_v1","transactionId":""#))
         #expect(result.stdout.contains(#""signingTime":"2026-11-29T12:00:00Z""#))
+        #expect(result.stdout.contains(#""environment":"production","root":"CN=PayPanel Test Root CA - G3, "#))
+        #expect(result.stdout.contains(#""testMode":true"#))
     }
 
     @Test func tokensAreReadFromStandardInput() throws {
         let directory = try TemporaryDirectory()
         let token = try String(contentsOfFile: try seal(["--version", "RSA_v1"], in: directory), encoding: .utf8)
-        let result = try CLIRunner.run(["token", "decrypt", "-", "--now", Self.now], stdin: token, in: directory)
+        let result = try CLIRunner.run(["token", "decrypt", "-", "--test-root", "--now", Self.now], stdin: token, in: directory)
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains(#""transactionAmount":1000"#))
     }
@@ -55,24 +59,24 @@ import TestSupport
     @Test func staleTokenFailsWithTheReasonAndNoCardData() throws {
         let directory = try TemporaryDirectory()
         let token = try seal(in: directory)
-        let result = try CLIRunner.run(["token", "decrypt", token, "--now", "2026-11-29T12:10:00Z"], in: directory)
+        let result = try CLIRunner.run(["token", "decrypt", token, "--test-root", "--now", "2026-11-29T12:10:00Z"], in: directory)
         #expect(result.status == 1)
         #expect(result.stdout.isEmpty)
         #expect(result.stderrLines.count == 1)
         #expect(result.stderr.hasPrefix("Error: the token was signed at 2026-11-29T12:00:00Z, more than 300 s before"))
         #expect(!result.stderr.contains("4242424242424242"))
         // A wider window or no time check accepts it.
-        #expect(try CLIRunner.run(["token", "decrypt", token, "--now", "2026-11-29T12:10:00Z", "--window", "900"], in: directory).status == 0)
-        #expect(try CLIRunner.run(["token", "decrypt", token, "--now", "2026-12-29T12:10:00Z", "--no-time-check"], in: directory).status == 0)
+        #expect(try CLIRunner.run(["token", "decrypt", token, "--test-root", "--now", "2026-11-29T12:10:00Z", "--window", "900"], in: directory).status == 0)
+        #expect(try CLIRunner.run(["token", "decrypt", token, "--test-root", "--now", "2026-12-29T12:10:00Z", "--no-time-check"], in: directory).status == 0)
         // $PAYPANEL_NOW is the clock too.
-        #expect(try CLIRunner.run(["token", "verify", token], in: directory, environment: ["PAYPANEL_NOW": Self.now]).status == 0)
+        #expect(try CLIRunner.run(["token", "verify", token, "--test-root"], in: directory, environment: ["PAYPANEL_NOW": Self.now]).status == 0)
     }
 
     @Test func tamperedTokenIsRejected() throws {
         let directory = try TemporaryDirectory()
         let text = try String(contentsOfFile: try seal(in: directory), encoding: .utf8)
         let tampered = try directory.write("tampered.json", text.replacingOccurrences(of: #""data":""#, with: #""data":"AAAA"#))
-        let result = try CLIRunner.run(["token", "decrypt", tampered, "--now", Self.now], in: directory)
+        let result = try CLIRunner.run(["token", "decrypt", tampered, "--test-root", "--now", Self.now], in: directory)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("Error: "))
     }
@@ -89,7 +93,7 @@ import TestSupport
         let both = try CLIRunner.run(["token", "decrypt", token, "--now", Self.now] + pairs, in: directory)
         #expect(both.status == 0, "\(both)")
         let onlyOld = try CLIRunner.run(
-            ["token", "decrypt", token, "--now", Self.now, "--merchant-cert", RepositoryPaths.fixture("keys/merchant-ec.pem"),
+            ["token", "decrypt", token, "--test-root", "--now", Self.now, "--merchant-cert", RepositoryPaths.fixture("keys/merchant-ec.pem"),
              "--merchant-key", RepositoryPaths.fixture("keys/merchant-ec.key")], in: directory)
         #expect(onlyOld.status == 1)
         #expect(onlyOld.stderr.contains("publicKeyHash"))
@@ -102,13 +106,19 @@ import TestSupport
             "PAYPANEL_MERCHANT_CERT": RepositoryPaths.fixture("keys/merchant-ec.pem") + ":" + RepositoryPaths.fixture("keys/merchant-rsa.pem"),
             "PAYPANEL_MERCHANT_KEY": RepositoryPaths.fixture("keys/merchant-ec.key") + ":" + RepositoryPaths.fixture("keys/merchant-rsa.pkcs1.key"),
         ]
-        let result = try CLIRunner.run(["token", "decrypt", token, "--now", Self.now], in: directory, environment: environment)
+        let result = try CLIRunner.run(["token", "decrypt", token, "--test-root", "--now", Self.now], in: directory, environment: environment)
         #expect(result.status == 0, "\(result)")
+        // $PAYPANEL_APPLE_ROOT pins the root: the test root signed this token, so the test root works
+        // there, and another certificate is refused, naming the variable.
+        let testRoot = try CLIRunner.run(
+            ["token", "decrypt", token, "--now", Self.now], in: directory,
+            environment: environment.merging(["PAYPANEL_APPLE_ROOT": RepositoryPaths.fixture("keys/root-ca.pem")]) { $1 })
+        #expect(testRoot.status == 0, "\(testRoot)")
         let wrongRoot = try CLIRunner.run(
             ["token", "decrypt", token, "--now", Self.now], in: directory,
             environment: environment.merging(["PAYPANEL_APPLE_ROOT": RepositoryPaths.fixture("keys/merchant-ec.pem")]) { $1 })
         #expect(wrongRoot.status == 1)
-        #expect(wrongRoot.stderr.contains("do not chain to the pinned root"))
+        #expect(wrongRoot.stderr.contains("ends at PayPanel's built-in test root, which is not the root $PAYPANEL_APPLE_ROOT pins"), "\(wrongRoot)")
     }
 
     @Test func badKeyOptionsAreExplained() throws {
@@ -155,7 +165,7 @@ import TestSupport
         let token = try directory.write("token.json", sealed.stdout)
         let text = sealed.stdout
         #expect(text.hasPrefix(#"{"version":"EC_v1""#))
-        let result = try CLIRunner.run(["token", "decrypt", token, "--now", Self.now], in: directory)
+        let result = try CLIRunner.run(["token", "decrypt", token, "--test-root", "--now", Self.now], in: directory)
         #expect(result.stdout.contains(#""applicationExpirationDate":"310331","currencyCode":"392","transactionAmount":1500,"cardholderName":"Ada""#))
     }
 

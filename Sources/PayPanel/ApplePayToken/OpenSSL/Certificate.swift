@@ -62,6 +62,11 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         DistinguishedName(X509_get_subject_name(handle.pointer)).description
     }
 
+    /// The issuer's name, in the same form as `subject`.
+    public var issuer: String {
+        DistinguishedName(X509_get_issuer_name(handle.pointer)).description
+    }
+
     /// The subject's common name (CN), if it has one.
     public var commonName: String? {
         DistinguishedName(X509_get_subject_name(handle.pointer)).first(NID_commonName)
@@ -105,6 +110,19 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
         let issued = X509_check_issued(handle.pointer, other.handle.pointer) == X509_V_OK
         OpenSSLError.drainQueue()
         return issued
+    }
+
+    /// True when `issuer` issued this certificate: its name (and key identifier) is this
+    /// certificate's issuer and its public key verifies this certificate's signature. Says
+    /// nothing about validity periods or trust: chain verification does that.
+    public func isIssued(by issuer: Certificate) -> Bool {
+        guard issuer.isIssuer(of: self), let key = X509_get0_pubkey(issuer.handle.pointer) else {
+            OpenSSLError.drainQueue()
+            return false
+        }
+        let verified = X509_verify(handle.pointer, key) == 1
+        OpenSSLError.drainQueue()
+        return verified
     }
 
     /// True when the certificate carries the extension `oid`.

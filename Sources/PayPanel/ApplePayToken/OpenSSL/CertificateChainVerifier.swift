@@ -58,7 +58,9 @@ final class CertificateChainVerifier: Sendable {
         guard X509_verify_cert(context) == 1 else {
             let error = X509_STORE_CTX_get_error(context)
             OpenSSLError.drainQueue()
-            throw ChainVerificationFailure(reason: String(cString: X509_verify_cert_error_string(Int(error))))
+            throw ChainVerificationFailure(
+                reason: String(cString: X509_verify_cert_error_string(Int(error))),
+                endsAtUntrustedRoot: ChainVerificationFailure.untrustedIssuerErrors.contains(error))
         }
         // Only the intermediate was offered as untrusted, so a good chain is exactly
         // leaf → intermediate → root; anything else is not Apple's shape.
@@ -74,6 +76,16 @@ final class CertificateChainVerifier: Sendable {
 /// Why a chain did not verify, in OpenSSL's words ("certificate has expired").
 struct ChainVerificationFailure: Error {
     let reason: String
+    /// True when the chain could not be completed to the pinned root: the intermediate's
+    /// issuer is some other root (or none), as opposed to a complete chain that is invalid.
+    var endsAtUntrustedRoot = false
+
+    /// OpenSSL's verdicts for "the issuer is not in the store": the chain stops at a
+    /// certificate the pinned root did not issue.
+    static let untrustedIssuerErrors: Set<Int32> = [
+        X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+        X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE, X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT,
+    ]
 }
 
 private struct ChainKey: Hashable {

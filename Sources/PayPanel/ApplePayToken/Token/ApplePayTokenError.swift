@@ -16,6 +16,12 @@ public enum ApplePayTokenError: PayPanelError, Equatable {
     case leafMarkerMissing(subject: String)
     case intermediateMarkerMissing(subject: String)
     case chainInvalid(reason: String, root: String)
+    /// The chain stops at a root other than the pinned one: `intermediate` was issued by a
+    /// certificate the verifier does not trust (the token carries it, so callers can tell whose
+    /// root it was).
+    case rootNotTrusted(intermediate: Certificate, pinnedRoot: String)
+    /// Signed by Apple Pay's sandbox signer while the verifier accepts production tokens only.
+    case sandboxNotAccepted(signer: String)
     case signatureInvalid
     case messageDigestMismatch
     case signingTimeMissing
@@ -46,6 +52,8 @@ public enum ApplePayTokenError: PayPanelError, Equatable {
         case .leafMarkerMissing: "token_leaf_marker_missing"
         case .intermediateMarkerMissing: "token_intermediate_marker_missing"
         case .chainInvalid: "token_chain_invalid"
+        case .rootNotTrusted: "token_root_not_trusted"
+        case .sandboxNotAccepted: "token_sandbox_not_accepted"
         case .signatureInvalid: "token_signature_invalid"
         case .messageDigestMismatch: "token_message_digest_mismatch"
         case .signingTimeMissing: "token_signing_time_missing"
@@ -94,7 +102,14 @@ public enum ApplePayTokenError: PayPanelError, Equatable {
                 + "the token was not signed by Apple Pay"
         case .chainInvalid(let reason, let root):
             return "the token's signing certificates do not chain to the pinned root \(JSONWriter.quoted(root)) at the verification time (\(reason)): "
-                + "real tokens need --root with Apple Root CA - G3; expired test tokens need --now set to their signing time"
+                + "Apple's signing certificates expire, so an old token verifies only at its signing time"
+        case .rootNotTrusted(let intermediate, let root):
+            return "the token's signing chain does not end at the pinned root \(JSONWriter.quoted(root)): its intermediate "
+                + "\(JSONWriter.quoted(intermediate.subject)) was issued by \(JSONWriter.quoted(intermediate.issuer)), which is not trusted; "
+                + "the token was not signed by Apple Pay, or this verifier pins the wrong root"
+        case .sandboxNotAccepted(let signer):
+            return "the token was signed by Apple Pay's sandbox (\(signer)): it carries a sandbox test card, not a real one, "
+                + "and this verifier accepts production tokens only; accept sandbox tokens on test deployments alone"
         case .signatureInvalid:
             return "the token's signature does not verify with its signing certificate: the token was forged or its signature altered"
         case .messageDigestMismatch:

@@ -1,15 +1,20 @@
 import Foundation
 
 /// Proves a payment token came from Apple Pay, for one of our merchant certificates, recently:
-/// steps 1–4 of Apple's "Verify the signature" plus the merchant key lookup.
+/// Apple's "Verify the signature" steps, then the merchant key lookup, in Apple's order.
 ///
-/// 1. Pick the merchant identity by `header.publicKeyHash`.
-/// 2. Read the CMS signature; its signer must carry the leaf marker OID and its issuer the
+/// 1. Read the CMS signature; its signer must carry the leaf marker OID and its issuer the
 ///    intermediate marker OID.
-/// 3. The chain leaf → intermediate → pinned root must verify at the verification time
-///    (remembered per chain, so the root's P-384 check is not paid per token).
-/// 4. CMS_verify over ephemeralPublicKey|wrappedKey ‖ data ‖ transactionId ‖ applicationData.
-/// 5. The signing time must be within `signingTimeWindow` of the verification time.
+/// 2. The chain leaf → intermediate → pinned root must verify at the verification time
+///    (remembered per chain, so the root's P-384 check is not paid per token). The pinned root
+///    is Apple Root CA - G3 unless the caller pins another.
+/// 3. CMS_verify over ephemeralPublicKey|wrappedKey ‖ data ‖ transactionId ‖ applicationData.
+/// 4. The signing time must be within `signingTimeWindow` of the verification time.
+/// 5. A token from Apple Pay's sandbox is refused unless `acceptsSandbox`.
+/// 6. Pick the merchant identity by `header.publicKeyHash`.
+///
+/// Whether the token is trusted is settled before anything is said about our merchant keys:
+/// a forged token learns nothing about them.
 ///
 /// Thread-safe: one verifier serves every request.
 public final class ApplePayTokenVerifier: Sendable {
@@ -17,23 +22,31 @@ public final class ApplePayTokenVerifier: Sendable {
     public static let defaultSigningTimeWindow: TimeInterval = 300
 
     public let merchants: [MerchantIdentity]
+    /// The root every token's chain must end at.
     public let trustedRoot: Certificate
     public let signingTimeWindow: TimeInterval
     /// False only for old fixtures whose signing time is far in the past (`--no-time-check`).
     public let checksSigningTime: Bool
+    /// True when tokens signed by Apple Pay's sandbox pass (test deployments); false, the
+    /// default, refuses them with `sandboxNotAccepted`.
+    public let acceptsSandbox: Bool
     let chainVerifier: CertificateChainVerifier
 
     /// - Parameters:
     ///   - merchants: the Payment Processing identities tokens may be encrypted to.
-    ///   - trustedRoot: Apple Root CA - G3 in production; the test root in tests and the demo.
+    ///   - trustedRoot: Apple Root CA - G3 (the default) in production; a test root only in
+    ///     tests and the demo.
+    ///   - acceptsSandbox: whether Apple Pay sandbox tokens pass (never for real money).
     public init(
-        merchants: [MerchantIdentity], trustedRoot: Certificate,
-        signingTimeWindow: TimeInterval = ApplePayTokenVerifier.defaultSigningTimeWindow, checksSigningTime: Bool = true
+        merchants: [MerchantIdentity], trustedRoot: Certificate = ApplePayRoots.appleRootCAG3,
+        signingTimeWindow: TimeInterval = ApplePayTokenVerifier.defaultSigningTimeWindow, checksSigningTime: Bool = true,
+        acceptsSandbox: Bool = false
     ) throws(OpenSSLError) {
         self.merchants = merchants
         self.trustedRoot = trustedRoot
         self.signingTimeWindow = signingTimeWindow
         self.checksSigningTime = checksSigningTime
+        self.acceptsSandbox = acceptsSandbox
         chainVerifier = try CertificateChainVerifier(root: trustedRoot)
     }
 
@@ -44,7 +57,6 @@ public final class ApplePayTokenVerifier: Sendable {
 
     /// Verifies a parsed token at `date` (the clock's now, or `--now`).
     public func verify(_ token: ApplePayPaymentToken, at date: Date) throws(ApplePayTokenError) -> VerifiedPaymentToken {
-        let merchant = try merchant(for: token)
         let signatureBytes = try token.decodedSignature()
         let signature: CMSSignedData
         do {
@@ -68,6 +80,8 @@ public final class ApplePayTokenVerifier: Sendable {
         }
         do {
             try chainVerifier.verify(leaf: leaf, intermediate: intermediate, at: date)
+        } catch where error.endsAtUntrustedRoot {
+            throw .rootNotTrusted(intermediate: intermediate, pinnedRoot: trustedRoot.subject)
         } catch {
             throw .chainInvalid(reason: error.reason, root: trustedRoot.subject)
         }
@@ -86,8 +100,12 @@ public final class ApplePayTokenVerifier: Sendable {
                 throw .signingTimeInFuture(signedAt: signingTime, verifiedAt: date, window: signingTimeWindow)
             }
         }
+        let environment = ApplePayEnvironment(signer: leaf)
+        if environment == .sandbox && !acceptsSandbox { throw .sandboxNotAccepted(signer: leaf.subject) }
+        let merchant = try merchant(for: token)
         return VerifiedPaymentToken(
-            token: token, merchant: merchant, signingTime: signingTime, signer: leaf, intermediate: intermediate, verifiedAt: date)
+            token: token, merchant: merchant, signingTime: signingTime, signer: leaf, intermediate: intermediate,
+            environment: environment, verifiedAt: date)
     }
 
     /// The configured identity the token names, checked against the token's version.
@@ -113,6 +131,8 @@ public struct VerifiedPaymentToken: Sendable {
     /// The leaf certificate that signed the token.
     public let signer: Certificate
     public let intermediate: Certificate
+    /// Production or sandbox, by the signing leaf (see `ApplePayEnvironment`).
+    public let environment: ApplePayEnvironment
     public let verifiedAt: Date
 
     public var transactionId: String { token.header.transactionId }

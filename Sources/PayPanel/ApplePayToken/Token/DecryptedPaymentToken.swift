@@ -21,6 +21,8 @@ public struct DecryptedPaymentToken: Sendable, CustomStringConvertible, CustomDe
     public let merchantIdentifier: String?
     /// The CMS signing time, when known.
     public let signingTime: Date?
+    /// Production or sandbox: which Apple Pay environment signed the token.
+    public let environment: ApplePayEnvironment
     /// `applicationPrimaryAccountNumber`: the device account number (DPAN).
     public let dpan: CardNumber
     /// `applicationExpirationDate` (YYMMDD) as month and year.
@@ -72,10 +74,14 @@ public struct DecryptedPaymentToken: Sendable, CustomStringConvertible, CustomDe
 extension DecryptedPaymentToken {
     /// Reads Apple's decrypted payment data JSON. Field errors name the field, never its value.
     init(plaintext: [UInt8], verified: VerifiedPaymentToken) throws(ApplePayTokenError) {
-        try self.init(plaintext: plaintext, token: verified.token, merchant: verified.merchant, signingTime: verified.signingTime)
+        try self.init(plaintext: plaintext, token: verified.token, merchant: verified.merchant, signingTime: verified.signingTime,
+            environment: verified.environment)
     }
 
-    package init(plaintext: [UInt8], token: ApplePayPaymentToken, merchant: MerchantIdentity, signingTime: Date?) throws(ApplePayTokenError) {
+    package init(
+        plaintext: [UInt8], token: ApplePayPaymentToken, merchant: MerchantIdentity, signingTime: Date?,
+        environment: ApplePayEnvironment = .production
+    ) throws(ApplePayTokenError) {
         let document: JSONValue
         do {
             document = try JSONParser().parse(plaintext)
@@ -149,6 +155,7 @@ extension DecryptedPaymentToken {
         transactionId = token.header.transactionId
         merchantIdentifier = merchant.merchantIdentifier
         self.signingTime = signingTime
+        self.environment = environment
         self.plaintext = plaintext
         plaintextJSON = document
     }

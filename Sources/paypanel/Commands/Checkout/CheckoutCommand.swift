@@ -32,6 +32,9 @@ struct CheckoutCommand: CLICommand {
             built-in demo merchant, which the backend verifies, decrypts and authorizes through the \
             mock processor; Pay in app sends a typed card on the same intent. Everything is stored in \
             the payments database and the processor's ledger.
+            The checkout runs in test mode and says so first: its backend trusts PayPanel's built-in \
+            test root, which signs the tokens it seals (never a production setting; 'token verify', \
+            'token decrypt' and 'payments authorize --token' need --test-root for that).
             On a terminal: ←/→ or 1-3 select the amount, Tab/↑/↓ move, Enter activates, a Buy with \
             Apple Pay, p Pay in app, Esc back, q quit.
             Otherwise (or with --lines or --json) one command per line: expand, select N|AMOUNT, buy, \

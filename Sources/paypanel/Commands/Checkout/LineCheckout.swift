@@ -17,6 +17,14 @@ struct LineCheckout {
     let json: Bool
 
     func run() async -> CheckoutSessionEnding {
+        if let notice = session.backend.testModeNotice {
+            // First, before any screen: a transcript never reads as a production checkout.
+            if json {
+                console.printJSON(.orderedObject([("event", "test_mode"), ("message", .string(notice))]), pretty: false)
+            } else {
+                console.print(notice)
+            }
+        }
         printScreen()
         while session.flow.ending == nil {
             guard let line = console.readLine() else {

@@ -44,6 +44,8 @@ struct TerminalLoop {
         self.waker = waker
         self.signals = signals
         self.frame = frame
+        // The log starts with test mode's notice; the header keeps saying it after it scrolls away.
+        if let notice = session.backend.testModeNotice { log.append(ScreenLine("• " + notice, style: .notice)) }
     }
 
     mutating func run() async -> CheckoutSessionEnding {
@@ -184,7 +186,8 @@ struct TerminalLoop {
         }
         // The header shows the checkout's clock: virtual time with --now.
         let time = Timestamp.format(session.now).prefix(19).replacingOccurrences(of: "T", with: " ")
-        let header = "PayPanel checkout · \(session.flow.screen.title) · \(time) UTC"
+        let mode = session.backend.testModeNotice == nil ? "" : " · test mode"
+        let header = "PayPanel checkout\(mode) · \(session.flow.screen.title) · \(time) UTC"
         let text = frame.compose(box: box, hints: hints, footer: footer, header: header, columns: size.columns, rows: size.rows)
         guard text != lastFrame else { return }
         terminal.send(lastFrame.isEmpty ? "\u{1B}[2J" + text : text)

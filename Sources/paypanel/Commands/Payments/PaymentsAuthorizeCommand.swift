@@ -1,6 +1,6 @@
 import PayPanel
 
-/// `paypanel payments authorize ID (--card PAN [--holder NAME] [--expiry MM/YY] | --token FILE) [--idempotency-key KEY] …`
+/// `paypanel payments authorize ID (--card PAN [--holder NAME] [--expiry MM/YY] | --token FILE [--root PEM | --test-root] [--allow-sandbox]) [--idempotency-key KEY] …`
 struct PaymentsAuthorizeCommand: CLICommand {
     static let spec = CommandSpec(
         name: "authorize",
@@ -14,10 +14,12 @@ struct PaymentsAuthorizeCommand: CLICommand {
             The holder name and the card number choose the mock processor's behaviour: see \
             'paypanel processor triggers'.
             With --token, the Apple Pay token (from 'paypanel token seal' or a device) is verified and \
-            decrypted first (signature, certificate chain, signing time; the built-in test merchant and \
-            root unless --merchant-cert/--merchant-key/--root say otherwise), must be for the intent's \
-            amount and currency, and may be used once: its transactionId is recorded with the attempt. \
-            A token payment answers the Apple Pay sheet, so it gets the sheet's 25 s deadline.
+            decrypted first (signature, certificate chain to Apple Root CA - G3 or --root, signing time, \
+            the --merchant-cert/--merchant-key its publicKeyHash names), must be for the intent's amount \
+            and currency, and may be used once: its transactionId is recorded with the attempt. Tokens \
+            from 'paypanel token seal' need --test-root (the built-in test root and test merchants; \
+            never in production); Apple Pay sandbox tokens need --allow-sandbox. A token payment \
+            answers the Apple Pay sheet, so it gets the sheet's 25 s deadline.
             """,
         arguments: [.required("id", help: "The payment intent id (pi_…).")],
         options: [
@@ -26,9 +28,8 @@ struct PaymentsAuthorizeCommand: CLICommand {
             .value("--expiry", "mm/yy", help: "The card's expiry month and year."),
             .value("--token", "file", help: "An Apple Pay payment token (PKPaymentToken or bare paymentData JSON), or - for standard input."),
             IdempotentOutput.keyOption, CheckoutOptions.scenario,
-        ] + [TokenOptions.merchantCertificate, TokenOptions.merchantKey, TokenOptions.root, TokenOptions.window, TokenOptions.noTimeCheck]
-            + CheckoutOptions.all,
-        usage: "<id> (--card <pan> [--holder <name>] [--expiry <mm/yy>] | --token <file>) [--idempotency-key <key>] [--scenario <name>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
+        ] + TokenOptions.checking + CheckoutOptions.all,
+        usage: "<id> (--card <pan> [--holder <name>] [--expiry <mm/yy>] | --token <file> [--root <certificate> | --test-root] [--allow-sandbox]) [--idempotency-key <key>] [--scenario <name>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
 
     let arguments: ParsedArguments
     let id: String
@@ -52,6 +53,9 @@ struct PaymentsAuthorizeCommand: CLICommand {
             }
             method = nil
         case (.some(let cardText), nil):
+            if let tokenOption = TokenOptions.checking.first(where: { arguments.flag($0.name) || !arguments.allValues($0.name).isEmpty }) {
+                throw UsageError("'\(tokenOption.name)' goes with '--token': a typed-in card has no token to check")
+            }
             let card: CardNumber
             do {
                 card = try CardNumber(cardText)
@@ -81,9 +85,14 @@ struct PaymentsAuthorizeCommand: CLICommand {
             outcome = try await service.authorize(submission, idempotencyKey: idempotencyKey)
         } else {
             let token = try InputFile.read(tokenFile, console: context.console, what: "Apple Pay token")
-            let decryptor = ApplePayTokenDecryptor(verifier: try arguments.tokenVerifier(console: context.console))
-            outcome = try await service.authorize(
-                applePayToken: token, intentID: id, decryptor: decryptor, scenario: scenario, idempotencyKey: idempotencyKey)
+            let verification = try arguments.tokenVerification(console: context.console)
+            let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
+            do {
+                outcome = try await service.authorize(
+                    applePayToken: token, intentID: id, decryptor: decryptor, scenario: scenario, idempotencyKey: idempotencyKey)
+            } catch {
+                throw verification.trust.explained(error)
+            }
         }
         return PaymentsOutcomeOutput.print(outcome, key: idempotencyKey, json: json, console: context.console)
     }

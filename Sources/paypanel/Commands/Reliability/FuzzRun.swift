@@ -103,7 +103,8 @@ struct FuzzRun {
             let arguments: [String] = switch kind {
             case .request: ["request", "validate", file]
             case .payload: ["notify", "validate", file]
-            case .token: ["token", "decrypt", file, "--now", Timestamp.format(Self.tokenTime)]
+            // The corpus is sealed with the test identity: without the test root every input would stop at the chain.
+            case .token: ["token", "decrypt", file, "--test-root", "--now", Timestamp.format(Self.tokenTime)]
             }
             let result = try ChildProcess.run(
                 executable, arguments, environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory], directory: directory,

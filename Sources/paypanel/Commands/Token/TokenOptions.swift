@@ -3,21 +3,18 @@ import PayPanel
 import PayPanelDemo
 
 /// The options that say which merchant keys and which root a token is checked against, shared
-/// by `token verify`, `token decrypt` (and, once wired, `payments authorize --token` and
-/// `checkout`). With none of them the built-in test merchants and test root are used, so the
-/// demo works from any directory.
+/// by `token verify`, `token decrypt` and `payments authorize --token`. The root and the
+/// sandbox rule are `TokenTrust`'s: Apple Root CA - G3 unless told otherwise. The built-in test
+/// merchants and test root are used only with `--test-root`.
 enum TokenOptions {
     static let merchantCertificate = OptionSpec.value(
         "--merchant-cert", "pem", repeatable: true,
         help: "A merchant Payment Processing certificate (PEM). Repeat it, each with its --merchant-key, to accept "
-            + "several (rotation). Default: $\(merchantCertificateVariable) (paths separated by ':'), else the built-in test merchants.")
+            + "several (rotation). Default: $\(merchantCertificateVariable) (paths separated by ':'), else (with --test-root only) the built-in test merchants.")
     static let merchantKey = OptionSpec.value(
         "--merchant-key", "pem", repeatable: true,
         help: "The private key of the --merchant-cert in the same position: SEC1 EC, PKCS#8 or PKCS#1 RSA PEM. "
             + "Default: $\(merchantKeyVariable).")
-    static let root = OptionSpec.value(
-        "--root", "certificate",
-        help: "The pinned root (PEM or DER): Apple Root CA - G3 for real tokens. Default: $\(rootVariable), else the built-in test root.")
     static let window = OptionSpec.value(
         "--window", "seconds", help: "How far the signing time may be from the verification time (default 300).")
     static let noTimeCheck = OptionSpec.flag(
@@ -25,15 +22,35 @@ enum TokenOptions {
 
     static let merchantCertificateVariable = "PAYPANEL_MERCHANT_CERT"
     static let merchantKeyVariable = "PAYPANEL_MERCHANT_KEY"
-    static let rootVariable = "PAYPANEL_APPLE_ROOT"
+
+    /// What `payments authorize --token` takes to check the token (its clock is its own).
+    static let checking: [OptionSpec] = [merchantCertificate, merchantKey] + TokenTrust.options + [window, noTimeCheck]
 
     /// Everything `token verify` and `token decrypt` take besides the token.
-    static let verification: [OptionSpec] = [merchantCertificate, merchantKey, root, CommonOptions.now, window, noTimeCheck]
+    static let verification: [OptionSpec] = [merchantCertificate, merchantKey] + TokenTrust.options + [CommonOptions.now, window, noTimeCheck]
+}
+
+/// A verifier built from the options, with the trust it was built on (which explains refusals).
+struct TokenVerification {
+    let verifier: ApplePayTokenVerifier
+    let trust: TokenTrust
+
+    /// Runs `body`, turning a refusal into one that says which option would change it.
+    func explaining<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw trust.explained(error)
+        }
+    }
 }
 
 extension ParsedArguments {
-    /// The verifier the options (or the environment, or the built-in test keys) describe.
-    func tokenVerifier(console: Console) throws -> ApplePayTokenVerifier {
+    /// The verifier the options (or the environment) describe: Apple Root CA - G3 and the given
+    /// merchant keys, or with `--test-root` the test root and (unless keys are given) the test
+    /// merchants.
+    func tokenVerification(console: Console) throws -> TokenVerification {
+        let trust = try TokenTrust(arguments: self, console: console)
         let environment = console.environment
         var certificatePaths = allValues(TokenOptions.merchantCertificate.name)
         var keyPaths = allValues(TokenOptions.merchantKey.name)
@@ -50,14 +67,14 @@ extension ParsedArguments {
         for (certificatePath, keyPath) in zip(certificatePaths, keyPaths) {
             merchants.append(try Self.merchantIdentity(certificatePath: certificatePath, keyPath: keyPath, console: console))
         }
-        if merchants.isEmpty {
+        if merchants.isEmpty && trust.isTestMode {
             merchants = [ApplePayTestKeys.ecMerchant, ApplePayTestKeys.rsaMerchant]
         }
-        let rootPath = value(TokenOptions.root.name) ?? environment[TokenOptions.rootVariable].flatMap { $0.isEmpty ? nil : $0 }
-        let root = try rootPath.map { try Self.certificate(at: $0, what: "root certificate", console: console) } ?? ApplePayTestKeys.root
         let window = try integer(TokenOptions.window.name, in: 0...86_400).map(Double.init) ?? ApplePayTokenVerifier.defaultSigningTimeWindow
-        return try ApplePayTokenVerifier(
-            merchants: merchants, trustedRoot: root, signingTimeWindow: window, checksSigningTime: !flag(TokenOptions.noTimeCheck.name))
+        let verifier = try ApplePayTokenVerifier(
+            merchants: merchants, trustedRoot: trust.root, signingTimeWindow: window, checksSigningTime: !flag(TokenOptions.noTimeCheck.name),
+            acceptsSandbox: trust.acceptsSandbox)
+        return TokenVerification(verifier: verifier, trust: trust)
     }
 
     /// A certificate file, PEM or DER, with the path in any error.

@@ -28,8 +28,9 @@ struct TokenSealCommand: CLICommand {
         discussion: """
             Encrypts the card's payment data (with a fresh random cryptogram) to the merchant \
             certificate and signs it with the test signing chain, so 'token verify', 'token decrypt' \
-            and the backend run their real checks on it. The signing time is now (or --now). Prints \
-            the PKPaymentToken JSON.
+            and 'payments authorize --token' run their real checks on it, given --test-root: the test \
+            chain ends at PayPanel's test root, which nothing trusts by default. The signing time is \
+            now (or --now). Prints the PKPaymentToken JSON.
             """,
         options: [card, amount, currency, version, expiry, eci, holder, merchantCertificate, signerDirectory, applicationData,
                   paymentDataOnly, CommonOptions.now])
