@@ -156,7 +156,7 @@ struct RunResult: CustomStringConvertible {
         process.executableURL = URL(fileURLWithPath: launcher[0])
         process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path(percentEncoded: false)] + arguments
         process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"]
+        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"].merging(ChildProcess.sanitizerEnvironment) { $1 }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
