@@ -38,17 +38,6 @@ import Testing
         return (result.exitCode, result.peakMemoryKiB)
     }
 
-    /// True when this test bundle, and so the `paypanel` built with it, runs under Address- or
-    /// ThreadSanitizer (the runtime is linked in and exports `__asan_init` / `__tsan_init`).
-    static let underSanitizer: Bool = {
-        #if os(Linux)
-        let everything: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
-        #else
-        let everything = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
-        #endif
-        return dlsym(everything, "__asan_init") != nil || dlsym(everything, "__tsan_init") != nil
-    }()
-
     @Test func listingManyIntentsNeedsNoMoreMemoryThanListingAFew() throws {
         let directory = try TemporaryDirectory()
         let few = try Self.database(in: directory, name: "few.sqlite", count: 100)
@@ -62,7 +51,7 @@ import Testing
             // sanitizer every allocation carries shadow memory (and, with ASan, redzones): the
             // streaming run's peak grows by 6-8 MB (ASan) and 8-8.5 MB (TSan), measured; 12 MB
             // still catches the output held whole.
-            let allowed = Self.underSanitizer ? 12 * 1024 : 4 * 1024
+            let allowed = Sanitizers.areActive ? 12 * 1024 : 4 * 1024
             #expect(large.kilobytes - small.kilobytes < allowed, "peak \(small.kilobytes) KiB for 100 rows, \(large.kilobytes) KiB for 30,000 (\(format))")
         }
     }
