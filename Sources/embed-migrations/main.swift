@@ -30,6 +30,31 @@ func swiftLiteral(_ text: String) -> String {
     return literal + "\""
 }
 
+/// Replaces the file at `path` with `bytes`: written to a temporary file beside it, then
+/// `rename(2)`d over it, so a compile never reads half a file and a failure leaves no temporary
+/// file behind. Returns the `errno` of a failure. No fsync: a build regenerates the file
+/// whenever it is missing or stale. (The library's `AtomicFile` does the same; this tool cannot
+/// depend on the library it builds.)
+func replaceFile(_ path: String, with bytes: [UInt8]) -> Int32? {
+    let url = URL(fileURLWithPath: path)
+    let temporary = url.deletingLastPathComponent()
+        .appendingPathComponent(".\(url.lastPathComponent).\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp").path
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else { return errno }
+    var failure: Int32?
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count, failure == nil {
+            let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written >= 0 { offset += written } else if errno != EINTR { failure = errno }
+        }
+    }
+    if close(descriptor) != 0, failure == nil { failure = errno }
+    if failure == nil, rename(temporary, path) != 0 { failure = errno }
+    if failure != nil { unlink(temporary) }
+    return failure
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: embed-migrations OUTPUT.swift MIGRATIONS_DIR FILE.sql...") }
 let outputPath = arguments[1]
@@ -60,9 +85,7 @@ enum EmbeddedMigrationFiles {
 
 let existing = FileManager.default.contents(atPath: outputPath)
 if existing != Data(source.utf8) {
-    do {
-        try Data(source.utf8).write(to: URL(fileURLWithPath: outputPath), options: .atomic)
-    } catch {
-        fail("cannot write \(outputPath): \(error)")
+    if let failure = replaceFile(outputPath, with: Array(source.utf8)) {
+        fail("cannot write \(outputPath): \(String(cString: strerror(failure)))")
     }
 }

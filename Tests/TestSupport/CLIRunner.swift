@@ -1,4 +1,6 @@
 import Foundation
+import PayPanel
+import PayPanelReliability
 
 /// What one run of the `paypanel` binary did.
 public struct CLIResult: Sendable, CustomStringConvertible {
@@ -52,6 +54,7 @@ public enum CLIRunner {
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1",
                    "TERM": "dumb", "HOME": directory.path]
         env.merge(environment) { $1 }
+        env.merge(ChildProcess.sanitizerEnvironment) { given, _ in given }
         process.environment = env
 
         // Files, not pipes: a chatty process can never block on a full pipe.

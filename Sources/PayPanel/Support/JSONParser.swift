@@ -117,9 +117,9 @@ private struct Reader {
         try checkDepth(depth)
         position += 1  // {
         var members: [(key: String, value: JSONValue)] = []
-        // Duplicate names: a linear scan below 16 members (no hash table to allocate for the
-        // small objects that make up most documents), a set above.
-        var seen: Set<String>?
+        // Duplicate names, by UTF-8 bytes (`JSONMemberName`): a linear scan below 16 members (no
+        // hash table to allocate for the small objects that make up most documents), a set above.
+        var seen: Set<JSONMemberName>?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -132,8 +132,10 @@ private struct Reader {
             }
             let keyStart = position
             let key = try parseString()
-            if seen == nil, members.count >= 16 { seen = Set(members.map(\.key)) }
-            let isNew = seen != nil ? seen!.insert(key).inserted : !members.contains { $0.key == key }
+            if seen == nil, members.count >= 16 { seen = Set(members.map { JSONMemberName($0.key) }) }
+            let isNew = seen != nil
+                ? seen!.insert(JSONMemberName(key)).inserted
+                : !members.contains { JSONMemberName.same($0.key, key) }
             guard isNew else {
                 throw error("duplicate member name \"\(key)\"", at: keyStart)
             }

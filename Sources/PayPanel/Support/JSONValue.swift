@@ -94,7 +94,8 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A JSON object with its members in document order. Keys are unique (the parser rejects
-/// duplicates, which different JSON readers would resolve differently).
+/// duplicates, which different JSON readers would resolve differently). Keys are compared by
+/// their UTF-8 bytes (`JSONMemberName`), in lookups as in the duplicate check.
 public struct JSONObject: Sendable, Equatable {
     public private(set) var members: [(key: String, value: JSONValue)]
 
@@ -107,9 +108,9 @@ public struct JSONObject: Sendable, Equatable {
     public var count: Int { members.count }
 
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { members.first(where: { JSONMemberName.same($0.key, key) })?.value }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = members.firstIndex(where: { JSONMemberName.same($0.key, key) }) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append((key, newValue))
@@ -119,7 +120,42 @@ public struct JSONObject: Sendable, Equatable {
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         lhs.members.count == rhs.members.count
-            && zip(lhs.members, rhs.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+            && zip(lhs.members, rhs.members).allSatisfy { JSONMemberName.same($0.key, $1.key) && $0.value == $1.value }
+    }
+}
+
+/// A member name that is equal to another, and hashes, by its UTF-8 bytes.
+///
+/// Swift's `String ==` (and `Set<String>`, `[String: …]`) compares canonical equivalence: "K"
+/// equals U+212A KELVIN SIGN, a precomposed "é" (U+00E9) equals "e" + U+0301. JSON compares
+/// member names code point by code point (RFC 8259 §8.3), and so do the other programs that read
+/// the same document (the one that signed it, a processor): to them those are two members. Had
+/// PayPanel folded them, `{"K": 1, "\u212A": 2}` would be refused as a duplicate, and a key
+/// spelled with the Kelvin sign would be read as the field the signer never named.
+struct JSONMemberName: Hashable, Sendable {
+    let text: String
+
+    init(_ text: String) {
+        self.text = text
+    }
+
+    /// True when `a` and `b` are the same UTF-8 bytes.
+    static func same(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8)
+    }
+
+    /// True when `name` is, byte for byte, one of `names`.
+    static func isOne(of names: some Collection<String>, _ name: String) -> Bool {
+        names.contains { same($0, name) }
+    }
+
+    static func == (lhs: JSONMemberName, rhs: JSONMemberName) -> Bool {
+        same(lhs.text, rhs.text)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(text.utf8.count)
+        for byte in text.utf8 { hasher.combine(byte) }
     }
 }
 

@@ -10,8 +10,10 @@ public enum SHA256 {
         let input = Array(bytes)
         let ok = input.withUnsafeBytes { inputBuffer in
             digest.withUnsafeMutableBytes { digestBuffer in
-                EVP_Digest(inputBuffer.baseAddress, inputBuffer.count,
-                           digestBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, FetchedAlgorithms.sha256.pointer, nil)
+                FetchedAlgorithms.sha256.withPointer { sha256 in
+                    EVP_Digest(inputBuffer.baseAddress, inputBuffer.count,
+                               digestBuffer.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, sha256, nil)
+                }
             }
         }
         // EVP_Digest with a built-in digest only fails on memory exhaustion.

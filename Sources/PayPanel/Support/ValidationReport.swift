@@ -147,9 +147,11 @@ public struct JSONFieldReader {
         typed(value, at: path, required: required, kind: "true or false") { $0.boolValue }
     }
 
-    /// Warns about members the format does not define (they are ignored, not an error).
+    /// Warns about members the format does not define (they are ignored, not an error). Names
+    /// compare by their UTF-8 bytes, as lookups do: a known name spelled with a canonically
+    /// equivalent character (a Kelvin sign for "K") is unknown, since it is never read.
     public mutating func warnUnknownKeys(_ object: JSONObject, known: Set<String>, at path: FieldPath) {
-        for key in object.keys where !known.contains(key) {
+        for key in object.keys where !JSONMemberName.isOne(of: known, key) {
             report.warning(path.appending(key), "unknown key, ignored")
         }
     }

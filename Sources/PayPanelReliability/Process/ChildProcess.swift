@@ -49,7 +49,18 @@ public enum ChildProcess {
         }
     }
 
-    /// Runs `executable` with `arguments` and exactly `environment`; its output is captured in
+    /// The sanitizer and backtrace settings of this process (`ASAN_OPTIONS`, `LSAN_OPTIONS`,
+    /// `TSAN_OPTIONS`, `UBSAN_OPTIONS`, `SWIFT_BACKTRACE`), which every child gets too: a child
+    /// of a sanitized build is sanitized as well, and without them it would run LeakSanitizer
+    /// (or hang in a crash report) where its parent was told not to. Empty in an ordinary run.
+    public static var sanitizerEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter {
+            ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS", "SWIFT_BACKTRACE"].contains($0.key)
+        }
+    }
+
+    /// Runs `executable` with `arguments` and exactly `environment` (plus this process's
+    /// `sanitizerEnvironment`, where `environment` does not set them); its output is captured in
     /// temporary files in `directory`. The child keeps the caller's working directory, so pass
     /// every file it should use explicitly (`PAYPANEL_DB`, `PAYPANEL_PROCESSOR_DB`, …).
     /// `killAfter`: send SIGKILL after this long (if it is still running). `timeout`: the
@@ -79,6 +90,7 @@ public enum ChildProcess {
 
         let argv = [executable] + arguments
         var cArguments = argv.map { strdup($0) } + [nil]
+        let environment = environment.merging(sanitizerEnvironment) { given, _ in given }
         var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             cArguments.forEach { free($0) }

@@ -108,19 +108,28 @@ final class RawTerminal {
 enum CrashRestorer {
     // Read by the signal handler, which cannot capture context: written before the handlers
     // are installed and after they are removed, never while one can run.
-    nonisolated(unsafe) private static var saved = termios()
+    // The settings live in memory allocated once, not in a `termios` global: Swift 6.3.1 emits
+    // a statically zero-initialized global of an imported C struct without the struct's
+    // internal padding (termios is 60 bytes, such a global 57), so storing a termios into it
+    // wrote 3 bytes past its end. Found by AddressSanitizer; the compiler defect is the one of
+    // swiftlang/swift#90414 and #91387 (zero constants built without their padding).
+    nonisolated(unsafe) private static let saved: UnsafeMutablePointer<termios> = {
+        let settings = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+        settings.initialize(to: termios())
+        return settings
+    }()
     nonisolated(unsafe) private static var descriptor: Int32 = -1
     nonisolated(unsafe) private static var previous: [sigaction] = Array(repeating: sigaction(), count: 65)
     static let signals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE]
 
     static func install(original: termios, descriptor fd: Int32) {
-        saved = original
+        saved.pointee = original
         descriptor = fd
         _ = RawTerminal.leaveSequenceBytes.count  // initialized now, not inside the handler
         for number in signals {
             var action = sigaction()
             let handler: @convention(c) (Int32) -> Void = { number in
-                _ = tcsetattr(CrashRestorer.descriptor, TCSAFLUSH, &CrashRestorer.saved)
+                _ = tcsetattr(CrashRestorer.descriptor, TCSAFLUSH, CrashRestorer.saved)
                 _ = RawTerminal.leaveSequenceBytes.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
                 _ = sigaction(number, &CrashRestorer.previous[Int(number)], nil)
                 raise(number)

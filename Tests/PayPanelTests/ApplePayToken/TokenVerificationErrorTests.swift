@@ -36,6 +36,20 @@ import PayPanelDemo
         #expect(try decryptError(shortHash)?.code == "token_malformed")
     }
 
+    @Test func publicKeyHashSpelledWithAKelvinSignIsNotPublicKeyHash() throws {
+        // "public\u{212A}eyHash" == "publicKeyHash" for Swift's String ==; to the signer and to
+        // JSON it is another member, so the token has no publicKeyHash.
+        let sealed = try TokenFixtures.sealedJSON()
+        let hash = try #require(try TokenFixtures.string("paymentData.header.publicKeyHash", in: sealed))
+        let withoutHash = try TokenFixtures.replacing("paymentData.header.publicKeyHash", with: nil, in: sealed)
+        let kelvin = try TokenFixtures.replacing("paymentData.header.public\u{212A}eyHash", with: .string(hash), in: withoutHash)
+        #expect(String(decoding: kelvin, as: UTF8.self).contains("public\u{212A}eyHash"))
+        #expect(try decryptError(kelvin) == .malformedToken(field: "'paymentData.header.publicKeyHash'", reason: "is missing"))
+        // Beside the real field it is an extra member (not a duplicate), and the token reads.
+        let both = try TokenFixtures.replacing("paymentData.header.public\u{212A}eyHash", with: "AAAA", in: sealed)
+        #expect(try TokenFixtures.decryptor().decrypt(both, at: at).amount.minorUnits == 1000)
+    }
+
     @Test(arguments: ["paymentData.data", "paymentData.signature", "paymentData.header.ephemeralPublicKey"])
     func invalidBase64IsRefused(field: String) throws {
         let bytes = try TokenFixtures.replacing(field, with: "not*base64!", in: try TokenFixtures.sealedJSON())

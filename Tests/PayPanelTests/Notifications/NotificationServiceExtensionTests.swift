@@ -4,12 +4,20 @@ import Testing
 import TestSupport
 
 @Suite struct NotificationServiceExtensionTests {
+    /// Where downloads go unless a test names its own store: a temporary directory removed with
+    /// the test (a made-up path such as /nonexistent-store is writable when tests run as root).
+    private let defaultStore: TemporaryDirectory
+
+    init() throws {
+        defaultStore = try TemporaryDirectory("paypanel-attachments")
+    }
+
     private func serviceExtension(
         _ fetcher: ScriptedFetcher, network: NotificationServiceExtension.Network = .wifi,
-        store: String = "/nonexistent-store", clock: ManualMonotonicClock = ManualMonotonicClock()
+        store: String? = nil, clock: ManualMonotonicClock = ManualMonotonicClock()
     ) -> NotificationServiceExtension {
-        NotificationServiceExtension(fetcher: fetcher, store: AttachmentStore(directory: store), network: network,
-                                     deadline: .seconds(25), clock: clock)
+        NotificationServiceExtension(fetcher: fetcher, store: AttachmentStore(directory: store ?? defaultStore.path),
+                                     network: network, deadline: .seconds(25), clock: clock)
     }
 
     private func media(_ object: [String: String]) -> String {
@@ -152,14 +160,16 @@ import TestSupport
     }
 
     @Test func localFixturesAreUsedInPlace() throws {
+        let store = defaultStore.file("store")
         let serviceExtension = NotificationServiceExtension(
             fetcher: StandardMediaFetcher(attachmentsDirectory: NotificationFixtures.attachmentsDirectory),
-            store: AttachmentStore(directory: "/nonexistent-store"))
+            store: AttachmentStore(directory: store))
         let delivered = serviceExtension.mutate(try NotificationFixtures.payload("media-image.json"))
         #expect(delivered.attachment?.file.hasSuffix("fixtures/attachments/offer.png") == true)
         #expect(delivered.content.subtitle == "Today only")
         let fake = serviceExtension.mutate(try NotificationFixtures.payload("media-fake-png.json"))
         #expect(fake.fallback?.code == "type_mismatch")
+        #expect(!FileManager.default.fileExists(atPath: store))  // nothing was copied into the store
     }
 
     @Test func theJSONFormHasEveryField() {

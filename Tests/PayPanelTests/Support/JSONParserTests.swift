@@ -70,6 +70,77 @@ import Testing
         #expect(try JSONParser().parse(JSONWriter.string(value, style: .pretty)) == value)
     }
 
+    // Member names compare by their UTF-8 bytes, not by Swift's canonical equivalence: to RFC
+    // 8259 and to every other reader of the document these are two different names.
+    static let canonicallyEquivalentNames: [(String, String)] = [
+        ("K", "\u{212A}"),  // LATIN CAPITAL LETTER K, KELVIN SIGN
+        ("\u{E9}", "e\u{301}"),  // é precomposed (NFC), e + COMBINING ACUTE ACCENT (NFD)
+        ("\u{C5}", "\u{212B}"),  // Å, ANGSTROM SIGN
+    ]
+
+    @Test(arguments: canonicallyEquivalentNames)
+    func canonicallyEquivalentNamesAreTwoMembers(first: String, second: String) throws {
+        #expect(first == second)  // what String == says: the reason names are compared as bytes
+        let object = try #require(JSONParser().parse(#"{"\#(first)": 1, "\#(second)": 2}"#).objectValue)
+        #expect(object.count == 2)
+        #expect(object.members.map { Array($0.key.utf8) } == [Array(first.utf8), Array(second.utf8)])
+        #expect(object[first]?.int64Value == 1)
+        #expect(object[second]?.int64Value == 2)
+    }
+
+    @Test(arguments: canonicallyEquivalentNames)
+    func canonicallyEquivalentNamesAreTwoMembersInLargeObjects(first: String, second: String) throws {
+        // From 16 members on, the duplicate check uses a set: it must hash bytes too.
+        let filler = (0..<20).map { #""m\#($0)": 0"# }.joined(separator: ", ")
+        let object = try #require(JSONParser().parse(#"{\#(filler), "\#(first)": 1, "\#(second)": 2}"#).objectValue)
+        #expect(object.count == 22)
+        #expect(object[first]?.int64Value == 1)
+        #expect(object[second]?.int64Value == 2)
+    }
+
+    @Test func escapedKelvinSignAndLetterKAreTwoMembers() throws {
+        let object = try #require(JSONParser().parse(#"{"K":1,"\u212A":2}"#).objectValue)
+        #expect(object.keys.map { Array($0.unicodeScalars.map(\.value)) } == [[0x4B], [0x212A]])
+        #expect(object["K"]?.int64Value == 1)
+        #expect(object["\u{212A}"]?.int64Value == 2)
+    }
+
+    @Test func lookupForKDoesNotFindTheKelvinSign() throws {
+        let value = try JSONParser().parse(#"{"\u212A": 2, "caf\u00e9": 3}"#)
+        #expect(value["K"] == nil)
+        #expect(value["cafe\u{301}"] == nil)
+        #expect(value["\u{212A}"]?.int64Value == 2)
+        var object = try #require(value.objectValue)
+        object["K"] = 1  // a new member, not a replacement of the Kelvin sign's
+        #expect(object.count == 3)
+        #expect(object["\u{212A}"]?.int64Value == 2)
+    }
+
+    @Test func objectsWithEquivalentButDifferentNamesAreNotEqual() throws {
+        #expect(try JSONParser().parse(#"{"K": 1}"#) != JSONParser().parse(#"{"\u212A": 1}"#))
+        #expect(try JSONParser().parse(#"{"K": 1}"#) == JSONParser().parse(#"{"\u004B": 1}"#))
+    }
+
+    @Test(arguments: [
+        #"{"é": 1, "\u00e9": 2}"#,  // the same bytes once unescaped
+        #"{"K": 1, "\u004B": 2}"#,
+    ])
+    func namesWithTheSameBytesAreStillDuplicates(text: String) {
+        #expect {
+            try JSONParser().parse(text)
+        } throws: { error in
+            (error as? JSONParseError)?.reason.contains("duplicate member") == true
+        }
+    }
+
+    @Test func aKnownNameSpelledWithAnEquivalentCharacterIsUnknown() throws {
+        let object = try #require(JSONParser().parse(#"{"K": 1, "\u212A": 2}"#).objectValue)
+        var reader = JSONFieldReader()
+        reader.warnUnknownKeys(object, known: ["K"], at: .root)
+        #expect(reader.report.warnings.count == 1)
+        #expect(reader.report.warnings.first?.path.unicodeScalars.contains("\u{212A}") == true)
+    }
+
     @Test func quotedMakesControlCharactersVisible() {
         #expect(JSONWriter.quoted("a\nb\u{1}") == #""a\nb\u0001""#)
     }

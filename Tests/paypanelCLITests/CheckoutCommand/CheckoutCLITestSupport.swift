@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 
@@ -89,6 +90,7 @@ final class InteractiveCheckout: @unchecked Sendable {
         process.arguments = arguments
         process.currentDirectoryURL = directory.url
         process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb", "HOME": directory.path]
+            .merging(ChildProcess.sanitizerEnvironment) { $1 }
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = FileHandle.nullDevice

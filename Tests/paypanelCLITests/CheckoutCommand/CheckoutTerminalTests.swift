@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 
@@ -180,6 +181,7 @@ final class TerminalSession: @unchecked Sendable {
         process.arguments = ["checkout", "--now", LineCheckoutHarness.now]
         process.currentDirectoryURL = directory.url
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": term, "NO_COLOR": "1"]
+            .merging(ChildProcess.sanitizerEnvironment) { $1 }
         process.standardInput = handle
         process.standardOutput = handle
         process.standardError = handle

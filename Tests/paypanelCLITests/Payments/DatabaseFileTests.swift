@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 
@@ -156,17 +157,22 @@ struct RunResult: CustomStringConvertible {
         process.executableURL = URL(fileURLWithPath: launcher[0])
         process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path(percentEncoded: false)] + arguments
         process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"]
+        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"].merging(ChildProcess.sanitizerEnvironment) { $1 }
         let output = Pipe()
-        let errors = Pipe()
+        // Standard error goes to a file, not a second pipe: a child that writes more than a pipe
+        // holds there (a sanitizer's report) would block while this reads standard output.
+        let scratch = try TemporaryDirectory("paypanel-launch")
+        let errorsPath = scratch.file("stderr")
+        _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
+        defer { try? errors.close() }
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // The outputs are a line or two: reading one pipe after the other cannot block.
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let stderr = FileManager.default.contents(atPath: errorsPath) ?? Data()
         return RunResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 }

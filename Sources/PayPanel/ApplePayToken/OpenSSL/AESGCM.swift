@@ -18,18 +18,20 @@ package enum AESGCM {
         var plaintext = [UInt8](repeating: 0, count: ciphertextCount)
         var tag = Array(sealed[ciphertextCount...])
         var written: Int32 = 0
-        try plaintext.withUnsafeMutableBufferPointer { output throws(OpenSSLError) in
-            try sealed.withUnsafeBufferPointer { input throws(OpenSSLError) in
-                try EVP_DecryptUpdate(context.pointer, output.baseAddress, &written, input.baseAddress, Int32(ciphertextCount))
-                    .check("decrypting with AES-GCM")
-            }
-        }
-        try EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &tag)
-            .check("setting the AES-GCM tag")
         var finalCount: Int32 = 0
-        // GCM is a stream mode: Final writes nothing, it only checks the tag.
-        let authentic = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { scratch in
-            EVP_DecryptFinal_ex(context.pointer, scratch.baseAddress, &finalCount) == 1
+        let authentic = try context.withPointer { (context) throws(OpenSSLError) -> Bool in
+            try plaintext.withUnsafeMutableBufferPointer { output throws(OpenSSLError) in
+                try sealed.withUnsafeBufferPointer { input throws(OpenSSLError) in
+                    try EVP_DecryptUpdate(context, output.baseAddress, &written, input.baseAddress, Int32(ciphertextCount))
+                        .check("decrypting with AES-GCM")
+                }
+            }
+            try EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), &tag)
+                .check("setting the AES-GCM tag")
+            // GCM is a stream mode: Final writes nothing, it only checks the tag.
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { scratch in
+                EVP_DecryptFinal_ex(context, scratch.baseAddress, &finalCount) == 1
+            }
         }
         guard authentic, Int(written) == ciphertextCount, finalCount == 0 else {
             OpenSSLError.drainQueue()
@@ -45,16 +47,18 @@ package enum AESGCM {
         let context = try CipherContext(key: key, encrypting: true)
         var output = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
         var written: Int32 = 0
-        try output.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
-            try plaintext.withUnsafeBufferPointer { input throws(OpenSSLError) in
-                try EVP_EncryptUpdate(context.pointer, buffer.baseAddress, &written, input.baseAddress, Int32(plaintext.count))
-                    .check("encrypting with AES-GCM")
+        try context.withPointer { (context) throws(OpenSSLError) in
+            try output.withUnsafeMutableBufferPointer { buffer throws(OpenSSLError) in
+                try plaintext.withUnsafeBufferPointer { input throws(OpenSSLError) in
+                    try EVP_EncryptUpdate(context, buffer.baseAddress, &written, input.baseAddress, Int32(plaintext.count))
+                        .check("encrypting with AES-GCM")
+                }
+                var finalCount: Int32 = 0
+                try EVP_EncryptFinal_ex(context, buffer.baseAddress! + Int(written), &finalCount)
+                    .check("finishing AES-GCM encryption")
+                try EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), buffer.baseAddress! + plaintext.count)
+                    .check("reading the AES-GCM tag")
             }
-            var finalCount: Int32 = 0
-            try EVP_EncryptFinal_ex(context.pointer, buffer.baseAddress! + Int(written), &finalCount)
-                .check("finishing AES-GCM encryption")
-            try EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), buffer.baseAddress! + plaintext.count)
-                .check("reading the AES-GCM tag")
         }
         return output
     }
@@ -62,7 +66,7 @@ package enum AESGCM {
 
 /// Owns one `EVP_CIPHER_CTX` set up for AES-GCM with Apple's key and zero IV.
 private final class CipherContext {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init(key: [UInt8], encrypting: Bool) throws(OpenSSLError) {
         let cipher: FetchedCipher
@@ -75,7 +79,7 @@ private final class CipherContext {
         pointer = context
         let operation = encrypting ? "starting AES-GCM encryption" : "starting AES-GCM decryption"
         let enc: Int32 = encrypting ? 1 : 0
-        try EVP_CipherInit_ex2(context, cipher.pointer, nil, nil, enc, nil).check(operation)
+        try cipher.withPointer { EVP_CipherInit_ex2(context, $0, nil, nil, enc, nil) }.check(operation)
         try EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_IVLEN, Int32(AESGCM.zeroIV.count), nil).check(operation)
         try key.withUnsafeBufferPointer { keyBuffer throws(OpenSSLError) in
             try AESGCM.zeroIV.withUnsafeBufferPointer { ivBuffer throws(OpenSSLError) in
@@ -87,5 +91,10 @@ private final class CipherContext {
     deinit {
         // EVP_CIPHER_CTX_free clears the expanded key schedule before freeing it.
         EVP_CIPHER_CTX_free(pointer)
+    }
+
+    /// Runs `body` with the `EVP_CIPHER_CTX`, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 }

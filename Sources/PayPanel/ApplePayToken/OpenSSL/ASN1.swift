@@ -33,7 +33,7 @@ enum ASN1Time {
 /// Immutable, so shared freely between threads.
 final class ASN1ObjectIdentifier: @unchecked Sendable, CustomStringConvertible {
     let dotted: String
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     /// `dotted` is a constant in the source; a malformed one is a programming error.
     init(_ dotted: String) {
@@ -46,6 +46,11 @@ final class ASN1ObjectIdentifier: @unchecked Sendable, CustomStringConvertible {
 
     deinit {
         ASN1_OBJECT_free(pointer)
+    }
+
+    /// Runs `body` with the `ASN1_OBJECT`, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 
     var description: String { dotted }

@@ -5,7 +5,8 @@ internal import COpenSSL
 /// `signature`: BER (Apple uses indefinite lengths), the signer's certificate chain inside, one
 /// SignerInfo with signed attributes (content type, signing time, message digest).
 package final class CMSSignedData {
-    let pointer: OpaquePointer
+    /// Used only by this object's own methods, during which it is alive.
+    private let pointer: OpaquePointer
     /// The certificates the structure carried, parsed through `CertificateCache`.
     let certificates: [Certificate]
 
@@ -52,7 +53,7 @@ package final class CMSSignedData {
     /// True when `certificate` is the one the (first) SignerInfo names as its signer.
     func isSigner(_ certificate: Certificate) -> Bool {
         guard let signer = firstSigner else { return false }
-        return CMS_SignerInfo_cert_cmp(signer, certificate.handle.pointer) == 0
+        return certificate.handle.withPointer { CMS_SignerInfo_cert_cmp(signer, $0) } == 0
     }
 
     /// The signed `signingTime` attribute; nil when absent, repeated or unreadable.
@@ -82,19 +83,14 @@ package final class CMSSignedData {
     /// the structure's certificates. The signer's chain is not checked here
     /// (`CMS_NO_SIGNER_CERT_VERIFY`): the caller pins its own root and remembers good chains.
     func verify(detachedContent content: [UInt8]) -> Verification {
-        guard let stack = paypanel_sk_X509_new_null() else {
-            OpenSSLError.drainQueue()
-            return .signatureInvalid
+        // The stack borrows the certificates (CMS_verify takes its own references). Failing to
+        // build it (out of memory) drains OpenSSL's queue and counts as a bad signature.
+        let verified = try? Certificate.withBorrowedStack(certificates, "verifying the CMS signature") { stack in
+            MemoryBIO.withReadOnly(content) { bio in
+                CMS_verify(pointer, stack, nil, bio, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY))
+            }
         }
-        // The stack borrows the certificates (CMS_verify takes its own references).
-        defer { paypanel_sk_X509_free(stack) }
-        for certificate in certificates where paypanel_sk_X509_push(stack, certificate.handle.pointer) <= 0 {
-            OpenSSLError.drainQueue()
-            return .signatureInvalid
-        }
-        let verified = MemoryBIO.withReadOnly(content) { bio in
-            CMS_verify(pointer, stack, nil, bio, nil, UInt32(CMS_BINARY | CMS_NO_SIGNER_CERT_VERIFY))
-        }
+        guard let verified else { return .signatureInvalid }
         guard verified != 1 else { return .valid }
         OpenSSLError.drainQueue()
         // CMS_verify found the signer's key before failing; checking the signature over the
@@ -114,21 +110,22 @@ package final class CMSSignedData {
         _ content: [UInt8], signer: Certificate, key: EVPKey, chain: [Certificate], signingTime: Date?
     ) throws(OpenSSLError) -> [UInt8] {
         let operation = "signing with CMS"
-        guard let stack = paypanel_sk_X509_new_null() else { throw OpenSSLError.drain(operation) }
-        // CMS_sign takes its own reference to each certificate: free only the stack.
-        defer { paypanel_sk_X509_free(stack) }
-        for certificate in chain {
-            guard paypanel_sk_X509_push(stack, certificate.handle.pointer) > 0 else { throw OpenSSLError.drain(operation) }
+        // CMS_sign takes its own reference to each certificate of the borrowed stack.
+        let made = try Certificate.withBorrowedStack(chain, operation) { stack in
+            CMS_sign(nil, nil, stack, nil, UInt32(CMS_DETACHED | CMS_BINARY | CMS_PARTIAL))
         }
-        guard let cms = CMS_sign(nil, nil, stack, nil, UInt32(CMS_DETACHED | CMS_BINARY | CMS_PARTIAL)) else {
-            throw OpenSSLError.drain(operation)
-        }
+        guard let cms = made else { throw OpenSSLError.drain(operation) }
         defer { CMS_ContentInfo_free(cms) }
         let attributes = signingTime == nil ? CMS_NOATTR : 0
-        guard let signerInfo = CMS_add1_signer(
-                cms, signer.handle.pointer, key.pointer, FetchedAlgorithms.sha256.pointer,
-                UInt32(CMS_BINARY | CMS_PARTIAL | CMS_NOSMIMECAP | attributes))
-        else { throw OpenSSLError.drain(operation) }
+        // The SignerInfo takes its own references to the certificate and the key.
+        let added = signer.handle.withPointer { certificate in
+            key.withPointer { key in
+                FetchedAlgorithms.sha256.withPointer { sha256 in
+                    CMS_add1_signer(cms, certificate, key, sha256, UInt32(CMS_BINARY | CMS_PARTIAL | CMS_NOSMIMECAP | attributes))
+                }
+            }
+        }
+        guard let signerInfo = added else { throw OpenSSLError.drain(operation) }
         if let signingTime {
             // Set before CMS_final, which adds the current system time only when none is present.
             let time = try ASN1Time.make(signingTime)

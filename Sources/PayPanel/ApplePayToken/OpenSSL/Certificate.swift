@@ -15,7 +15,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// Takes ownership of one reference to `x509`.
     init(taking x509: OpaquePointer) throws(OpenSSLError) {
         handle = X509Handle(taking: x509)
-        derRepresentation = try DERCoding.encode("encoding a certificate") { i2d_X509(x509, $0) }
+        derRepresentation = try handle.withPointer { (x509) throws(OpenSSLError) -> [UInt8] in
+            try DERCoding.encode("encoding a certificate") { i2d_X509(x509, $0) }
+        }
         sha256Fingerprint = SHA256.hash(derRepresentation)
     }
 
@@ -59,39 +61,42 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// The subject, most significant attribute last as OpenSSL prints it:
     /// `UID=merchant.com.example, CN=Apple Pay Payment Processing:merchant.com.example, …`.
     public var subject: String {
-        DistinguishedName(X509_get_subject_name(handle.pointer)).description
+        handle.withPointer { DistinguishedName(X509_get_subject_name($0)).description }
     }
 
     /// The issuer's name, in the same form as `subject`.
     public var issuer: String {
-        DistinguishedName(X509_get_issuer_name(handle.pointer)).description
+        handle.withPointer { DistinguishedName(X509_get_issuer_name($0)).description }
     }
 
     /// The subject's common name (CN), if it has one.
     public var commonName: String? {
-        DistinguishedName(X509_get_subject_name(handle.pointer)).first(NID_commonName)
+        handle.withPointer { DistinguishedName(X509_get_subject_name($0)).first(NID_commonName) }
     }
 
     /// The subject's user ID (UID): Apple puts the merchant identifier there.
     public var userID: String? {
-        DistinguishedName(X509_get_subject_name(handle.pointer)).first(NID_userId)
+        handle.withPointer { DistinguishedName(X509_get_subject_name($0)).first(NID_userId) }
     }
 
     /// Start of the validity period.
     public var notBefore: Date {
-        X509_get0_notBefore(handle.pointer).flatMap(ASN1Time.date) ?? .distantFuture
+        handle.withPointer { X509_get0_notBefore($0).flatMap(ASN1Time.date) } ?? .distantFuture
     }
 
     /// End of the validity period.
     public var notAfter: Date {
-        X509_get0_notAfter(handle.pointer).flatMap(ASN1Time.date) ?? .distantPast
+        handle.withPointer { X509_get0_notAfter($0).flatMap(ASN1Time.date) } ?? .distantPast
     }
 
     /// The DER SubjectPublicKeyInfo, exactly as encoded in the certificate.
     public var subjectPublicKeyInfoDER: [UInt8] {
         get throws(OpenSSLError) {
-            guard let publicKeyInfo = X509_get_X509_PUBKEY(handle.pointer) else { throw OpenSSLError.drain("reading a public key") }
-            return try DERCoding.encode("encoding a public key") { i2d_X509_PUBKEY(publicKeyInfo, $0) }
+            // X509_get_X509_PUBKEY borrows from the certificate: encode before letting go of it.
+            try handle.withPointer { (x509) throws(OpenSSLError) -> [UInt8] in
+                guard let publicKeyInfo = X509_get_X509_PUBKEY(x509) else { throw OpenSSLError.drain("reading a public key") }
+                return try DERCoding.encode("encoding a public key") { i2d_X509_PUBKEY(publicKeyInfo, $0) }
+            }
         }
     }
 
@@ -99,7 +104,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     package var publicKey: EVPKey {
         get throws(OpenSSLError) {
             // X509_get_pubkey returns a new reference (or nil for an unsupported key type).
-            guard let key = X509_get_pubkey(handle.pointer) else { throw OpenSSLError.drain("reading a certificate's public key") }
+            guard let key = handle.withPointer({ X509_get_pubkey($0) }) else { throw OpenSSLError.drain("reading a certificate's public key") }
             return EVPKey(taking: key)
         }
     }
@@ -107,7 +112,9 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// True when this certificate's subject (and key identifier) is `other`'s issuer. Names
     /// only: chain verification checks the signatures.
     func isIssuer(of other: Certificate) -> Bool {
-        let issued = X509_check_issued(handle.pointer, other.handle.pointer) == X509_V_OK
+        let issued = handle.withPointer { issuer in
+            other.handle.withPointer { subject in X509_check_issued(issuer, subject) }
+        } == X509_V_OK
         OpenSSLError.drainQueue()
         return issued
     }
@@ -116,29 +123,38 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
     /// certificate's issuer and its public key verifies this certificate's signature. Says
     /// nothing about validity periods or trust: chain verification does that.
     public func isIssued(by issuer: Certificate) -> Bool {
-        guard issuer.isIssuer(of: self), let key = X509_get0_pubkey(issuer.handle.pointer) else {
+        guard issuer.isIssuer(of: self) else {
             OpenSSLError.drainQueue()
             return false
         }
-        let verified = X509_verify(handle.pointer, key) == 1
+        // The key is borrowed from the issuer's certificate: both stay alive inside the scopes.
+        let verified = issuer.handle.withPointer { issuerPointer in
+            handle.withPointer { pointer in
+                guard let key = X509_get0_pubkey(issuerPointer) else { return false }
+                return X509_verify(pointer, key) == 1
+            }
+        }
         OpenSSLError.drainQueue()
         return verified
     }
 
     /// True when the certificate carries the extension `oid`.
     func hasExtension(_ oid: ASN1ObjectIdentifier) -> Bool {
-        X509_get_ext_by_OBJ(handle.pointer, oid.pointer, -1) >= 0
+        handle.withPointer { x509 in oid.withPointer { X509_get_ext_by_OBJ(x509, $0, -1) } } >= 0
     }
 
     /// The DER contents of extension `oid` (the extnValue OCTET STRING's bytes), nil when absent.
     func extensionValue(_ oid: ASN1ObjectIdentifier) -> [UInt8]? {
-        let index = X509_get_ext_by_OBJ(handle.pointer, oid.pointer, -1)
-        guard index >= 0, let `extension` = X509_get_ext(handle.pointer, index),
-            let data = X509_EXTENSION_get_data(`extension`)
-        else { return nil }
-        let length = Int(ASN1_STRING_length(data))
-        guard length > 0, let bytes = ASN1_STRING_get0_data(data) else { return [] }
-        return Array(UnsafeBufferPointer(start: bytes, count: length))
+        // The extension and its data are borrowed from the certificate: copy them out inside.
+        handle.withPointer { x509 in
+            let index = oid.withPointer { X509_get_ext_by_OBJ(x509, $0, -1) }
+            guard index >= 0, let `extension` = X509_get_ext(x509, index),
+                let data = X509_EXTENSION_get_data(`extension`)
+            else { return nil }
+            let length = Int(ASN1_STRING_length(data))
+            guard length > 0, let bytes = ASN1_STRING_get0_data(data) else { return [] }
+            return Array(UnsafeBufferPointer(start: bytes, count: length))
+        }
     }
 
     public var description: String { subject }
@@ -155,7 +171,7 @@ public struct Certificate: Sendable, Hashable, CustomStringConvertible {
 /// Owns one `X509`. Sendable because nothing modifies it after parsing; OpenSSL 3 computes its
 /// cached extension data under a lock, so concurrent readers are safe.
 final class X509Handle: @unchecked Sendable {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
@@ -163,6 +179,37 @@ final class X509Handle: @unchecked Sendable {
 
     deinit {
         X509_free(pointer)
+    }
+
+    /// Runs `body` with the `X509`, which stays alive until `body` returns. What `body` borrows
+    /// from it (`get0` names, times, extensions) must be copied out before it returns; C calls
+    /// that keep the certificate (stacks, stores, CMS) take their own reference or are covered
+    /// by the caller keeping the certificate alive (`withExtendedLifetime`).
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
+    }
+}
+
+extension Certificate {
+    /// Runs `body` with a new `STACK_OF(X509)` of `certificates` that takes no references: the
+    /// certificates are kept alive until `body` returns, then the stack is freed. OpenSSL calls
+    /// that keep a certificate beyond the call (`CMS_sign`, `CMS_verify`) take their own.
+    static func withBorrowedStack<Result>(
+        _ certificates: [Certificate], _ operation: @autoclosure () -> String,
+        _ body: (OpaquePointer) throws(OpenSSLError) -> Result
+    ) throws(OpenSSLError) -> Result {
+        guard let stack = paypanel_sk_X509_new_null() else { throw OpenSSLError.drain(operation()) }
+        defer { paypanel_sk_X509_free(stack) }
+        return try withExtendedLifetime(certificates) { () throws(OpenSSLError) -> Result in
+            for certificate in certificates {
+                // The pointer outlives this closure, in the stack: `withExtendedLifetime` above
+                // keeps its certificate alive for as long as the stack is used.
+                guard certificate.handle.withPointer({ paypanel_sk_X509_push(stack, $0) }) > 0 else {
+                    throw OpenSSLError.drain(operation())
+                }
+            }
+            return try body(stack)
+        }
     }
 }
 

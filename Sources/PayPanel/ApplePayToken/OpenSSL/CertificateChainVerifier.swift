@@ -21,7 +21,9 @@ final class CertificateChainVerifier: Sendable {
         guard let store = X509_STORE_new() else { throw OpenSSLError.drain("creating a certificate store") }
         self.store = X509StoreHandle(taking: store)
         self.root = root
-        try X509_STORE_add_cert(store, root.handle.pointer).check("adding the pinned root")
+        // The store takes its own reference to the root.
+        try self.store.withPointer { store in root.handle.withPointer { X509_STORE_add_cert(store, $0) } }
+            .check("adding the pinned root")
     }
 
     /// Throws with OpenSSL's reason unless `leaf`, issued by `intermediate`, issued by the root,
@@ -40,36 +42,41 @@ final class CertificateChainVerifier: Sendable {
     var rememberedChainCount: Int { passedChains.withLock { $0.count } }
 
     private func verifyWithOpenSSL(leaf: Certificate, intermediate: Certificate, at date: Date) throws(ChainVerificationFailure) -> ValidityPeriod {
-        guard let context = X509_STORE_CTX_new(), let untrusted = paypanel_sk_X509_new_null() else {
-            throw ChainVerificationFailure(reason: OpenSSLError.drain("creating a verification context").reason)
+        // The verification context borrows the store, the leaf and the untrusted stack (which
+        // borrows the intermediate) without taking references, and is freed at the end: keep
+        // their owners alive until then.
+        try withExtendedLifetime((store, leaf, intermediate)) { () throws(ChainVerificationFailure) -> ValidityPeriod in
+            guard let context = X509_STORE_CTX_new(), let untrusted = paypanel_sk_X509_new_null() else {
+                throw ChainVerificationFailure(reason: OpenSSLError.drain("creating a verification context").reason)
+            }
+            defer {
+                X509_STORE_CTX_free(context)
+                paypanel_sk_X509_free(untrusted)
+            }
+            guard intermediate.handle.withPointer({ paypanel_sk_X509_push(untrusted, $0) }) > 0,
+                store.withPointer({ store in leaf.handle.withPointer { X509_STORE_CTX_init(context, store, $0, untrusted) } }) == 1
+            else {
+                throw ChainVerificationFailure(reason: OpenSSLError.drain("setting up chain verification").reason)
+            }
+            // The verification time is the caller's (the token's), never the system clock: expired
+            // test vectors verify at their signing time, and tests control time.
+            X509_STORE_CTX_set_time(context, 0, ASN1Time.timeT(date))
+            guard X509_verify_cert(context) == 1 else {
+                let error = X509_STORE_CTX_get_error(context)
+                OpenSSLError.drainQueue()
+                throw ChainVerificationFailure(
+                    reason: String(cString: X509_verify_cert_error_string(Int(error))),
+                    endsAtUntrustedRoot: ChainVerificationFailure.untrustedIssuerErrors.contains(error))
+            }
+            // Only the intermediate was offered as untrusted, so a good chain is exactly
+            // leaf → intermediate → root; anything else is not Apple's shape.
+            let length = X509_STORE_CTX_get0_chain(context).map { paypanel_sk_X509_num($0) } ?? 0
+            guard length == 3 else {
+                throw ChainVerificationFailure(reason: "the chain has \(length) certificates instead of leaf, intermediate and root")
+            }
+            let chain = [leaf, intermediate, root]
+            return ValidityPeriod(start: chain.map(\.notBefore).max()!, end: chain.map(\.notAfter).min()!)
         }
-        defer {
-            X509_STORE_CTX_free(context)
-            paypanel_sk_X509_free(untrusted)
-        }
-        guard paypanel_sk_X509_push(untrusted, intermediate.handle.pointer) > 0,
-            X509_STORE_CTX_init(context, store.pointer, leaf.handle.pointer, untrusted) == 1
-        else {
-            throw ChainVerificationFailure(reason: OpenSSLError.drain("setting up chain verification").reason)
-        }
-        // The verification time is the caller's (the token's), never the system clock: expired
-        // test vectors verify at their signing time, and tests control time.
-        X509_STORE_CTX_set_time(context, 0, ASN1Time.timeT(date))
-        guard X509_verify_cert(context) == 1 else {
-            let error = X509_STORE_CTX_get_error(context)
-            OpenSSLError.drainQueue()
-            throw ChainVerificationFailure(
-                reason: String(cString: X509_verify_cert_error_string(Int(error))),
-                endsAtUntrustedRoot: ChainVerificationFailure.untrustedIssuerErrors.contains(error))
-        }
-        // Only the intermediate was offered as untrusted, so a good chain is exactly
-        // leaf → intermediate → root; anything else is not Apple's shape.
-        let length = X509_STORE_CTX_get0_chain(context).map { paypanel_sk_X509_num($0) } ?? 0
-        guard length == 3 else {
-            throw ChainVerificationFailure(reason: "the chain has \(length) certificates instead of leaf, intermediate and root")
-        }
-        let chain = [leaf, intermediate, root]
-        return ValidityPeriod(start: chain.map(\.notBefore).max()!, end: chain.map(\.notAfter).min()!)
     }
 }
 
@@ -103,7 +110,7 @@ private struct ValidityPeriod {
 /// Owns one `X509_STORE`. Shared between threads: it is only read after init, and OpenSSL locks
 /// the store internally while building chains.
 private final class X509StoreHandle: @unchecked Sendable {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
@@ -111,5 +118,10 @@ private final class X509StoreHandle: @unchecked Sendable {
 
     deinit {
         X509_STORE_free(pointer)
+    }
+
+    /// Runs `body` with the `X509_STORE`, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 }

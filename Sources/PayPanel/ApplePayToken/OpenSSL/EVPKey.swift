@@ -6,7 +6,9 @@ internal import COpenSSL
 /// one `EVP_PKEY` at once for signing, verifying, deriving and decrypting as long as nobody
 /// changes it. Each operation gets its own `PKeyContext`.
 package final class EVPKey: @unchecked Sendable {
-    let pointer: OpaquePointer
+    /// Reached from outside only through `withPointer`, so the key cannot be freed while C
+    /// holds its pointer (a bare `key.pointer` may be the key's last use).
+    private let pointer: OpaquePointer
 
     /// Takes ownership of `pointer` (one reference).
     init(taking pointer: OpaquePointer) {
@@ -15,6 +17,12 @@ package final class EVPKey: @unchecked Sendable {
 
     deinit {
         EVP_PKEY_free(pointer)
+    }
+
+    /// Runs `body` with the `EVP_PKEY`, which stays alive until `body` returns. The pointer
+    /// must not outlive `body` (C calls that keep the key take their own reference).
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 
     package var isEC: Bool { EVP_PKEY_is_a(pointer, "EC") == 1 }
@@ -41,7 +49,7 @@ package final class EVPKey: @unchecked Sendable {
 
     /// True when both keys have the same public half (a private key and its certificate).
     package func hasSamePublicKey(as other: EVPKey) -> Bool {
-        let equal = EVP_PKEY_eq(pointer, other.pointer) == 1
+        let equal = other.withPointer { EVP_PKEY_eq(pointer, $0) } == 1
         OpenSSLError.drainQueue()  // EVP_PKEY_eq queues an error for keys of different types
         return equal
     }
@@ -75,7 +83,7 @@ package final class EVPKey: @unchecked Sendable {
 /// Owns one `EVP_PKEY_CTX`: the state of a single derive, encrypt, decrypt or sign operation.
 /// Not shared between threads.
 final class PKeyContext {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init(taking pointer: OpaquePointer) {
         self.pointer = pointer
@@ -83,5 +91,10 @@ final class PKeyContext {
 
     deinit {
         EVP_PKEY_CTX_free(pointer)
+    }
+
+    /// Runs `body` with the `EVP_PKEY_CTX`, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 }

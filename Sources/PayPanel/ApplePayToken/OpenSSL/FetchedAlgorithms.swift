@@ -14,7 +14,7 @@ enum FetchedAlgorithms {
 /// An `EVP_CIPHER` fetched by name. Fetched handles are immutable and may be used from any
 /// thread (OpenSSL reference-counts them).
 final class FetchedCipher: @unchecked Sendable {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init(_ name: String) {
         guard let cipher = EVP_CIPHER_fetch(nil, name, nil) else {
@@ -27,11 +27,16 @@ final class FetchedCipher: @unchecked Sendable {
     deinit {
         EVP_CIPHER_free(pointer)
     }
+
+    /// Runs `body` with the handle, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
+    }
 }
 
 /// An `EVP_MD` fetched by name; immutable and shareable like `FetchedCipher`.
 final class FetchedDigest: @unchecked Sendable {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init(_ name: String) {
         guard let digest = EVP_MD_fetch(nil, name, nil) else {
@@ -42,5 +47,10 @@ final class FetchedDigest: @unchecked Sendable {
 
     deinit {
         EVP_MD_free(pointer)
+    }
+
+    /// Runs `body` with the handle, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 }

@@ -3,7 +3,7 @@ internal import COpenSSL
 /// An OpenSSL memory BIO that collects output (a signature, a printed name), owned by this
 /// object and freed with it.
 final class MemoryBIO {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
 
     init() throws(OpenSSLError) {
         guard let bio = BIO_new(BIO_s_mem()) else { throw OpenSSLError.drain("creating a memory BIO") }
@@ -12,6 +12,11 @@ final class MemoryBIO {
 
     deinit {
         BIO_free(pointer)
+    }
+
+    /// Runs `body` with the `BIO` to write to, which stays alive until `body` returns.
+    func withPointer<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
     }
 
     /// Everything written so far.

@@ -28,7 +28,7 @@ package enum P256 {
             throw OpenSSLError(operation: operation, reason: "not a 65-byte uncompressed point")
         }
         let key = try copyOfTemplate()
-        try EVP_PKEY_set1_encoded_public_key(key.pointer, point, point.count).check(operation)
+        try key.withPointer { EVP_PKEY_set1_encoded_public_key($0, point, point.count) }.check(operation)
         return key
     }
 
@@ -37,15 +37,15 @@ package enum P256 {
         var point = [UInt8](repeating: 0, count: uncompressedPointByteCount)
         var length = 0
         // OpenSSL keeps P-256 points uncompressed unless told otherwise; check rather than assume.
-        guard EVP_PKEY_get_octet_string_param(key.pointer, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &point, point.count, &length) == 1,
-            length == uncompressedPointByteCount, point[0] == 0x04
+        let read = key.withPointer { EVP_PKEY_get_octet_string_param($0, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, &point, point.count, &length) }
+        guard read == 1, length == uncompressedPointByteCount, point[0] == 0x04
         else { throw OpenSSLError.drain("reading a P-256 point") }
         return point
     }
 
     /// A new key with the curve already set up (its point is the generator until changed).
     static func copyOfTemplate() throws(OpenSSLError) -> EVPKey {
-        guard let copy = EVP_PKEY_dup(PublicKeyTemplate.key.pointer) else { throw OpenSSLError.drain("copying a P-256 key") }
+        guard let copy = PublicKeyTemplate.key.withPointer({ EVP_PKEY_dup($0) }) else { throw OpenSSLError.drain("copying a P-256 key") }
         return EVPKey(taking: copy)
     }
 
@@ -93,18 +93,21 @@ package enum P256 {
     package static func sharedSecret(privateKey: EVPKey, peer: EVPKey) throws(OpenSSLError) -> [UInt8] {
         let operation = "deriving the ECDH shared secret"
         let context = try privateKey.makeContext(operation)
-        try EVP_PKEY_derive_init(context.pointer).check(operation)
-        // No second peer check: the peer was imported through `publicKey(uncompressedPoint:)` or
-        // checked by `checkPublicKey`, and OpenSSL's check here would repeat a full scalar
-        // multiplication (it tests n·Q = ∞, which cofactor 1 makes redundant).
-        try EVP_PKEY_derive_set_peer_ex(context.pointer, peer.pointer, 0).check(operation)
-        var length = byteCount
-        var secret = [UInt8](repeating: 0, count: byteCount)
-        try EVP_PKEY_derive(context.pointer, &secret, &length).check(operation)
-        guard length == byteCount else {
-            throw OpenSSLError(operation: operation, reason: "OpenSSL returned \(length) bytes instead of 32")
+        return try context.withPointer { (context) throws(OpenSSLError) -> [UInt8] in
+            try EVP_PKEY_derive_init(context).check(operation)
+            // No second peer check: the peer was imported through `publicKey(uncompressedPoint:)` or
+            // checked by `checkPublicKey`, and OpenSSL's check here would repeat a full scalar
+            // multiplication (it tests n·Q = ∞, which cofactor 1 makes redundant). The context
+            // takes its own reference to the peer.
+            try peer.withPointer { EVP_PKEY_derive_set_peer_ex(context, $0, 0) }.check(operation)
+            var length = byteCount
+            var secret = [UInt8](repeating: 0, count: byteCount)
+            try EVP_PKEY_derive(context, &secret, &length).check(operation)
+            guard length == byteCount else {
+                throw OpenSSLError(operation: operation, reason: "OpenSSL returned \(length) bytes instead of 32")
+            }
+            return secret
         }
-        return secret
     }
 
     /// Checks that a public key parsed by OpenSSL's generic decoder is a P-256 point on the curve
@@ -115,7 +118,7 @@ package enum P256 {
             throw OpenSSLError(operation: operation, reason: "\(key.kindDescription), not a P-256 key")
         }
         let context = try key.makeContext(operation)
-        try EVP_PKEY_public_check_quick(context.pointer).check(operation)
+        try context.withPointer { EVP_PKEY_public_check_quick($0) }.check(operation)
     }
 
     private static func fromData(

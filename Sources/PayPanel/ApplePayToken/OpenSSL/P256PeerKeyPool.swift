@@ -27,7 +27,7 @@ final class P256PeerKeyPool: Sendable {
         } else {
             peer = try PooledKey()
         }
-        guard EVP_PKEY_set1_encoded_public_key(peer.key.pointer, point, point.count) == 1 else {
+        guard peer.key.withPointer({ EVP_PKEY_set1_encoded_public_key($0, point, point.count) }) == 1 else {
             throw OpenSSLError.drain(operation)  // `peer` is dropped: its state is unknown
         }
         let secret = try P256.sharedSecret(privateKey: privateKey, peer: peer.key)

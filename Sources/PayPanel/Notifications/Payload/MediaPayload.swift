@@ -89,7 +89,7 @@ public enum MediaPayloadReader {
         media.imageURL = mediaURL(object["imageUrl"], at: path.appending("imageUrl"), reader: &reader)
         media.videoURL = mediaURL(object["videoUrl"], at: path.appending("videoUrl"), reader: &reader)
         media.gifURL = mediaURL(object["gifUrl"], at: path.appending("gifUrl"), reader: &reader)
-        for key in object.keys where !MediaPayload.knownKeys.contains(key) {
+        for key in object.keys where !JSONMemberName.isOne(of: MediaPayload.knownKeys, key) {
             if let spelling = MediaPayload.knownKeys.first(where: { $0.lowercased() == key.lowercased() }) {
                 reader.report.warning(path.appending(key), "unknown key, ignored: the key is spelled \(spelling)")
             } else {

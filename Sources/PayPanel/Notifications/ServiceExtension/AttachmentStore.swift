@@ -17,9 +17,14 @@ public struct AttachmentStore: Sendable {
         let path = (directory as NSString).appendingPathComponent(name)
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
             throw AttachmentStoreError(path: path, reason: error.localizedDescription)
+        }
+        do throws(AtomicFileError) {
+            // Durable: the path is handed to the notification, which must never find a short file.
+            try AtomicFile.replace(path, with: bytes, durable: true)
+        } catch {
+            throw AttachmentStoreError(path: path, reason: error.reason)
         }
         return path
     }

@@ -6,7 +6,9 @@ internal import CSQLite
 ///
 /// A connection has one owner (an actor, or one command) and is deliberately not `Sendable`.
 public final class Database {
-    let handle: OpaquePointer
+    /// Reached from outside only through `withHandle`, so the connection cannot be closed while
+    /// SQLite holds its pointer.
+    private let handle: OpaquePointer
     /// The file path (or `:memory:`), used in error messages.
     public let path: String
     /// How long a write waits for another process's lock before failing with "locked".
@@ -108,6 +110,12 @@ public final class Database {
     deinit {
         statementCache.removeAll()
         sqlite3_close_v2(handle)
+    }
+
+    /// Runs `body` with the `sqlite3` connection, which stays open until `body` returns. The
+    /// pointer must not outlive `body`.
+    func withHandle<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(handle) }
     }
 
     /// Creates an empty file readable by its owner only, before SQLite opens it; SQLite gives

@@ -3,13 +3,15 @@ internal import CSQLite
 /// A prepared statement. Owned by one `Database` and used from its owner's thread only
 /// (deliberately not `Sendable`).
 public final class Statement {
-    let handle: OpaquePointer
+    /// Reached from outside only through `withHandle`, so the statement cannot be finalized
+    /// while SQLite holds its pointer.
+    private let handle: OpaquePointer
     public let sql: String
     unowned let database: Database
 
     init(database: Database, sql: String) throws(DatabaseError) {
         var statement: OpaquePointer?
-        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        let code = database.withHandle { sqlite3_prepare_v3($0, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) }
         guard code == SQLITE_OK, let statement else {
             throw database.error(code: code, sql: sql)
         }
@@ -20,6 +22,12 @@ public final class Statement {
 
     deinit {
         sqlite3_finalize(handle)
+    }
+
+    /// Runs `body` with the `sqlite3_stmt`, which stays alive until `body` returns. What
+    /// `body` reads from the current row (text, blobs) must be copied before it returns.
+    func withHandle<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(handle) }
     }
 
     /// Clears previous bindings and binds `values` to parameters 1…n.
@@ -84,14 +92,14 @@ public final class Statement {
 public struct Row {
     let statement: Statement
 
-    public var columnCount: Int { Int(sqlite3_column_count(statement.handle)) }
+    public var columnCount: Int { statement.withHandle { Int(sqlite3_column_count($0)) } }
 
     public func isNull(_ index: Int) -> Bool {
-        sqlite3_column_type(statement.handle, Int32(index)) == SQLITE_NULL
+        statement.withHandle { sqlite3_column_type($0, Int32(index)) } == SQLITE_NULL
     }
 
     public func int64(_ index: Int) -> Int64 {
-        sqlite3_column_int64(statement.handle, Int32(index))
+        statement.withHandle { sqlite3_column_int64($0, Int32(index)) }
     }
 
     public func int(_ index: Int) -> Int {
@@ -107,13 +115,15 @@ public struct Row {
     }
 
     public func double(_ index: Int) -> Double {
-        sqlite3_column_double(statement.handle, Int32(index))
+        statement.withHandle { sqlite3_column_double($0, Int32(index)) }
     }
 
     public func string(_ index: Int) -> String {
-        guard let text = sqlite3_column_text(statement.handle, Int32(index)) else { return "" }
-        let length = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
-        return String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
+        statement.withHandle { statement in
+            guard let text = sqlite3_column_text(statement, Int32(index)) else { return "" }
+            let length = Int(sqlite3_column_bytes(statement, Int32(index)))
+            return String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self)
+        }
     }
 
     public func optionalString(_ index: Int) -> String? {
@@ -121,13 +131,15 @@ public struct Row {
     }
 
     public func blob(_ index: Int) -> [UInt8] {
-        let length = Int(sqlite3_column_bytes(statement.handle, Int32(index)))
-        guard length > 0, let bytes = sqlite3_column_blob(statement.handle, Int32(index)) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+        statement.withHandle { statement in
+            let length = Int(sqlite3_column_bytes(statement, Int32(index)))
+            guard length > 0, let bytes = sqlite3_column_blob(statement, Int32(index)) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: bytes, count: length))
+        }
     }
 
     public func value(_ index: Int) -> DatabaseValue {
-        switch sqlite3_column_type(statement.handle, Int32(index)) {
+        switch statement.withHandle({ sqlite3_column_type($0, Int32(index)) }) {
         case SQLITE_NULL: .null
         case SQLITE_INTEGER: .integer(int64(index))
         case SQLITE_FLOAT: .real(double(index))
