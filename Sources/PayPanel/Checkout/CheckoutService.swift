@@ -61,8 +61,8 @@ public actor CheckoutService {
     }
 
     /// The refund `id`, or nil when unknown.
-    public func refund(_ id: String) throws -> Refund? {
-        try ledger.refund(id)
+    public func refund(id: String) throws -> Refund? {
+        try ledger.refund(id: id)
     }
 
     // MARK: - Authorizing

@@ -44,7 +44,7 @@ extension PaymentLedger {
     }
 
     /// The refund `id`, or nil.
-    public func refund(_ id: String) throws -> Refund? {
+    public func refund(id: String) throws -> Refund? {
         try store.read { try $0.refund(id) }
     }
 }
