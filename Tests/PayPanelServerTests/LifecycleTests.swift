@@ -88,3 +88,44 @@ struct UnusedProcessor: PaymentProcessor {
     func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: "unused") }
     func lookup(reference: String, operation: ProcessorOperation, timeout: Duration) async -> LookupResult { .unavailable(reason: "unused") }
 }
+
+/// `serve --json` and the key-shape check of `Idempotency-Key`.
+@Suite struct ServeOutputTests {
+    @Test func jsonPrintsOneObjectWithThePort() async throws {
+        let directory = try TemporaryDirectory("paypanel-server")
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve", "--port", "0", "--json", "--db", directory.file("p.sqlite"), "--processor-db", directory.file("q.sqlite")]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let line = try await onThread { () -> String in
+            var bytes: [UInt8] = []
+            while bytes.last != UInt8(ascii: "\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let value = try JSONParser().parse(line)
+        #expect(value["listening"]?.stringValue?.hasPrefix("http://127.0.0.1:") == true)
+        #expect((value["port"]?.int64Value ?? 0) > 0)
+        kill(process.processIdentifier, SIGTERM)
+        try await onThread { process.waitUntilExit() }
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func aKeyThatLooksLikeACardNumberIsRefusedAndNotEchoed() async throws {
+        let server = try ServerProcess()
+        let refused = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":100,"currency":"USD"}"#,
+                                               headers: ["Idempotency-Key": "4242424242424242"])
+        #expect(refused.status == 400)
+        #expect(refused.errorType == "idempotency_error")
+        #expect(!refused.text.contains("4242424242424242"))
+        #expect(await server.terminate() == 0)
+    }
+}
