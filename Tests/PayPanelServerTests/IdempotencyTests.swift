@@ -49,9 +49,11 @@ import Testing
     @Test func aDuplicateWhileTheFirstRunsIs409() async throws {
         let server = try ServerProcess()
         let id = try await server.createIntent()
-        let body = ServerProcess.card("4242424242424242", holder: "SLOW_2S")
+        let body = ServerProcess.card("4242424242424242", holder: "SLOW_5S")
         async let first = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])
-        try await Task.sleep(for: .milliseconds(700))
+        // The key is claimed (committed) before the attempt opens: once the intent has moved,
+        // the first request is certainly running (its answer comes seconds later).
+        try await server.waitUntilMoved(from: "requires_payment_method", id)
         let duplicate = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])
         #expect(duplicate.status == 409)
         #expect(duplicate.errorCode == "idempotency_key_in_use")

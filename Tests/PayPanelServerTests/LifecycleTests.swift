@@ -10,8 +10,8 @@ import TestSupport
     @Test func sigtermLetsTheRequestInFlightFinishThenExitsZero() async throws {
         let server = try ServerProcess()
         let id = try await server.createIntent()
-        async let slow = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242", holder: "SLOW_2S"))
-        try await Task.sleep(for: .milliseconds(600))
+        async let slow = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242", holder: "SLOW_5S"))
+        try await server.waitUntilMoved(from: "requires_payment_method", id)
         let status = await server.terminate()
         let response = try await slow
         #expect(response.status == 200, "\(response.text)")

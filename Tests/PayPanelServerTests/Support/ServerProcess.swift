@@ -152,6 +152,16 @@ extension ServerProcess {
         return response.id
     }
 
+    /// Polls the intent until it is no longer in `status` (20 s at most: a loaded machine).
+    func waitUntilMoved(from status: String, _ id: String) async throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if try await request("GET", "/v1/payment_intents/\(id)")["status"]?.stringValue != status { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServerStartError(description: "intent \(id) never left \(status)")
+    }
+
     /// The confirm body for a card.
     static func card(_ number: String, holder: String? = nil) -> String {
         let holderText = holder.map { #","holder_name":"\#($0)""# } ?? ""
