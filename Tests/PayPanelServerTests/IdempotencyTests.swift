@@ -5,7 +5,7 @@ import Testing
 /// `Idempotency-Key` on POSTs: replay, mismatch, in use.
 @Suite struct IdempotencyTests {
     @Test func replayMismatchAndValidationFailuresStoreNothing() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let body = #"{"amount":1500,"currency":"EUR"}"#
         let first = try await server.request("POST", "/v1/payment_intents", json: body, headers: ["Idempotency-Key": "create-1"])
         #expect(first.status == 200)
@@ -47,7 +47,7 @@ import Testing
     }
 
     @Test func aDuplicateWhileTheFirstRunsIs409() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let id = try await server.createIntent()
         let body = ServerProcess.card("4242424242424242", holder: "SLOW_5S")
         async let first = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])

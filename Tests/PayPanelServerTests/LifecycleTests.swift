@@ -8,7 +8,7 @@ import TestSupport
 /// Shutdown, the worker, the access log, the OpenAPI document.
 @Suite struct LifecycleTests {
     @Test func sigtermLetsTheRequestInFlightFinishThenExitsZero() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let id = try await server.createIntent()
         async let slow = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242", holder: "SLOW_5S"))
         try await server.waitUntilMoved(from: "requires_payment_method", id)
@@ -21,14 +21,14 @@ import TestSupport
 
     @Test func theWorkerFiresADueAuthorizationExpiryUnderVirtualTime() async throws {
         let directory = try TemporaryDirectory("paypanel-server")
-        let first = try ServerProcess(directory: directory, arguments: ["--now", "2026-11-01T10:00:00Z"])
+        let first = try await ServerProcess.start(directory: directory, arguments: ["--now", "2026-11-01T10:00:00Z"])
         let id = try await first.createIntent(capture: "manual")
         let confirmed = try await first.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242"))
         #expect(confirmed["status"] == "requires_capture")
         #expect(await first.terminate() == 0)
 
         // Thirty days later the authorization has expired: the worker acts without any request.
-        let later = try ServerProcess(directory: directory, arguments: ["--now", "2026-12-01T10:00:00Z"], key: first.key)
+        let later = try await ServerProcess.start(directory: directory, arguments: ["--now", "2026-12-01T10:00:00Z"], key: first.key)
         var status = ""
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -43,7 +43,7 @@ import TestSupport
     }
 
     @Test func theAccessLogHasOneJSONLinePerRequestAndNoCardData() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let id = try await server.createIntent()
         _ = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242"))
         _ = try await server.request("GET", "/v1/payment_intents?limit=3&status=succeeded")
@@ -120,7 +120,7 @@ struct UnusedProcessor: PaymentProcessor {
     }
 
     @Test func aKeyThatLooksLikeACardNumberIsRefusedAndNotEchoed() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let refused = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":100,"currency":"USD"}"#,
                                                headers: ["Idempotency-Key": "4242424242424242"])
         #expect(refused.status == 400)

@@ -5,7 +5,7 @@ import Testing
 /// The payment intent and refund routes over a real `paypanel serve` and real sockets.
 @Suite struct PaymentIntentRouteTests {
     @Test func createGetConfirmCaptureRefund() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let created = try await server.request(
             "POST", "/v1/payment_intents", json: #"{"amount":2500,"currency":"USD","capture_method":"manual","order_reference":"order-1"}"#)
         #expect(created.status == 200)
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func declineIs402WithTheIntentBackInRequiresPaymentMethod() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let id = try await server.createIntent()
         let declined = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4000000000000002"))
         #expect(declined.status == 402)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func cancelAndStateConflicts() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let id = try await server.createIntent()
         let canceled = try await server.request("POST", "/v1/payment_intents/\(id)/cancel", json: #"{"reason":"duplicate"}"#)
         #expect(canceled.status == 200)
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func listPagesNewestFirstWithCursorsAndStatus() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         var ids: [String] = []
         for _ in 0..<5 { ids.append(try await server.createIntent()) }
         _ = try await server.request("POST", "/v1/payment_intents/\(ids[0])/cancel")
@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func badRequestsGetTheEnvelope() async throws {
-        let server = try ServerProcess()
+        let server = try await ServerProcess.start()
         let malformed = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":1000,"amount":2}"#)
         #expect(malformed.status == 400)
         #expect(malformed.errorCode == "invalid_json")

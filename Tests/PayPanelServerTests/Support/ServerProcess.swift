@@ -79,6 +79,14 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// `init` on a thread of its own: starting waits for the listening line, and a blocked
+    /// cooperative thread would starve the in-process servers of other test suites.
+    static func start(
+        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil
+    ) async throws -> ServerProcess {
+        try await onThread { try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key) }
+    }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
