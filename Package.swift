@@ -74,10 +74,13 @@ let package = Package(
             dependencies: ["PayPanel", "PayPanelDemo", "MockProcessor"],
             path: "Sources/PayPanelReliability"
         ),
+        // The HTTP API (/v1/payment_intents, /v1/refunds, health, OpenAPI) as thin translation
+        // over CheckoutService, with API keys, idempotency keys and the reconciliation worker.
+        .target(name: "PayPanelServer", dependencies: ["PayPanel", "PayPanelHTTP"], path: "Sources/PayPanelServer"),
         // The command-line program: argument parsing and terminal drawing only.
         .executableTarget(
             name: "paypanel",
-            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability"],
+            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelServer", "PayPanelHTTP"],
             path: "Sources/paypanel"
         ),
 
@@ -99,6 +102,12 @@ let package = Package(
         ),
         // Parser tests on split byte sequences, and socket tests against a real started server.
         .testTarget(name: "PayPanelHTTPTests", dependencies: ["PayPanelHTTP"], path: "Tests/PayPanelHTTPTests"),
+        // Starts the real `paypanel serve` on port 0 and drives it over sockets.
+        .testTarget(
+            name: "PayPanelServerTests",
+            dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "TestSupport"],
+            path: "Tests/PayPanelServerTests"
+        ),
         // Runs the built `paypanel` binary and compares stdout, stderr and exit code.
         .testTarget(
             name: "paypanelCLITests",

@@ -55,6 +55,16 @@ public actor CheckoutService {
         try ledger.details(intentID)
     }
 
+    /// A page of intents, newest first (`PaymentLedger.intentPage`).
+    public func intentPage(status: PaymentStatus?, startingAfter: String?, endingBefore: String?, limit: Int) throws -> IntentPageResult {
+        try ledger.intentPage(status: status, startingAfter: startingAfter, endingBefore: endingBefore, limit: limit)
+    }
+
+    /// The refund `id`, or nil when unknown.
+    public func refund(id: String) throws -> Refund? {
+        try ledger.refund(id: id)
+    }
+
     // MARK: - Authorizing
 
     /// Opens a new attempt with the card or token and authorizes it, running everything the

@@ -61,6 +61,13 @@ public protocol PaymentStoreTransaction {
     /// Calls `body` with each intent, newest first (optionally only those in `status`), at most
     /// `limit`, streaming: memory does not grow with the number of intents.
     func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws
+    /// One page of intents, newest first by `(createdAt, id)`: those strictly older than
+    /// `page`'s cursor (`.olderThan`), strictly newer (`.newerThan`), or the newest (`.first`),
+    /// optionally only those in `status`; at most `limit`. A keyset query, so a page costs the
+    /// same wherever it is and rows created meanwhile never shift it.
+    func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent]
+    /// The refund `id`, or nil.
+    func refund(_ id: String) throws -> Refund?
     /// Every intent id, oldest first (audits and the history replay).
     func allIntentIDs() throws -> [String]
     /// How many events the history holds, over all intents.
@@ -126,6 +133,16 @@ public protocol PaymentStoreTransaction {
     func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws
     /// Deletes rows first used at or before `cutoff`; returns how many.
     func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int
+}
+
+/// Where a page of intents starts, as a keyset cursor on `(createdAt, id)`.
+public enum IntentPage: Sendable, Equatable {
+    /// The newest intents.
+    case first
+    /// Intents after the cursor in newest-first order (older than it).
+    case olderThan(createdAt: Date, id: String)
+    /// Intents before the cursor in newest-first order (newer than it): the page just before it.
+    case newerThan(createdAt: Date, id: String)
 }
 
 /// One event of an intent's history, as appended.

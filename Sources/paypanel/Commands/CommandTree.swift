@@ -14,6 +14,10 @@ enum CommandTree {
                     .command(PaymentsCancelCommand.self), .command(PaymentsResolveCommand.self),
                 ]),
             .command(ReconcileCommand.self),
+            .command(ServeCommand.self),
+            .group(
+                name: "keys", abstract: "Create, list and revoke the HTTP API's secret keys.",
+                children: [.command(KeysCreateCommand.self), .command(KeysListCommand.self), .command(KeysRevokeCommand.self)]),
             .group(
                 name: "request", abstract: "Build and validate Apple Pay payment requests.",
                 children: [.command(RequestValidateCommand.self), .command(RequestBuildCommand.self)]),

@@ -17,6 +17,42 @@ extension PaymentLedger {
     public func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
         try store.read { try $0.forEachIntent(status: status, limit: limit, body) }
     }
+
+    /// One page of intents, newest first. A cursor is an intent id: the page starts strictly
+    /// after it (`startingAfter`) or ends strictly before it (`endingBefore`), by
+    /// `(createdAt, id)`. `hasMore` says whether there are more in the direction of travel.
+    /// An unknown cursor id is `intentNotFound`.
+    public func intentPage(status: PaymentStatus?, startingAfter: String?, endingBefore: String?, limit: Int) throws -> IntentPageResult {
+        try store.read { transaction in
+            var page = IntentPage.first
+            if let cursorID = startingAfter ?? endingBefore {
+                guard let cursor = try transaction.intent(cursorID) else {
+                    throw PaymentStoreError(reason: .intentNotFound(cursorID))
+                }
+                page = startingAfter != nil
+                    ? .olderThan(createdAt: cursor.createdAt, id: cursor.id) : .newerThan(createdAt: cursor.createdAt, id: cursor.id)
+            }
+            var intents = try transaction.intents(status: status, page: page, limit: limit + 1)
+            let hasMore = intents.count > limit
+            if hasMore {
+                // One more than asked was read to learn whether there are more: drop the one
+                // farthest from the cursor (the oldest going forward, the newest going back).
+                if case .newerThan = page { intents.removeFirst() } else { intents.removeLast() }
+            }
+            return IntentPageResult(intents: intents, hasMore: hasMore)
+        }
+    }
+
+    /// The refund `id`, or nil.
+    public func refund(id: String) throws -> Refund? {
+        try store.read { try $0.refund(id) }
+    }
+}
+
+/// A page of intents, newest first, and whether more lie beyond it.
+public struct IntentPageResult: Sendable {
+    public let intents: [PaymentIntent]
+    public let hasMore: Bool
 }
 
 /// An intent and everything that happened to it.

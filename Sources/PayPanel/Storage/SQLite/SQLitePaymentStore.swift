@@ -107,6 +107,39 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
         }
     }
 
+    func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent] {
+        var conditions: [String] = []
+        var values: [any DatabaseBindable] = []
+        if let status {
+            conditions.append("status = ?")
+            values.append(status.rawValue)
+        }
+        var order = "DESC"
+        switch page {
+        case .first: break
+        case .olderThan(let createdAt, let id):
+            conditions.append("(created_at < ? OR (created_at = ? AND id < ?))")
+            values += [createdAt, createdAt, id]
+        case .newerThan(let createdAt, let id):
+            conditions.append("(created_at > ? OR (created_at = ? AND id > ?))")
+            values += [createdAt, createdAt, id]
+            order = "ASC"
+        }
+        values.append(Int64(limit))
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let rows = try database.queryAll(
+            "SELECT \(PaymentRows.intentColumns) FROM intents \(filter) ORDER BY created_at \(order), id \(order) LIMIT ?", values
+        ) { row throws(PaymentStoreError) in try PaymentRows.intent(row) }
+        // The page before a cursor is read oldest first (nearest the cursor), then turned round.
+        return order == "ASC" ? rows.reversed() : rows
+    }
+
+    func refund(_ id: String) throws -> Refund? {
+        try database.queryFirst("SELECT \(PaymentRows.refundColumns) FROM refunds WHERE id = ?", [id]) {
+            row throws(PaymentStoreError) in try PaymentRows.refund(row)
+        }
+    }
+
     func allIntentIDs() throws -> [String] {
         try database.queryAll("SELECT id FROM intents ORDER BY created_at, id", []) { $0.string(0) }
     }

@@ -1,0 +1,123 @@
+import Foundation
+
+/// Where secret API keys are kept: rows of id, name, SHA-256 of the key, creation and
+/// revocation times. The key itself is never stored. Adopters hold the SQL
+/// (`SQLiteAPIKeyStore`); the rules (generation, hashing, constant-time matching) are
+/// `APIKeyRing`'s, written once above every store.
+public protocol APIKeyStore: AnyObject {
+    /// Inserts a new key row.
+    func insertAPIKey(_ record: APIKeyRecord) throws
+    /// Every key, oldest first; revoked ones too when `includeRevoked`.
+    func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord]
+    /// Marks the key revoked at `now`; false when there is no such key or it already was.
+    func revokeAPIKey(id: String, at now: Date) throws -> Bool
+}
+
+/// One stored API key: everything but the key.
+public struct APIKeyRecord: Sendable, Equatable {
+    /// `key_…`: shown in lists and logs in place of the key.
+    public let id: String
+    public let name: String
+    /// Lower-case hex SHA-256 of the key.
+    public let keyHash: String
+    public let createdAt: Date
+    public let revokedAt: Date?
+
+    public init(id: String, name: String, keyHash: String, createdAt: Date, revokedAt: Date?) {
+        self.id = id
+        self.name = name
+        self.keyHash = keyHash
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+
+    public var isRevoked: Bool { revokedAt != nil }
+}
+
+/// A key just created: its row, and the key itself, which exists only in this value.
+public struct CreatedAPIKey: Sendable {
+    public let record: APIKeyRecord
+    /// `sk_…`. Show it once; it cannot be read back.
+    public let key: String
+}
+
+/// Why an API key operation was refused.
+public struct APIKeyError: PayPanelError, Equatable {
+    public let code: String
+    public let message: String
+}
+
+/// The rules of secret API keys above any `APIKeyStore`: keys are `sk_` and 40 random
+/// base-62 characters (about 238 bits), stored only as their SHA-256, and a presented key
+/// is compared with every active hash in constant time, so neither a timing difference nor
+/// the order of rows tells an attacker how close a guess was.
+public final class APIKeyRing {
+    public let store: any APIKeyStore
+
+    public init(store: any APIKeyStore) {
+        self.store = store
+    }
+
+    /// The prefix of every secret key.
+    public static let keyPrefix = "sk_"
+    private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz")
+
+    /// Creates and stores a new key named `name`.
+    public func create(name: String, at now: Date) throws -> CreatedAPIKey {
+        let trimmed = name.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.count <= 200, !SensitiveDigits.containsLongDigitRun(trimmed) else {
+            throw APIKeyError(code: "invalid_key_name", message: "a key name is 1 to 200 characters, without long digit runs")
+        }
+        var random = SystemRandomNumberGenerator()
+        let key = Self.keyPrefix + String((0..<40).map { _ in Self.alphabet.randomElement(using: &random)! })
+        // Letters only, so an id can never look like a card number in a log.
+        let id = "key_" + String((0..<16).map { _ in Self.idAlphabet.randomElement(using: &random)! })
+        let record = APIKeyRecord(id: id, name: trimmed, keyHash: Self.hash(key), createdAt: now, revokedAt: nil)
+        try store.insertAPIKey(record)
+        return CreatedAPIKey(record: record, key: key)
+    }
+
+    /// The active key `presented` is, or nil (unknown, malformed or revoked).
+    public func authenticate(_ presented: String) throws -> APIKeyRecord? {
+        let presentedHash = Array(Self.hash(presented).utf8)
+        var match: APIKeyRecord?
+        for record in try store.apiKeys(includeRevoked: false) {
+            // Every row is compared in full: no early exit on a match or a mismatch.
+            if Self.constantTimeEqual(presentedHash, Array(record.keyHash.utf8)) { match = record }
+        }
+        guard presented.hasPrefix(Self.keyPrefix) else { return nil }
+        return match
+    }
+
+    /// Every key, oldest first.
+    public func list(includeRevoked: Bool = true) throws -> [APIKeyRecord] {
+        try store.apiKeys(includeRevoked: includeRevoked)
+    }
+
+    /// Revokes the key `id`; refused when unknown or already revoked.
+    public func revoke(id: String, at now: Date) throws {
+        guard try store.revokeAPIKey(id: id, at: now) else {
+            let shown = JSONWriter.quoted(SensitiveDigits.redacted(id))
+            throw APIKeyError(code: "api_key_not_found", message: "no active API key \(shown): list the keys to see their ids")
+        }
+    }
+
+    /// True when there is at least one active key.
+    public func hasActiveKey() throws -> Bool {
+        !(try store.apiKeys(includeRevoked: false)).isEmpty
+    }
+
+    /// Lower-case hex SHA-256 of `key`.
+    public static func hash(_ key: String) -> String {
+        SHA256.hash(key).hexString
+    }
+
+    /// Equal length and bytes, taking the same time whatever the bytes.
+    public static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        var difference: UInt8 = 0
+        for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }
+        return difference == 0
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// `APIKeyStore` on the payments database's `api_keys` table (migration 0004). One owner,
+/// like its `Database`; the HTTP server gives it a connection of its own.
+public final class SQLiteAPIKeyStore: APIKeyStore {
+    public let database: Database
+
+    /// A store on an open, migrated payments database.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    public func insertAPIKey(_ record: APIKeyRecord) throws {
+        try database.write {
+            try database.execute(
+                "INSERT INTO api_keys (id, name, key_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)",
+                [record.id, record.name, record.keyHash, record.createdAt, record.revokedAt])
+        }
+    }
+
+    public func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord] {
+        let filter = includeRevoked ? "" : " WHERE revoked_at IS NULL"
+        return try database.read {
+            try database.queryAll("SELECT id, name, key_hash, created_at, revoked_at FROM api_keys\(filter) ORDER BY created_at, id", []) { row in
+                APIKeyRecord(
+                    id: row.string(0), name: row.string(1), keyHash: row.string(2),
+                    createdAt: Timestamp.date(epochMilliseconds: row.int64(3)),
+                    revokedAt: row.optionalInt64(4).map { Timestamp.date(epochMilliseconds: $0) })
+            }
+        }
+    }
+
+    public func revokeAPIKey(id: String, at now: Date) throws -> Bool {
+        try database.write {
+            try database.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [now, id])
+            return database.changes == 1
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+
+/// Checks `Authorization: Bearer sk_…` against the stored key hashes, on a connection of its
+/// own (the checkout service's connection may be inside a long processor call's transaction
+/// sequence; a key check never waits behind it). Every request reads the table again, so a
+/// revoked key stops working at once, in every process on the file. It also answers
+/// readiness: the database is reachable and its migrations are this program's.
+actor APIKeyAuthenticator {
+    private let database: Database
+    private let ring: APIKeyRing
+
+    /// Opens (and migrates) the payments database at `path` for key checks.
+    init(databasePath: String, clock: any WallClock) throws {
+        let database = try Database.openMigrated(path: databasePath, set: .main, clock: clock)
+        self.database = database
+        self.ring = APIKeyRing(store: SQLiteAPIKeyStore(database: database))
+    }
+
+    /// The active key of the request, or a 401.
+    func authenticate(_ authorization: String?) throws -> APIKeyRecord {
+        guard let authorization, !authorization.isEmpty else {
+            throw Self.unauthorized("no API key given: send Authorization: Bearer sk_…")
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Self.unauthorized("the Authorization header must be Bearer followed by a secret key (sk_…)")
+        }
+        guard let record = try ring.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+            // One message for unknown, malformed and revoked keys: the caller learns nothing
+            // about which keys exist.
+            throw Self.unauthorized("invalid or revoked API key: create one with 'paypanel keys create'")
+        }
+        return record
+    }
+
+    /// Nil when ready; otherwise why not.
+    func notReadyReason() -> String? {
+        do {
+            _ = try database.queryFirst("SELECT 1", []) { $0.int64(0) }
+            let status = try Migrator(set: .main).status(database)
+            if !status.pending.isEmpty {
+                return "the database lacks \(status.pending.count) migration(s): restart the server to apply them"
+            }
+            return nil
+        } catch {
+            return "the payments database cannot be read"
+        }
+    }
+
+    private static func unauthorized(_ message: String) -> APIError {
+        APIError(status: .unauthorized, kind: .authentication, code: "invalid_api_key", message: message,
+                 headers: ["WWW-Authenticate": "Bearer realm=\"paypanel\""])
+    }
+}
+
+/// The key a request authenticated with, for the handlers below the auth middleware
+/// (idempotency scopes keys per API key).
+enum AuthenticatedKey {
+    @TaskLocal static var current: APIKeyRecord?
+}

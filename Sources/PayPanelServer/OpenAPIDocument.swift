@@ -1,0 +1,116 @@
+import PayPanel
+
+/// The OpenAPI 3.1 description of every route, written by hand as a value (served at
+/// `/openapi.json`). A test checks that every route the router has is in it.
+enum OpenAPIDocument {
+    static func make(extraPaths: [(path: String, item: JSONValue)]) -> JSONValue {
+        var paths: [(String, JSONValue)] = [
+            ("/healthz", item(["get": operation("Liveness: the process answers.", auth: false, responses: ["200": "ok"])])),
+            ("/readyz", item(["get": operation("Readiness: the database is reachable and its migrations are current.", auth: false,
+                                              responses: ["200": "ready", "503": "not ready"])])),
+            ("/openapi.json", item(["get": operation("This document.", auth: false, responses: ["200": "the OpenAPI document"])])),
+            ("/v1/payment_intents", item([
+                "post": operation("Create a payment intent.", body: schema([
+                    "amount": integer("minor units, > 0"), "currency": string("upper-case ISO 4217 code"),
+                    "capture_method": enumeration(["automatic", "manual"]), "order_reference": string("your order reference"),
+                ], required: ["amount", "currency"]), responses: ["200": "payment_intent"]),
+                "get": operation("List payment intents, newest first.", query: [
+                    parameter("limit", integer("1-100, default 10")), parameter("starting_after", string("intent id cursor")),
+                    parameter("ending_before", string("intent id cursor")), parameter("status", string("a payment intent status")),
+                ], responses: ["200": "list of payment_intent"]),
+            ])),
+            ("/v1/payment_intents/{id}", item([
+                "get": operation("Retrieve a payment intent with its attempts and refunds.", path: true,
+                                 query: [parameter("include", enumeration(["events"]))], responses: ["200": "payment_intent", "404": "unknown"]),
+            ])),
+            ("/v1/payment_intents/{id}/confirm", item([
+                "post": operation("Authorize with a card (captured at once for automatic capture).", path: true, body: schema([
+                    "payment_method": schema([
+                        "type": enumeration(["card"]), "number": string("card number, never stored"),
+                        "exp_month": integer("1-12"), "exp_year": integer("four digits"), "holder_name": string("cardholder"),
+                    ], required: ["type", "number"]),
+                ], required: ["payment_method"]), responses: ["200": "payment_intent", "402": "declined: error with payment_intent"]),
+            ])),
+            ("/v1/payment_intents/{id}/capture", item([
+                "post": operation("Capture an authorized intent.", path: true, body: schema(["amount": integer("minor units; default all")]),
+                                  responses: ["200": "payment_intent"]),
+            ])),
+            ("/v1/payment_intents/{id}/cancel", item([
+                "post": operation("Cancel (voiding an authorization).", path: true,
+                                  body: schema(["reason": enumeration(["requested_by_customer", "duplicate", "fraudulent", "abandoned"])]),
+                                  responses: ["200": "payment_intent"]),
+            ])),
+            ("/v1/payment_intents/{id}/challenge", item([
+                "post": operation("Answer the 3-D Secure challenge.", path: true, body: schema(["passed": .orderedObject([("type", "boolean")])], required: ["passed"]),
+                                  responses: ["200": "payment_intent", "402": "failed"]),
+            ])),
+            ("/v1/refunds", item([
+                "post": operation("Refund a captured intent.", body: schema([
+                    "payment_intent": string("pi_…"), "amount": integer("minor units; default all refundable"),
+                    "reason": enumeration(["requested_by_customer", "duplicate", "fraudulent"]),
+                ], required: ["payment_intent"]), responses: ["200": "refund"]),
+            ])),
+            ("/v1/refunds/{id}", item(["get": operation("Retrieve a refund.", path: true, responses: ["200": "refund", "404": "unknown"])])),
+        ]
+        paths += extraPaths.map { ($0.path, $0.item) }
+        return .orderedObject([
+            ("openapi", "3.1.0"),
+            ("info", .orderedObject([("title", "PayPanel API"), ("version", .string(PayPanelVersion.current)),
+                                     ("description", "See docs/http-api.md: auth, idempotency, errors.")])),
+            ("components", .orderedObject([("securitySchemes", .orderedObject([
+                ("secretKey", .orderedObject([("type", "http"), ("scheme", "bearer"), ("description", "sk_… secret API key")])),
+            ]))])),
+            ("paths", .orderedObject(paths)),
+        ])
+    }
+
+    private static func item(_ operations: [String: JSONValue]) -> JSONValue {
+        .orderedObject(operations.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+
+    private static func operation(
+        _ summary: String, auth: Bool = true, path: Bool = false, query: [JSONValue] = [], body: JSONValue? = nil,
+        responses: [String: String]
+    ) -> JSONValue {
+        var members: [(String, JSONValue)] = [("summary", .string(summary))]
+        var parameters = query
+        if path { parameters.insert(parameter("id", string("object id"), in: "path", required: true), at: 0) }
+        if body != nil { parameters.append(parameter("Idempotency-Key", string("retry safely; 24 h"), in: "header")) }
+        if !parameters.isEmpty { members.append(("parameters", .array(parameters))) }
+        if let body {
+            members.append(("requestBody", .orderedObject([("required", true), ("content", .orderedObject([
+                ("application/json", .orderedObject([("schema", body)])),
+            ]))])))
+        }
+        members.append(("security", auth ? .array([.orderedObject([("secretKey", .array([]))])]) : .array([])))
+        var all = responses
+        if auth { all["401"] = "invalid or missing API key" }
+        all["default"] = "error envelope {\"error\": {type, code, message, param?, request_id}}"
+        members.append(("responses", .orderedObject(all.sorted { $0.key < $1.key }.map { ($0.key, .orderedObject([("description", .string($0.value))])) })))
+        return .orderedObject(members)
+    }
+
+    private static func parameter(_ name: String, _ schema: JSONValue, in place: String = "query", required: Bool = false) -> JSONValue {
+        .orderedObject([("name", .string(name)), ("in", .string(place)), ("required", .bool(required)), ("schema", schema)])
+    }
+
+    private static func schema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
+        .orderedObject([
+            ("type", "object"), ("additionalProperties", false),
+            ("properties", .orderedObject(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
+            ("required", .array(required.map { .string($0) })),
+        ])
+    }
+
+    private static func string(_ description: String) -> JSONValue {
+        .orderedObject([("type", "string"), ("description", .string(description))])
+    }
+
+    private static func integer(_ description: String) -> JSONValue {
+        .orderedObject([("type", "integer"), ("description", .string(description))])
+    }
+
+    private static func enumeration(_ values: [String]) -> JSONValue {
+        .orderedObject([("type", "string"), ("enum", .array(values.map { .string($0) }))])
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+
+// /v1/refunds: create and read.
+extension PaymentsAPI {
+    func addRefundRoutes(to router: inout Router) {
+        router.post("/v1/refunds") { context in
+            let body = try RequestBody(context, allowed: ["payment_intent", "amount", "reason"])
+            let intentID = try body.string("payment_intent", required: true) ?? ""
+            let amount = try body.integer("amount")
+            if let amount, amount <= 0 { throw APIError.invalid("parameter_invalid", "amount must be a positive integer (minor units)", param: "amount") }
+            var reason: RefundReason?
+            if let text = try body.string("reason") {
+                guard let value = RefundReason(rawValue: text) else {
+                    throw APIError.invalid("parameter_invalid", "reason must be one of \(RefundReason.allCases.map(\.rawValue).joined(separator: ", "))", param: "reason")
+                }
+                reason = value
+            }
+            return try await idempotent(context) {
+                let outcome = try await service.refund(intentID, amount: amount, reason: reason, idempotencyKey: nil)
+                guard let refund = outcome.refund else { throw APIError.from(CancellationError()) }
+                return APIResponse.json(APIObjects.refund(refund))
+            }
+        }
+        router.get("/v1/refunds/{id}") { context in
+            guard let refund = try await service.refund(id: Self.id(context)) else {
+                throw APIError.missing("refund", Self.id(context))
+            }
+            return APIResponse.json(APIObjects.refund(refund))
+        }
+    }
+}

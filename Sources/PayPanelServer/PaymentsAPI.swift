@@ -1,0 +1,79 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+
+/// Routes a front end adds beside the payments API (the checkouts and the device's `/pay`
+/// call plug in here): they get the same request ids, API-key check for `/v1/…`, error
+/// envelope and access log, and must document themselves in the OpenAPI document.
+public protocol APIRouteProvider: Sendable {
+    /// Adds the routes. Throw `HTTPResponseError`s or library errors; the edge maps them.
+    func addRoutes(to router: inout Router)
+    /// OpenAPI 3.1 path items by path (`"/v1/checkouts/{id}/pay": {...}`), merged into /openapi.json.
+    var openAPIPaths: [(path: String, item: JSONValue)] { get }
+}
+
+/// The HTTP API of PayPanel as thin translation over `CheckoutService`: parse and validate
+/// the request into library values, call one service method, render the typed result in the
+/// API's JSON. No business rule lives here; errors become one envelope at the edge
+/// (`APIError.from`).
+public struct PaymentsAPI: Sendable {
+    public let service: CheckoutService
+    let keys: APIKeyAuthenticator
+    let idempotency: HTTPIdempotency
+
+    /// The API over `service`, with its own connections to `databasePath` (the service's
+    /// database) for key checks and idempotency keys.
+    public init(service: CheckoutService, databasePath: String, clock: any WallClock) throws {
+        self.service = service
+        self.keys = try APIKeyAuthenticator(databasePath: databasePath, clock: clock)
+        self.idempotency = try HTTPIdempotency(databasePath: databasePath, clock: clock)
+    }
+
+    /// Every route: health, the OpenAPI document, the payments API, then `providers`' routes.
+    public func router(adding providers: [any APIRouteProvider] = []) -> Router {
+        var router = Router()
+        router.errorResponse = { error, context in APIError.from(error).response(requestID: context.requestID) }
+        router.use(.requestID(header: "Request-Id"))
+        router.use(authentication)
+        router.get("/healthz") { _ in APIResponse.json(.orderedObject([("object", "health"), ("id", "healthz"), ("status", "ok")])) }
+        router.get("/readyz") { [keys] _ in
+            if let reason = await keys.notReadyReason() {
+                throw APIError(status: .serviceUnavailable, kind: .api, code: "not_ready", message: reason)
+            }
+            return APIResponse.json(.orderedObject([("object", "health"), ("id", "readyz"), ("status", "ready")]))
+        }
+        let document = OpenAPIDocument.make(extraPaths: providers.flatMap(\.openAPIPaths))
+        router.get("/openapi.json") { _ in APIResponse.json(document) }
+        addIntentRoutes(to: &router)
+        addRefundRoutes(to: &router)
+        for provider in providers { provider.addRoutes(to: &router) }
+        return router
+    }
+
+    /// `/v1/…` needs an active secret key; health and the OpenAPI document do not. Unknown
+    /// `/v1` paths are checked too, so their 404 tells nothing to a caller without a key.
+    private var authentication: Middleware {
+        Middleware { [keys] context, next in
+            guard context.path == "/v1" || context.path.hasPrefix("/v1/") else { return await next(context) }
+            let record = try await keys.authenticate(context.headers["authorization"])
+            return await AuthenticatedKey.$current.withValue(record) { await next(context) }
+        }
+    }
+
+    /// Runs a route's work under its `Idempotency-Key`; errors become the envelope first, so
+    /// they are stored and replayed like any other response.
+    func idempotent(_ context: RequestContext, _ work: @escaping () async throws -> HTTPResponse) async throws -> HTTPResponse {
+        try await idempotency.run(context) {
+            do {
+                return try await work()
+            } catch {
+                return APIError.from(error).response(requestID: context.requestID)
+            }
+        }
+    }
+
+    /// The intent's path parameter.
+    static func id(_ context: RequestContext) -> String {
+        context.pathParameters["id"] ?? ""
+    }
+}

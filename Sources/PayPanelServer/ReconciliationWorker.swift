@@ -1,0 +1,35 @@
+import Foundation
+import PayPanel
+
+/// Runs `service.reconcile()` every `interval` until stopped: due timers fire (sheet
+/// deadlines, authorization expiry, abandonment) and unknown outcomes are looked up.
+///
+/// Several servers on one database may run it at once: `PaymentLedger.fireTimer` re-checks
+/// the timer (`isStillDue`) and deletes it inside the same `BEGIN IMMEDIATE` write that applies
+/// it, so exactly one process acts on a due timer; the others see `.alreadyHandled`.
+/// Under virtual time (`--now`) the clock does not move by itself, so timers due at that time
+/// fire on the first pass.
+public final class ReconciliationWorker: Sendable {
+    private let task: Task<Void, Never>
+
+    /// Starts at once; `report` hears each pass that did something, and each failure.
+    public init(service: CheckoutService, interval: Duration, report: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void) {
+        task = Task {
+            while !Task.isCancelled {
+                do {
+                    let result = try await service.reconcile()
+                    if !result.timers.isEmpty || !result.lookups.isEmpty || !result.failures.isEmpty { report(result, nil) }
+                } catch {
+                    report(nil, error)
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// Stops after the pass in progress, if any.
+    public func stop() async {
+        task.cancel()
+        await task.value
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import PayPanel
+import Testing
+
+/// `Idempotency-Key` on POSTs: replay, mismatch, in use.
+@Suite struct IdempotencyTests {
+    @Test func replayMismatchAndValidationFailuresStoreNothing() async throws {
+        let server = try await ServerProcess.start()
+        let body = #"{"amount":1500,"currency":"EUR"}"#
+        let first = try await server.request("POST", "/v1/payment_intents", json: body, headers: ["Idempotency-Key": "create-1"])
+        #expect(first.status == 200)
+        #expect(first.headers["Idempotent-Replayed"] == nil)
+        let replay = try await server.request("POST", "/v1/payment_intents", json: body, headers: ["Idempotency-Key": "create-1"])
+        #expect(replay.status == 200)
+        #expect(replay.headers["Idempotent-Replayed"] == "true")
+        #expect(replay.id == first.id)
+        let list = try await server.request("GET", "/v1/payment_intents")
+        #expect(list["data"]?.arrayValue?.count == 1)
+
+        let mismatch = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":1600,"currency":"EUR"}"#,
+                                                headers: ["Idempotency-Key": "create-1"])
+        #expect(mismatch.status == 400)
+        #expect(mismatch.errorType == "idempotency_error")
+
+        // A validation failure stores nothing: the key then works for a good request.
+        let invalid = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":-1,"currency":"EUR"}"#,
+                                               headers: ["Idempotency-Key": "create-2"])
+        #expect(invalid.status == 400)
+        let valid = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":-1,"currency":"EUR"}"#.replacingOccurrences(of: "-1", with: "100"),
+                                             headers: ["Idempotency-Key": "create-2"])
+        #expect(valid.status == 200)
+        #expect(valid.headers["Idempotent-Replayed"] == nil)
+
+        // A decline is stored and replayed as the same 402.
+        let id = try await server.createIntent()
+        let declined = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4000000000000002"),
+                                                headers: ["Idempotency-Key": "pay-1"])
+        #expect(declined.status == 402)
+        let declinedAgain = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4000000000000002"),
+                                                     headers: ["Idempotency-Key": "pay-1"])
+        #expect(declinedAgain.status == 402)
+        #expect(declinedAgain.headers["Idempotent-Replayed"] == "true")
+        #expect(declinedAgain.errorCode == "card_declined")
+        let fetched = try await server.request("GET", "/v1/payment_intents/\(id)")
+        #expect(fetched["attempts"]?.arrayValue?.count == 1)
+        #expect(await server.terminate() == 0)
+    }
+
+    @Test func aDuplicateWhileTheFirstRunsIs409() async throws {
+        let server = try await ServerProcess.start()
+        let id = try await server.createIntent()
+        let body = ServerProcess.card("4242424242424242", holder: "SLOW_5S")
+        async let first = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])
+        // The key is claimed (committed) before the attempt opens: once the intent has moved,
+        // the first request is certainly running (its answer comes seconds later).
+        try await server.waitUntilMoved(from: "requires_payment_method", id)
+        let duplicate = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])
+        #expect(duplicate.status == 409)
+        #expect(duplicate.errorCode == "idempotency_key_in_use")
+        let firstResponse = try await first
+        #expect(firstResponse.status == 200, "\(firstResponse.text)")
+        let after = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])
+        #expect(after.headers["Idempotent-Replayed"] == "true")
+        #expect(after["status"] == firstResponse["status"])
+        #expect(await server.terminate() == 0)
+    }
+}

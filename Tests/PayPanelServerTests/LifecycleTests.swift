@@ -1,0 +1,131 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+import PayPanelServer
+import Testing
+import TestSupport
+
+/// Shutdown, the worker, the access log, the OpenAPI document.
+@Suite struct LifecycleTests {
+    @Test func sigtermLetsTheRequestInFlightFinishThenExitsZero() async throws {
+        let server = try await ServerProcess.start()
+        let id = try await server.createIntent()
+        async let slow = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242", holder: "SLOW_5S"))
+        try await server.waitUntilMoved(from: "requires_payment_method", id)
+        let status = await server.terminate()
+        let response = try await slow
+        #expect(response.status == 200, "\(response.text)")
+        #expect(response["status"] == "succeeded")
+        #expect(status == 0, "\(server.stderr)")
+    }
+
+    @Test func theWorkerFiresADueAuthorizationExpiryUnderVirtualTime() async throws {
+        let directory = try TemporaryDirectory("paypanel-server")
+        let first = try await ServerProcess.start(directory: directory, arguments: ["--now", "2026-11-01T10:00:00Z"])
+        let id = try await first.createIntent(capture: "manual")
+        let confirmed = try await first.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242"))
+        #expect(confirmed["status"] == "requires_capture")
+        #expect(await first.terminate() == 0)
+
+        // Thirty days later the authorization has expired: the worker acts without any request.
+        let later = try await ServerProcess.start(directory: directory, arguments: ["--now", "2026-12-01T10:00:00Z"], key: first.key)
+        var status = ""
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            status = try await later.request("GET", "/v1/payment_intents/\(id)")["status"]?.stringValue ?? ""
+            if status != "requires_capture" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(status != "requires_capture")
+        #expect(["canceled", "expired"].contains(status), "\(status)")
+        #expect(await later.terminate() == 0)
+        #expect(later.stderr.contains(#""worker":"reconcile""#))
+    }
+
+    @Test func theAccessLogHasOneJSONLinePerRequestAndNoCardData() async throws {
+        let server = try await ServerProcess.start()
+        let id = try await server.createIntent()
+        _ = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: ServerProcess.card("4242424242424242"))
+        _ = try await server.request("GET", "/v1/payment_intents?limit=3&status=succeeded")
+        #expect(await server.terminate() == 0)
+        let lines = server.stderr.split(separator: "\n").filter { $0.contains(#""request_id""#) }
+        #expect(lines.count == 3)
+        for line in lines {
+            let entry = try JSONParser().parse(String(line))
+            #expect(entry["status"]?.int64Value != nil)
+            #expect(entry["method"]?.stringValue != nil)
+            #expect(entry["duration_ms"] != nil)
+        }
+        #expect(lines.contains { $0.contains(#""path":"/v1/payment_intents""#) && $0.contains(#""method":"GET""#) })
+        #expect(!server.stderr.contains("4242424242424242"))
+        #expect(!server.stderr.contains("limit=3"))
+        #expect(server.stderr.components(separatedBy: server.key).count == 2, "the key is printed once, at creation")
+        #expect(server.stdout.hasPrefix("listening on http://127.0.0.1:"))
+    }
+
+    @Test func everyRouteIsInTheOpenAPIDocument() async throws {
+        let directory = try TemporaryDirectory("paypanel-openapi")
+        let path = directory.file("payments.sqlite")
+        let service = CheckoutService(store: try SQLitePaymentStore(path: path, clock: SystemClock()), processor: UnusedProcessor())
+        let router = try PaymentsAPI(service: service, databasePath: path, clock: SystemClock()).router()
+        let response = await router.respond(to: try HTTPRequest(method: .get, target: "/openapi.json"))
+        let document = try JSONParser().parse(response.body)
+        #expect(document["openapi"] == "3.1.0")
+        #expect(router.routes.count >= 12)
+        for route in router.routes {
+            let item = document["paths"]?[route.pattern.text]
+            #expect(item?[route.method.rawValue.lowercased()] != nil, "\(route) is not in /openapi.json")
+        }
+    }
+}
+
+/// The OpenAPI test serves no payment.
+struct UnusedProcessor: PaymentProcessor {
+    func authorize(_ request: AuthorizationRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: "unused") }
+    func completeChallenge(reference: String, passed: Bool, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: "unused") }
+    func capture(_ request: CaptureRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: "unused") }
+    func void(reference: String, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: "unused") }
+    func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome { .notProcessed(reason: "unused") }
+    func lookup(reference: String, operation: ProcessorOperation, timeout: Duration) async -> LookupResult { .unavailable(reason: "unused") }
+}
+
+/// `serve --json` and the key-shape check of `Idempotency-Key`.
+@Suite struct ServeOutputTests {
+    @Test func jsonPrintsOneObjectWithThePort() async throws {
+        let directory = try TemporaryDirectory("paypanel-server")
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve", "--port", "0", "--json", "--db", directory.file("p.sqlite"), "--processor-db", directory.file("q.sqlite")]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let line = try await onThread { () -> String in
+            var bytes: [UInt8] = []
+            while bytes.last != UInt8(ascii: "\n") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                bytes += chunk
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        let value = try JSONParser().parse(line)
+        #expect(value["listening"]?.stringValue?.hasPrefix("http://127.0.0.1:") == true)
+        #expect((value["port"]?.int64Value ?? 0) > 0)
+        kill(process.processIdentifier, SIGTERM)
+        try await onThread { process.waitUntilExit() }
+        #expect(process.terminationStatus == 0)
+    }
+
+    @Test func aKeyThatLooksLikeACardNumberIsRefusedAndNotEchoed() async throws {
+        let server = try await ServerProcess.start()
+        let refused = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":100,"currency":"USD"}"#,
+                                               headers: ["Idempotency-Key": "4242424242424242"])
+        #expect(refused.status == 400)
+        #expect(refused.errorType == "idempotency_error")
+        #expect(!refused.text.contains("4242424242424242"))
+        #expect(await server.terminate() == 0)
+    }
+}

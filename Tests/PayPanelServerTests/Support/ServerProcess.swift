@@ -1,0 +1,178 @@
+import Foundation
+import Glibc
+import PayPanel
+import PayPanelHTTP
+import TestSupport
+
+/// Runs blocking work on a thread of its own, so the cooperative pool never blocks.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+struct ServerStartError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One real `paypanel serve --port 0` in a temporary directory: its port (from the
+/// `listening on` line), the API key it printed, its stderr, and a stop by its pid.
+final class ServerProcess: @unchecked Sendable {
+    let process: Process
+    let directory: TemporaryDirectory
+    let port: Int
+    /// The key printed at first start, or the one passed in.
+    let key: String
+    private let stdoutPath: String
+    private let stderrPath: String
+
+    var databasePath: String { directory.file("payments.sqlite") }
+
+    /// Starts the server and waits (up to 60 s: a loaded 2-core machine) for its line.
+    init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil) throws {
+        let directory = try directory ?? TemporaryDirectory("paypanel-server")
+        self.directory = directory
+        let token = UUID().uuidString
+        stdoutPath = directory.file("serve-\(token).out")
+        stderrPath = directory.file("serve-\(token).err")
+        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        process.executableURL = CLIRunner.binary
+        process.arguments = ["serve", "--port", "0", "--db", directory.file("payments.sqlite"),
+                             "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
+        process.currentDirectoryURL = directory.url
+        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+
+        let deadline = Date().addingTimeInterval(60)
+        var found: Int?
+        while Date() < deadline, found == nil, process.isRunning {
+            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
+               let portText = line.split(separator: ":").last {
+                found = Int(portText)
+            } else {
+                usleep(20_000)
+            }
+        }
+        guard let found else {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            throw ServerStartError(description: "paypanel serve did not print its listening line; stderr:\n\(stderr)")
+        }
+        port = found
+        let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        if let key {
+            self.key = key
+        } else if let range = stderr.range(of: #"sk_[A-Za-z0-9]+"#, options: .regularExpression) {
+            self.key = String(stderr[range])
+        } else {
+            self.key = ""
+        }
+    }
+
+    /// `init` on a thread of its own: starting waits for the listening line, and a blocked
+    /// cooperative thread would starve the in-process servers of other test suites.
+    static func start(
+        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil
+    ) async throws -> ServerProcess {
+        try await onThread { try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key) }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+
+    /// SIGTERM, then the exit status (waits up to 20 s, then SIGKILL and a failure status).
+    @discardableResult
+    func terminate() async -> Int32 {
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    // MARK: - Requests
+
+    /// One request on a new connection; `key: nil` sends the server's key, `""` none.
+    func request(
+        _ method: String, _ path: String, json: String? = nil, body: [UInt8]? = nil, key: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> APIResponse {
+        let port = port
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        let authorization = key ?? self.key
+        if !authorization.isEmpty { head += "Authorization: Bearer \(authorization)\r\n" }
+        let bytes = body ?? json.map { Array($0.utf8) } ?? []
+        if json != nil && headers["Content-Type"] == nil { head += "Content-Type: application/json\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "Content-Length: \(bytes.count)\r\n\r\n"
+        let request = Array(head.utf8) + bytes
+        let wire = try await onThread {
+            let client = try RawClient.connect(to: port, timeout: 30)
+            try client.send(request)
+            return try client.readResponse()
+        }
+        return APIResponse(wire: wire)
+    }
+}
+
+/// A response with its body parsed as JSON (strictly).
+struct APIResponse: Sendable {
+    let status: Int
+    let headers: HTTPHeaders
+    let text: String
+    let json: JSONValue
+
+    init(wire: WireResponse) {
+        status = wire.status
+        headers = wire.headers
+        text = wire.text
+        json = (try? JSONParser().parse(wire.body)) ?? .null
+    }
+
+    subscript(key: String) -> JSONValue? { json[key] }
+    var id: String { json["id"]?.stringValue ?? "" }
+    var errorCode: String? { json["error"]?["code"]?.stringValue }
+    var errorType: String? { json["error"]?["type"]?.stringValue }
+}
+
+extension ServerProcess {
+    /// Creates an intent; returns its id.
+    func createIntent(amount: Int = 1000, capture: String = "automatic") async throws -> String {
+        let response = try await request("POST", "/v1/payment_intents", json: #"{"amount":\#(amount),"currency":"USD","capture_method":"\#(capture)"}"#)
+        guard response.status == 200 else { throw ServerStartError(description: "create failed: \(response.text)") }
+        return response.id
+    }
+
+    /// Polls the intent until it is no longer in `status` (20 s at most: a loaded machine).
+    func waitUntilMoved(from status: String, _ id: String) async throws {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if try await request("GET", "/v1/payment_intents/\(id)")["status"]?.stringValue != status { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServerStartError(description: "intent \(id) never left \(status)")
+    }
+
+    /// The confirm body for a card.
+    static func card(_ number: String, holder: String? = nil) -> String {
+        let holderText = holder.map { #","holder_name":"\#($0)""# } ?? ""
+        return #"{"payment_method":{"type":"card","number":"\#(number)","exp_month":12,"exp_year":2030\#(holderText)}}"#
+    }
+}
