@@ -1,4 +1,4 @@
-/// Readable, prefixed random ids (`pi_…`, `att_…`, `re_…`), Stripe style: 24 base-62
+/// Readable, prefixed random ids (`pi_…`, `att_…`, `re_…`, `co_…`), Stripe style: 24 base-62
 /// characters (about 143 bits) after the prefix, so ids are unguessable and never collide in
 /// practice. The random source is injected: the system generator in the program, a seeded one
 /// in tests.
@@ -8,6 +8,7 @@ public enum PaymentIDs {
         case intent = "pi"
         case attempt = "att"
         case refund = "re"
+        case checkout = "co"
     }
 
     /// Characters after the prefix.

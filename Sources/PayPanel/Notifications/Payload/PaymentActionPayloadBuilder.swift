@@ -15,10 +15,13 @@ public struct PaymentActionPayloadBuilder: Sendable {
     public var orderReference: String?
     /// Optional Getui-style media for the service extension.
     public var media: MediaPayload?
+    /// Overrides the derived thread-id: a resource that pushes its own panel (a checkout) names
+    /// its thread after itself, so its updates replace its panel and no other.
+    public var threadID: String?
 
     public init(
         panel: PanelConfig = .seed, title: String? = nil, subtitle: String? = nil, body: String? = nil,
-        orderReference: String? = nil, media: MediaPayload? = nil
+        orderReference: String? = nil, media: MediaPayload? = nil, threadID: String? = nil
     ) {
         self.panel = panel
         self.title = title
@@ -26,6 +29,7 @@ public struct PaymentActionPayloadBuilder: Sendable {
         self.body = body
         self.orderReference = orderReference
         self.media = media
+        self.threadID = threadID
     }
 
     /// The thread-id for a panel: `order-<reference>`, else `panel-<merchant identifier>`.
@@ -50,7 +54,7 @@ public struct PaymentActionPayloadBuilder: Sendable {
         aps["alert"] = .object(alert)
         aps["category"] = .string(PushPayloadReader.paymentActionCategory)
         aps["mutable-content"] = .number(1)
-        aps["thread-id"] = .string(PaymentActionPayloadBuilder.threadID(for: panel))
+        aps["thread-id"] = .string(threadID ?? PaymentActionPayloadBuilder.threadID(for: panel))
         var document = JSONObject()
         document["aps"] = .object(aps)
         document[PushPayloadReader.panelKey] = panel.json

@@ -1,0 +1,139 @@
+import Foundation
+
+// The device's pay call: `POST /v1/checkouts/{id}/pay`.
+//
+// The sheet's budget: the call returns within the Apple Pay sheet's deadline
+// (`PaymentPolicy.sheetAnswerDeadline`, 25 s) whatever the processor does, because every
+// attempt is opened with `answersPaymentSheet: true`. The executor then cuts the processor
+// call's timeout to the time left before the deadline, so a slow processor's call ends as
+// *unknown* at 25 s; the sheet-deadline timer that came due answers the sheet with failure in
+// the same run, and reconciliation later voids the approval that arrives late. The answer is
+// read from the outcome (`PaymentOutcome.sheetAnswer`), not from a `SheetAnswerObserver`:
+// the outcome is the committed state of this very attempt, needs no second channel, and
+// cannot miss an answer given before anyone subscribed.
+extension CheckoutDesk {
+    /// Pays `amount` (minor units; one of the options) of an open checkout with `method`.
+    /// The first try creates the checkout's intent (its capture method and order reference);
+    /// a try after a failure reuses that intent (or replaces it when another amount is chosen).
+    /// A decline or an unknown outcome is not an error: the answer says `failure` with a
+    /// payer-safe error and the checkout stays open for another card. Refused (thrown): an
+    /// unknown or closed checkout, an amount not offered, a payment already in flight.
+    public func pay(_ checkoutID: String, amount: Int64, method: CheckoutPaymentMethod) async throws -> CheckoutPayment {
+        var checkout = try require(checkoutID)
+        if checkout.status == .open, let expiresAt = checkout.expiresAt, clock.now() >= expiresAt {
+            _ = try? await expireDue()
+            throw CheckoutError(.notOpen(id: checkoutID, status: .expired))
+        }
+        guard checkout.status == .open else { throw CheckoutError(.notOpen(id: checkoutID, status: checkout.status)) }
+        guard checkout.offers(amount) else {
+            throw CheckoutError(.amountNotOffered(amount: amount, options: checkout.amountOptions, currency: checkout.panel.currency.code))
+        }
+        guard paying.insert(checkoutID).inserted else {
+            throw CheckoutError(.paymentInProgress(id: checkoutID, intentID: checkout.paymentIntentID))
+        }
+        defer { paying.remove(checkoutID) }
+
+        let intentID = try await intentForPayment(&checkout, amount: amount)
+        let outcome: PaymentOutcome
+        do {
+            switch method {
+            case .card(let card):
+                outcome = try await service.authorize(
+                    PaymentSubmission(intentID: intentID, method: card, source: .card, answersPaymentSheet: true))
+            case .applePayToken(let token, let decryptor):
+                outcome = try await service.authorize(
+                    applePayToken: token, intentID: intentID, decryptor: decryptor, answersPaymentSheet: true)
+            }
+        } catch let error as ApplePayTokenError {
+            // A token that does not verify, or is for another amount: no attempt was opened.
+            return try await refusedToken(checkout, intentID: intentID, code: error.code, amountMismatch: Self.isMismatch(error))
+        } catch let error as PaymentStoreError {
+            guard case .tokenReplayed = error.reason else { throw error }
+            return try await refusedToken(checkout, intentID: intentID, code: error.code, amountMismatch: false)
+        }
+        return try finish(checkout, outcome: outcome)
+    }
+
+    /// The intent this try pays: the waiting intent of a failed try for the same amount, or a
+    /// new one (the previous, for another amount, is canceled first).
+    private func intentForPayment(_ checkout: inout Checkout, amount: Int64) async throws -> String {
+        if let existing = checkout.paymentIntentID, let intent = try await service.details(existing)?.intent {
+            switch intent.status {
+            case .requiresPaymentMethod:
+                if intent.amount.minorUnits == amount { return existing }
+                _ = try await service.cancel(existing, reason: .requestedByCustomer)
+            case .canceled, .expired:
+                break
+            case .requiresCapture, .succeeded:
+                checkout.status = .paid
+                checkout = try save(checkout, at: clock.now())
+                throw CheckoutError(.notOpen(id: checkout.id, status: .paid))
+            case .processing, .requiresAction, .requiresMerchantAction:
+                throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: existing))
+            }
+        }
+        let intent = try await service.createIntent(try NewPaymentIntent(
+            amount: Amount(minorUnits: amount, currency: checkout.panel.currency), captureMethod: checkout.captureMethod,
+            orderReference: checkout.orderReference))
+        checkout.paymentIntentID = intent.id
+        checkout = try save(checkout, at: clock.now())
+        return intent.id
+    }
+
+    /// The answer for an authorization's outcome; the checkout is paid once the intent is
+    /// authorized (manual capture) or captured.
+    private func finish(_ checkout: Checkout, outcome: PaymentOutcome) throws -> CheckoutPayment {
+        let intent = outcome.intent
+        let paid = intent.status == .requiresCapture || intent.status == .succeeded
+        var status = checkout.status
+        if paid {
+            var current = checkout
+            // The row may have moved (an update of the panel meanwhile): apply to the latest.
+            for _ in 0..<3 {
+                current.status = .paid
+                if let saved = try? save(current, at: clock.now()) {
+                    status = saved.status
+                    break
+                }
+                current = try require(checkout.id)
+            }
+        }
+        let sheet: SheetAnswer = outcome.sheetAnswer ?? (paid ? .success : .failure)
+        return CheckoutPayment(
+            sheet: sheet, status: status, paymentIntentID: intent.id, paymentIntentStatus: intent.status,
+            error: sheet == .failure ? Self.payerError(outcome) : nil)
+    }
+
+    /// What the payer is told about a failure: the decline's own payer message, or a generic
+    /// one; never the processor's words.
+    static func payerError(_ outcome: PaymentOutcome) -> CheckoutPaymentError {
+        if let failure = outcome.attempt?.failure {
+            return CheckoutPaymentError(code: failure.declineCode?.rawValue ?? failure.code.rawValue, message: failure.payerMessage)
+        }
+        if outcome.sheetAnswer == .failure {
+            return CheckoutPaymentError(
+                code: FailureCode.sheetDeadlineExceeded.rawValue, message: FailureCode.sheetDeadlineExceeded.payerMessage)
+        }
+        if outcome.requiresChallenge {
+            return CheckoutPaymentError(code: "authentication_required", message: "Your bank needs to verify this payment. Pay in the app instead.")
+        }
+        return CheckoutPaymentError(code: "payment_failed", message: "This payment could not be completed. Try again.")
+    }
+
+    private func refusedToken(_ checkout: Checkout, intentID: String, code: String, amountMismatch: Bool) async throws -> CheckoutPayment {
+        let intentStatus = try await service.details(intentID)?.intent.status ?? .requiresPaymentMethod
+        let message = amountMismatch
+            ? "The amount approved in Apple Pay does not match the amount chosen. Try again."
+            : "This payment could not be completed. Try again."
+        return CheckoutPayment(
+            sheet: .failure, status: checkout.status, paymentIntentID: intentID, paymentIntentStatus: intentStatus,
+            error: CheckoutPaymentError(code: code, message: message))
+    }
+
+    private static func isMismatch(_ error: ApplePayTokenError) -> Bool {
+        switch error {
+        case .amountMismatch, .currencyMismatch: true
+        default: false
+        }
+    }
+}

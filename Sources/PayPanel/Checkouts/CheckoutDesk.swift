@@ -1,0 +1,150 @@
+import Foundation
+
+/// The checkout resource (issue 12): what the HTTP routes call. It keeps checkouts in a
+/// `CheckoutStore` and pays them through `CheckoutService`, which owns the payments.
+///
+/// An actor: every operation on a checkout reads it, decides, and writes it back guarded by
+/// the version it read, so two servers on one database never both win. Its clock is the
+/// service's, injected, so expiry and the sheet's budget run in virtual time in tests.
+public actor CheckoutDesk {
+    let store: any CheckoutStore
+    let service: CheckoutService
+    let clock: any WallClock
+    var random: PaymentIDGenerator
+    /// Checkouts whose pay call is running in this process: a second one waits its turn (refused).
+    var paying: Set<String> = []
+
+    /// A desk on `store` (which it owns from now on) paying through `service`. `store` may be
+    /// another connection to the service's database. `randomSeed` makes ids and secrets
+    /// reproducible in tests; the program leaves it nil (the system's random source).
+    public init(store: sending any CheckoutStore, service: CheckoutService, clock: any WallClock, randomSeed: UInt64? = nil) {
+        self.store = store
+        self.service = service
+        self.clock = clock
+        self.random = PaymentIDGenerator(seed: randomSeed)
+    }
+
+    // MARK: - The merchant's calls
+
+    /// `POST /v1/checkouts`: reads `json` over the seed panel (so `{}` is the 5/10/20 USD
+    /// checkout) and creates the checkout. Throws `invalid_checkout` with every violation.
+    public func create(json: JSONValue) throws -> CreatedCheckout {
+        let result = CheckoutParametersReader.read(json: json, base: .seed, now: clock.now())
+        guard let parameters = result.parameters else { throw CheckoutError(.invalidParameters(result.report)) }
+        return try create(parameters)
+    }
+
+    /// Creates an open checkout. Without an expiry it closes `CheckoutParameters.defaultLifetime`
+    /// after now. The client secret is in the result and nowhere else.
+    public func create(_ parameters: CheckoutParameters) throws -> CreatedCheckout {
+        let now = clock.now()
+        var panel = parameters.panel
+        if panel.expiresAt == nil {
+            panel.expiresAt = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + CheckoutParameters.defaultLifetime).rounded(.down))
+        }
+        let id = random.make(.checkout)
+        let secret = CheckoutSecret.make(checkoutID: id, randomPart: String(random.make(.checkout).dropFirst(3)))
+        let checkout = Checkout(
+            id: id, status: .open, panel: panel, captureMethod: parameters.captureMethod, paymentIntentID: nil,
+            clientSecretHash: CheckoutSecret.hash(secret), createdAt: now, updatedAt: now, version: 1)
+        try store.insertCheckout(checkout)
+        return CreatedCheckout(checkout: checkout, clientSecret: secret)
+    }
+
+    /// `GET /v1/checkouts/{id}`: the checkout, or nil.
+    public func checkout(_ id: String) throws -> Checkout? {
+        try store.checkout(id)
+    }
+
+    /// `POST /v1/checkouts/{id}`: new panel fields (typically the amount options) read over the
+    /// checkout's current ones. The push payload keeps the checkout's thread, so the device
+    /// updates the open panel in place, keeping the selected amount when it is still offered
+    /// (`NotificationPanelState.apply`). Only an open checkout can be updated.
+    public func update(_ id: String, json: JSONValue) throws -> Checkout {
+        var checkout = try require(id)
+        guard checkout.status == .open else { throw CheckoutError(.notOpen(id: id, status: checkout.status)) }
+        let now = clock.now()
+        let base = CheckoutParameters(panel: checkout.panel, captureMethod: checkout.captureMethod)
+        let result = CheckoutParametersReader.read(json: json, base: base, now: now)
+        guard let parameters = result.parameters else { throw CheckoutError(.invalidParameters(result.report)) }
+        checkout.panel = parameters.panel
+        checkout.captureMethod = parameters.captureMethod
+        return try save(checkout, at: now)
+    }
+
+    /// `POST /v1/checkouts/{id}/cancel`: an open checkout is canceled, with the intent of a
+    /// failed try. Refused while a payment is in flight.
+    public func cancel(_ id: String) async throws -> Checkout {
+        try await close(try require(id), as: .canceled, reason: .requestedByCustomer)
+    }
+
+    /// The worker's sweep: every open checkout whose `expires_at` has passed is expired (and
+    /// the intent of a failed try canceled as abandoned). Checkouts that move meanwhile, or
+    /// whose payment is in flight, are left for the next sweep.
+    public func expireDue(limit: Int = 100) async throws -> [Checkout] {
+        var expired: [Checkout] = []
+        for checkout in try store.checkoutsDueForExpiry(at: clock.now(), limit: limit) {
+            do {
+                expired.append(try await close(checkout, as: .expired, reason: .abandoned))
+            } catch let error as CheckoutError {
+                switch error.reason {
+                case .versionConflict, .paymentInProgress, .notOpen: continue
+                default: throw error
+                }
+            }
+        }
+        return expired
+    }
+
+    // MARK: - The device's calls
+
+    /// The checkout a Bearer token may pay: the id when `clientSecret` is that checkout's
+    /// secret (hash compared in constant time), nil otherwise. It authorizes nothing else.
+    public func authenticate(clientSecret: String) throws -> String? {
+        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret), let checkout = try store.checkout(id) else { return nil }
+        return CheckoutSecret.matches(clientSecret, storedHash: checkout.clientSecretHash) ? id : nil
+    }
+
+    // MARK: - Helpers
+
+    func require(_ id: String) throws -> Checkout {
+        guard let checkout = try store.checkout(id) else { throw CheckoutError(.notFound(id)) }
+        return checkout
+    }
+
+    /// Writes `checkout` as the next version of the row read at `checkout.version`.
+    func save(_ checkout: Checkout, at now: Date) throws -> Checkout {
+        var next = checkout
+        next.version = checkout.version + 1
+        next.updatedAt = max(now, checkout.createdAt)
+        guard try store.updateCheckout(next, previousVersion: checkout.version) else {
+            throw CheckoutError(.versionConflict(checkout.id))
+        }
+        return next
+    }
+
+    /// Cancels or expires an open checkout, canceling the waiting intent of a failed try first.
+    private func close(_ checkout: Checkout, as status: CheckoutStatus, reason: CancellationReason) async throws -> Checkout {
+        guard checkout.status == .open else { throw CheckoutError(.notOpen(id: checkout.id, status: checkout.status)) }
+        guard !paying.contains(checkout.id) else { throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: checkout.paymentIntentID)) }
+        if let intentID = checkout.paymentIntentID, let intent = try await service.details(intentID)?.intent {
+            switch intent.status {
+            case .requiresPaymentMethod: _ = try await service.cancel(intentID, reason: reason)
+            case .canceled, .expired: break
+            default: throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: intentID))
+            }
+        }
+        var closed = checkout
+        closed.status = status
+        return try save(closed, at: clock.now())
+    }
+}
+
+/// A checkout just created, with its client secret: the only time the secret is known.
+public struct CreatedCheckout: Sendable {
+    public let checkout: Checkout
+    public let clientSecret: String
+
+    /// The create response: the checkout's API JSON with `client_secret`.
+    public var json: JSONValue { checkout.apiJSON(clientSecret: clientSecret) }
+}

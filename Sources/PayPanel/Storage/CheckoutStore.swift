@@ -1,0 +1,29 @@
+import Foundation
+
+/// The storage boundary of checkouts (issue 12), beside `PaymentStore`: the rows of
+/// `Checkout`, guarded by their version. Adopters keep `PaymentStore`'s rules (serializable
+/// writes, 64-bit integers, epoch-millisecond times, errors without bound values or paths).
+///
+/// Adopters: `SQLitePaymentStore` (`SQLitePaymentStore+Checkouts.swift`).
+public protocol CheckoutStore: AnyObject {
+    /// Inserts a new checkout (version 1); its id and client-secret hash are unique.
+    func insertCheckout(_ checkout: Checkout) throws
+    /// The checkout `id`, or nil.
+    func checkout(_ id: String) throws -> Checkout?
+    /// Writes `checkout` over the row still at `previousVersion`; false when that row moved on.
+    func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool
+    /// Open checkouts whose `expires_at` is at or before `now`, earliest first, at most `limit`.
+    func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout]
+    /// The id of the checkout whose client secret hashes to `hash`, or nil.
+    func checkoutID(clientSecretHash hash: [UInt8]) throws -> String?
+}
+
+/// A checkout row this program cannot read back.
+public struct CheckoutStoreError: PayPanelError, Equatable {
+    public let checkoutID: String
+    public let detail: String
+    public var code: String { "database_corrupt_row" }
+    public var message: String {
+        "the payments database holds a checkouts row \(checkoutID) this program cannot read (\(detail)): restore the database from a backup"
+    }
+}
