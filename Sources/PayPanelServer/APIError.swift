@@ -83,7 +83,7 @@ struct APIError: Error, Sendable {
         case .unknownAttempt(let id): return missing("attempt", id)
         case .unknownRefund(let id): return missing("refund", id)
         case .terminal, .notAllowed, .operationInFlight, .timerNotApplicable, .callNotInFlight, .unexpectedOutcome,
-             .duplicateAttempt, .duplicateRefund, .refundNotPending, .invalidResolution:
+             .duplicateAttempt, .duplicateRefund, .refundNotPending, .invalidResolution, .resolutionContradictsProcessor:
             return APIError(status: .conflict, kind: .invalidRequest, code: rejection.code, message: rejection.message)
         case .captureAmountInvalid, .refundAmountInvalid, .refundExceedsRemainder, .attemptAmountMismatch:
             return invalid(rejection.code, rejection.message, param: "amount")
