@@ -105,7 +105,7 @@ let package = Package(
         // Starts the real `paypanel serve` on port 0 and drives it over sockets.
         .testTarget(
             name: "PayPanelServerTests",
-            dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "TestSupport"],
+            dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "PayPanelDemo", "TestSupport"],
             path: "Tests/PayPanelServerTests"
         ),
         // Runs the built `paypanel` binary and compares stdout, stderr and exit code.

@@ -60,6 +60,8 @@ struct APIError: Error, Sendable {
             return from(storeError: error)
         case let error as IdempotencyError:
             return from(idempotency: error)
+        case let error as CheckoutError:
+            return from(checkout: error)
         case let error as PaymentInputError:
             return invalid(error.code, error.message)
         case let error as MoneyError:
@@ -99,6 +101,15 @@ struct APIError: Error, Sendable {
         case .tokenReplayed, .invalidTokenTransactionID: return invalid(storeError.code, storeError.message)
         case .invariantViolated, .corruptRow:
             return APIError(status: .internalServerError, kind: .api, code: storeError.code, message: storeError.message)
+        }
+    }
+
+    private static func from(checkout error: CheckoutError) -> APIError {
+        switch error.reason {
+        case .notFound(let id): return missing("checkout", id)
+        case .invalidParameters, .amountNotOffered: return invalid(error.code, error.message)
+        case .notOpen, .versionConflict, .paymentInProgress:
+            return APIError(status: .conflict, kind: .invalidRequest, code: error.code, message: error.message)
         }
     }
 

@@ -64,11 +64,11 @@ enum OpenAPIDocument {
         ])
     }
 
-    private static func item(_ operations: [String: JSONValue]) -> JSONValue {
+    static func item(_ operations: [String: JSONValue]) -> JSONValue {
         .orderedObject(operations.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
-    private static func operation(
+    static func operation(
         _ summary: String, auth: Bool = true, path: Bool = false, query: [JSONValue] = [], body: JSONValue? = nil,
         responses: [String: String]
     ) -> JSONValue {
@@ -90,11 +90,11 @@ enum OpenAPIDocument {
         return .orderedObject(members)
     }
 
-    private static func parameter(_ name: String, _ schema: JSONValue, in place: String = "query", required: Bool = false) -> JSONValue {
+    static func parameter(_ name: String, _ schema: JSONValue, in place: String = "query", required: Bool = false) -> JSONValue {
         .orderedObject([("name", .string(name)), ("in", .string(place)), ("required", .bool(required)), ("schema", schema)])
     }
 
-    private static func schema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
+    static func schema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
         .orderedObject([
             ("type", "object"), ("additionalProperties", false),
             ("properties", .orderedObject(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
@@ -102,15 +102,15 @@ enum OpenAPIDocument {
         ])
     }
 
-    private static func string(_ description: String) -> JSONValue {
+    static func string(_ description: String) -> JSONValue {
         .orderedObject([("type", "string"), ("description", .string(description))])
     }
 
-    private static func integer(_ description: String) -> JSONValue {
+    static func integer(_ description: String) -> JSONValue {
         .orderedObject([("type", "integer"), ("description", .string(description))])
     }
 
-    private static func enumeration(_ values: [String]) -> JSONValue {
+    static func enumeration(_ values: [String]) -> JSONValue {
         .orderedObject([("type", "string"), ("enum", .array(values.map { .string($0) }))])
     }
 }

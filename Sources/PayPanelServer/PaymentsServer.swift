@@ -21,7 +21,8 @@ public final class PaymentsServer: Sendable {
     /// 408…) get the API's error envelope too.
     public static func start(
         api: PaymentsAPI, configuration: HTTPServer.Configuration, providers: [any APIRouteProvider] = [],
-        workerInterval: Duration, workerReport: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void = { _, _ in }
+        workerInterval: Duration, alsoEachPass: @escaping @Sendable () async -> Void = {},
+        workerReport: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void = { _, _ in }
     ) throws -> PaymentsServer {
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in
@@ -32,7 +33,7 @@ public final class PaymentsServer: Sendable {
         }
         let router = api.router(adding: providers)
         let http = try HTTPServer.start(configuration: configuration, handler: router.handler)
-        let worker = ReconciliationWorker(service: api.service, interval: workerInterval, report: workerReport)
+        let worker = ReconciliationWorker(service: api.service, interval: workerInterval, alsoEachPass: alsoEachPass, report: workerReport)
         return PaymentsServer(http: http, worker: worker)
     }
 

@@ -13,9 +13,14 @@ public final class ReconciliationWorker: Sendable {
     private let task: Task<Void, Never>
 
     /// Starts at once; `report` hears each pass that did something, and each failure.
-    public init(service: CheckoutService, interval: Duration, report: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void) {
+    /// `alsoEachPass` runs after each pass (checkout expiry).
+    public init(
+        service: CheckoutService, interval: Duration, alsoEachPass: @escaping @Sendable () async -> Void = {},
+        report: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void
+    ) {
         task = Task {
             while !Task.isCancelled {
+                await alsoEachPass()
                 do {
                     let result = try await service.reconcile()
                     if !result.timers.isEmpty || !result.lookups.isEmpty || !result.failures.isEmpty { report(result, nil) }

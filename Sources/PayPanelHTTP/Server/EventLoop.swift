@@ -15,6 +15,8 @@ final class EventLoop: @unchecked Sendable {
 
     let configuration: HTTPServer.Configuration
     private let handler: HTTPServer.Handler
+    /// Where handlers run: threads of the server's own, never blocked by the rest of the process.
+    let handlerExecutor: HandlerExecutor
     let inbox: LoopInbox
     let statistics: LoopStatistics
     private let stopped: StopSignal
@@ -45,6 +47,7 @@ final class EventLoop: @unchecked Sendable {
         self.inbox = inbox
         self.statistics = statistics
         self.stopped = stopped
+        handlerExecutor = HandlerExecutor(threadCount: configuration.handlerThreads)
         epoll = try Epoll()
         guard epoll.add(listener.descriptor, interest: Epoll.readable, key: EventLoop.listenerKey),
             epoll.add(inbox.descriptor, interest: Epoll.readable, key: EventLoop.inboxKey)
@@ -110,7 +113,7 @@ final class EventLoop: @unchecked Sendable {
         let handler = handler
         let inbox = inbox
         let id = connection.id
-        connection.handlerTask = Task {
+        connection.handlerTask = Task(executorPreference: handlerExecutor) {
             let response = await handler(request)
             inbox.post(.response(connectionID: id, response))
         }
@@ -176,6 +179,7 @@ final class EventLoop: @unchecked Sendable {
         inbox.close()
         if reserveDescriptor >= 0 { POSIX.close(reserveDescriptor) }
         readBuffer.deallocate()
+        handlerExecutor.stop()
         stopped.fire()
     }
 

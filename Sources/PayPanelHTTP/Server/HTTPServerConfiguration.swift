@@ -15,6 +15,8 @@ extension HTTPServer {
         /// immediately that it should back off instead of timing out, and the loop keeps its
         /// bound on descriptors and memory.
         public var maxConnections: Int
+        /// Threads of the server's own that run request handlers (see `HandlerExecutor`).
+        public var handlerThreads = 8
         /// Head, header-count, body and chunk-line limits, enforced while parsing.
         public var limits: HTTPRequestParser.Limits
         /// From a request's first byte to the end of its headers; then 408 and close. Absolute:

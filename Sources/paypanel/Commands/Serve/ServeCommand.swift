@@ -18,8 +18,8 @@ struct ServeCommand: CLICommand {
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8080)."),
             .value("--worker-interval", "ms", help: "How often the worker fires due timers and looks up unknown outcomes (default: 1000)."),
-        ] + CheckoutOptions.all,
-        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
+        ] + TokenOptions.checking + CheckoutOptions.all,
+        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
 
     let arguments: ParsedArguments
     let host: String
@@ -42,6 +42,15 @@ struct ServeCommand: CLICommand {
         let service = try arguments.openCheckoutService(environment: environment, clock: clock)
         try Self.ensureKey(database: try arguments.openDatabase(environment: environment, clock: clock), clock: clock, console: context.console)
         let api = try PaymentsAPI(service: service, databasePath: databasePath, clock: clock)
+        // The checkout desk has its own connection to the same database (WAL), like the key checks.
+        let desk = CheckoutDesk(store: try SQLitePaymentStore(path: databasePath, clock: clock), service: service, clock: clock)
+        // Apple Pay tokens on /pay: Apple Root CA - G3 and the configured merchant keys, or,
+        // with --test-root, PayPanel's test identity (never in production).
+        let verification = try arguments.tokenVerification(console: context.console)
+        if verification.trust.isTestMode {
+            Self.writeError("test mode: Apple Pay tokens signed by PayPanel's test root are accepted (--test-root); never use this in production")
+        }
+        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: ApplePayTokenDecryptor(verifier: verification.verifier))
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()
@@ -50,7 +59,8 @@ struct ServeCommand: CLICommand {
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, workerInterval: workerInterval,
+                api: api, configuration: configuration, providers: [checkouts], workerInterval: workerInterval,
+                alsoEachPass: { _ = try? await desk.expireDue() },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {
             throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")

@@ -1,0 +1,110 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+
+/// `/v1/checkouts`: the payment-action notification as a resource (`CheckoutDesk`), and the
+/// device's pay call. Merchants use their secret key for everything but `/pay`; the device
+/// uses the checkout's client secret, which can pay that one checkout and do nothing else.
+public struct CheckoutsAPI: APIRouteProvider {
+    let desk: CheckoutDesk
+    let api: PaymentsAPI
+    /// Verifies and decrypts Apple Pay tokens for `/pay`; nil when the server has no
+    /// merchant keys (tokens are then refused, cards still work).
+    let decryptor: ApplePayTokenDecryptor?
+
+    public init(desk: CheckoutDesk, api: PaymentsAPI, decryptor: ApplePayTokenDecryptor?) {
+        self.desk = desk
+        self.api = api
+        self.decryptor = decryptor
+    }
+
+    /// The path the device calls; the only `/v1` path that takes a client secret.
+    static func isPayPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        return parts.count == 5 && parts[1] == "v1" && parts[2] == "checkouts" && !parts[3].isEmpty && parts[4] == "pay"
+    }
+
+    public func addRoutes(to router: inout Router) {
+        router.post("/v1/checkouts") { [desk, api] context in
+            let json = try Self.body(context)
+            return try await api.idempotent(context) {
+                APIResponse.json(try await desk.create(json: json).json)
+            }
+        }
+        router.get("/v1/checkouts/{id}") { [desk] context in
+            guard let checkout = try await desk.checkout(PaymentsAPI.id(context)) else {
+                throw APIError.missing("checkout", PaymentsAPI.id(context))
+            }
+            return APIResponse.json(checkout.apiJSON())
+        }
+        router.post("/v1/checkouts/{id}") { [desk, api] context in
+            let json = try Self.body(context)
+            return try await api.idempotent(context) {
+                APIResponse.json(try await desk.update(PaymentsAPI.id(context), json: json).apiJSON())
+            }
+        }
+        router.post("/v1/checkouts/{id}/cancel") { [desk, api] context in
+            _ = try RequestBody(context, allowed: [])
+            return try await api.idempotent(context) {
+                APIResponse.json(try await desk.cancel(PaymentsAPI.id(context)).apiJSON())
+            }
+        }
+        router.post("/v1/checkouts/{id}/pay") { [desk, decryptor] context in
+            let checkoutID = PaymentsAPI.id(context)
+            try await Self.authenticateDevice(context, checkoutID: checkoutID, desk: desk)
+            let body = try RequestBody(context, allowed: ["amount", "payment_token", "card"])
+            guard let amount = try body.integer("amount", required: true) else { throw RequestBody.missing("amount") }
+            let method = try Self.method(body, context: context, decryptor: decryptor)
+            let payment = try await desk.pay(checkoutID, amount: amount, method: method)
+            // The sheet's verdict is in the body: 200 even for "failure".
+            return APIResponse.json(payment.json)
+        }
+    }
+
+    /// The whole JSON body for the desk's own reader (which reports every violation at once).
+    static func body(_ context: RequestContext) throws(APIError) -> JSONValue {
+        let body = try RequestBody(context, allowed: Set(CheckoutParameters.keys))
+        return .object(body.object)
+    }
+
+    /// `Authorization: Bearer <client secret>` of this very checkout, else 401.
+    static func authenticateDevice(_ context: RequestContext, checkoutID: String, desk: CheckoutDesk) async throws {
+        let header = context.headers["authorization"] ?? ""
+        let secret = header.hasPrefix("Bearer ") ? String(header.dropFirst("Bearer ".count)) : ""
+        guard !secret.isEmpty, let owner = try await desk.authenticate(clientSecret: secret), owner == checkoutID else {
+            throw APIError(
+                status: .unauthorized, kind: .authentication, code: "invalid_client_secret",
+                message: "pay with the checkout's client_secret as the Bearer token (Authorization: Bearer co_…_secret_…)")
+        }
+    }
+
+    /// `payment_token` (the PKPaymentToken object) or `card`, exactly one.
+    static func method(_ body: RequestBody, context: RequestContext, decryptor: ApplePayTokenDecryptor?) throws -> CheckoutPaymentMethod {
+        let token = body.object["payment_token"]
+        let card = body.object["card"]
+        switch (token, card) {
+        case (let token?, nil):
+            guard case .object = token else { throw RequestBody.wrongType("payment_token", "an object", token) }
+            guard let decryptor else {
+                throw APIError.invalid(
+                    "apple_pay_not_configured", "this server has no Apple Pay merchant keys: pay with a card, or configure the merchant certificate and key",
+                    param: "payment_token")
+            }
+            return .applePayToken(Array(JSONWriter.string(token).utf8), decryptor: decryptor)
+        case (nil, .some):
+            let wrapped = RequestBody(object: JSONObject([(key: "payment_method", value: Self.cardAsPaymentMethod(card!))]))
+            return .card(try PaymentsAPI.card(wrapped))
+        default:
+            throw APIError.invalid("parameter_missing", "give exactly one of payment_token (Apple Pay) or card (Pay in app)")
+        }
+    }
+
+    /// `card: {number, exp_month, exp_year, holder_name}` in the shape of a confirm's payment method.
+    private static func cardAsPaymentMethod(_ card: JSONValue) -> JSONValue {
+        guard case .object(var object) = card else { return card }
+        object["type"] = "card"
+        return .object(object)
+    }
+
+    public var openAPIPaths: [(path: String, item: JSONValue)] { CheckoutsOpenAPI.paths }
+}
