@@ -7,7 +7,8 @@ import Foundation
 /// Used instead of Foundation's `.atomic` / `atomically:` writes so that where the temporary
 /// file lives, what happens to it on failure, and what is flushed to disk are written here,
 /// not left to the platform's Foundation: the temporary file is `.<name>.<random>.tmp` beside
-/// the target and is removed when a step fails.
+/// the target and is removed when a step fails (only a process killed between the write and the
+/// rename leaves one, named after the file it was for).
 enum AtomicFile {
     /// Puts `bytes` at `path`, replacing any file there. A new file gets mode 0666 less the
     /// umask, as `open(2)` gives. With `durable`, the new file is flushed (`fsync`) before the
