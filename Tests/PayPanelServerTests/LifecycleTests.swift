@@ -103,11 +103,16 @@ struct UnusedProcessor: PaymentProcessor {
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let line = try await onThread { () -> String in
+            // read(2) with EINTR retried: Foundation's availableData traps on an interrupted read,
+            // and the test process receives SIGCHLD from the servers other tests stop.
             var bytes: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let descriptor = output.fileHandleForReading.fileDescriptor
             while bytes.last != UInt8(ascii: "\n") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                bytes += chunk
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                bytes += buffer[..<count]
             }
             return String(decoding: bytes, as: UTF8.self)
         }
