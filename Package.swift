@@ -87,7 +87,7 @@ let package = Package(
         // Shared by the test targets: temporary directories, fixture paths, running the binary,
         // comparing the payments database with the mock processor's ledger.
         .target(
-            name: "TestSupport", dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability"],
+            name: "TestSupport", dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelHTTP"],
             path: "Tests/TestSupport"),
         .testTarget(
             name: "PayPanelTests",
@@ -101,7 +101,7 @@ let package = Package(
             path: "Tests/MockProcessorTests"
         ),
         // Parser tests on split byte sequences, and socket tests against a real started server.
-        .testTarget(name: "PayPanelHTTPTests", dependencies: ["PayPanelHTTP"], path: "Tests/PayPanelHTTPTests"),
+        .testTarget(name: "PayPanelHTTPTests", dependencies: ["PayPanelHTTP", "TestSupport"], path: "Tests/PayPanelHTTPTests"),
         // Starts the real `paypanel serve` on port 0 and drives it over sockets.
         .testTarget(
             name: "PayPanelServerTests",

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Glibc
 import PayPanelHTTP
 import Testing

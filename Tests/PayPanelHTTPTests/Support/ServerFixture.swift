@@ -1,16 +1,8 @@
 import Foundation
+import TestSupport
 import PayPanelHTTP
 import Synchronization
 import Testing
-
-/// Runs blocking work (the raw client) on a thread of its own, so the cooperative pool —
-/// two threads on a two-core machine, and the server's handlers run there — never blocks.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
-}
 
 /// Starts a server on a free port, runs `body`, and always shuts the server down.
 func withServer<T: Sendable>(

@@ -4,14 +4,6 @@ import PayPanel
 import PayPanelHTTP
 import TestSupport
 
-/// Runs blocking work on a thread of its own, so the cooperative pool never blocks.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread { continuation.resume(with: Result { try body() }) }
-        thread.start()
-    }
-}
-
 struct ServerStartError: Error, CustomStringConvertible {
     let description: String
 }

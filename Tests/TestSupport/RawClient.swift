@@ -4,23 +4,23 @@ import PayPanelHTTP
 import Synchronization
 
 /// A response as the test client read it off the wire.
-struct WireResponse: Sendable {
-    let status: Int
-    let headers: HTTPHeaders
-    let body: [UInt8]
+public struct WireResponse: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: [UInt8]
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// Why the test client gave up.
-enum ClientError: Error, CustomStringConvertible {
+public enum ClientError: Error, CustomStringConvertible {
     case connectFailed(Int32)
     case timedOut(String)
     case closedBeforeResponse([UInt8])
     case malformed(String)
     case sendFailed(Int32)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .connectFailed(let code): "connect failed: \(String(cString: strerror(code)))"
         case .timedOut(let what): "timed out \(what)"
@@ -31,12 +31,13 @@ enum ClientError: Error, CustomStringConvertible {
     }
 }
 
-/// A blocking raw-socket HTTP client for the limit tests, where URLSession would hide exactly
-/// what is being tested (drips, half requests, pipelining, what the server does to the socket).
+/// A blocking raw-socket HTTP client for the HTTP core's and the server's tests, where URLSession
+/// would hide exactly what is being tested (drips, half requests, pipelining, invalid UTF-8,
+/// wrong framing, what the server does to the socket).
 /// Every call blocks, with a 10 s socket timeout so a broken server fails a test instead of
 /// hanging it; tests run the calls through `onThread` so no cooperative thread ever blocks.
-final class RawClient: Sendable {
-    let descriptor: Int32
+public final class RawClient: Sendable {
+    public let descriptor: Int32
     /// Bytes read past the end of the last response (the start of the next one).
     private let leftover = Mutex<[UInt8]>([])
 
@@ -49,7 +50,7 @@ final class RawClient: Sendable {
     }
 
     /// Connects to the server on loopback.
-    static func connect(to port: Int, host: String = "127.0.0.1", timeout: Int = 10) throws(ClientError) -> RawClient {
+    public static func connect(to port: Int, host: String = "127.0.0.1", timeout: Int = 10) throws(ClientError) -> RawClient {
         let isIPv6 = host.contains(":")
         let descriptor = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .connectFailed(errno) }
@@ -79,11 +80,11 @@ final class RawClient: Sendable {
         return client
     }
 
-    func send(_ text: String) throws(ClientError) {
+    public func send(_ text: String) throws(ClientError) {
         try send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) throws(ClientError) {
+    public func send(_ bytes: [UInt8]) throws(ClientError) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -94,7 +95,7 @@ final class RawClient: Sendable {
 
     /// Sends `text` one byte at a time, `interval` apart, stopping early when the server
     /// answers; returns how many bytes were sent.
-    func drip(_ text: String, interval: Duration) throws(ClientError) -> Int {
+    public func drip(_ text: String, interval: Duration) throws(ClientError) -> Int {
         var sent = 0
         for byte in Array(text.utf8) {
             if isReadable(withinMilliseconds: Int32(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000)) {
@@ -108,14 +109,14 @@ final class RawClient: Sendable {
     }
 
     /// Whether bytes (or the end of the stream) arrive within the time given.
-    func isReadable(withinMilliseconds milliseconds: Int32) -> Bool {
+    public func isReadable(withinMilliseconds milliseconds: Int32) -> Bool {
         if !leftover.withLock({ $0.isEmpty }) { return true }
         var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&descriptorSet, 1, milliseconds) > 0
     }
 
     /// Reads one complete response, framed by its Content-Length (none means no body).
-    func readResponse() throws(ClientError) -> WireResponse {
+    public func readResponse() throws(ClientError) -> WireResponse {
         var buffer = leftover.withLock { bytes in
             defer { bytes = [] }
             return bytes
@@ -155,7 +156,7 @@ final class RawClient: Sendable {
 
     /// Waits for the server to close: true at end of stream (or a reset), false if bytes
     /// arrive instead. Throws when nothing happens before the socket timeout.
-    func waitForClose() throws(ClientError) -> Bool {
+    public func waitForClose() throws(ClientError) -> Bool {
         if !leftover.withLock({ $0.isEmpty }) { return false }
         do {
             guard let bytes = try receive() else { return true }
@@ -181,5 +182,15 @@ final class RawClient: Sendable {
             return start
         }
         return nil
+    }
+}
+
+/// Runs blocking work (the raw client, a child process) on a thread of its own, so the
+/// cooperative pool — two threads on a two-core machine, where async tests and in-process
+/// servers' callers run — never blocks on it.
+public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
     }
 }
