@@ -133,8 +133,9 @@ import Testing
             #expect(newest == "GET /newest ")
             let growth = residentWithIdle - residentBefore
             print("\(count) idle keep-alive connections (client and server ends in one process): resident \(residentBefore >> 20) MiB -> \(residentWithIdle >> 20) MiB, growth \(growth >> 10) KiB")
-            // Generous: other tests run in parallel in this process.
-            #expect(residentWithIdle < 64 * 1024 * 1024 || growth < 16 * 1024 * 1024)
+            // Informational only: other suites allocate in this process at the same time, so its
+            // growth says little. The memory bound is checked on a server process of its own
+            // (PayPanelServerTests' IdleConnectionMemoryTests).
             withExtendedLifetime(clients) {}
         }
     }

@@ -1,0 +1,45 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// 1,000 idle keep-alive connections cost `paypanel serve` little memory: measured on the
+/// server's own process (VmRSS from /proc), so nothing else running in the test process counts.
+@Suite struct IdleConnectionMemoryTests {
+    @Test func aThousandIdleKeepAliveConnectionsStayUnder64MiBResident() async throws {
+        let count = 1000
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        if limit.rlim_cur < rlim_t(count + 256) {
+            limit.rlim_cur = min(limit.rlim_max, rlim_t(count + 256))
+            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+        try #require(limit.rlim_cur >= rlim_t(count + 256), "the descriptor limit is too low for this test")
+        let server = try await ServerProcess.start()
+        let port = server.port
+        let clients = try await onThread {
+            try (0..<count).map { _ in
+                let client = try RawClient.connect(to: port, timeout: 60)
+                try client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                _ = try client.readResponse()
+                return client
+            }
+        }
+        let resident = Self.residentBytes(of: server.process.processIdentifier)
+        print("paypanel serve with \(count) idle keep-alive connections: resident \(resident >> 10) KiB")
+        #expect(resident > 0 && resident < 64 * 1024 * 1024, "resident \(resident >> 20) MiB")
+        let fresh = try await server.request("GET", "/healthz", key: "")
+        #expect(fresh.status == 200)
+        withExtendedLifetime(clients) {}
+        #expect(await server.terminate() == 0)
+    }
+
+    /// VmRSS of process `pid`.
+    static func residentBytes(of pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
+        else { return 0 }
+        return kilobytes * 1024
+    }
+}
