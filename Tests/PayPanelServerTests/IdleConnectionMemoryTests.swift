@@ -3,11 +3,17 @@ import Glibc
 import Testing
 import TestSupport
 
-/// 1,000 idle keep-alive connections cost `paypanel serve` little memory: measured on the
-/// server's own process (VmRSS from /proc), so nothing else running in the test process counts.
+/// Idle keep-alive connections cost `paypanel serve` little memory: measured on the server's
+/// own process (VmRSS from /proc), so nothing else running in the test process counts.
+///
+/// 300 connections, not 1,000: the client ends live in the test process, and with about 1,000
+/// descriptors open Foundation's `Process.run()` (which lists /proc/self/fd) reads past its
+/// directory buffer — AddressSanitizer reports a heap-buffer-overflow in
+/// `findMaximumOpenFromProcSelfFD`, and once a test process crashed there — while other tests
+/// start processes. The 1,000-connection figure is measured by hand (docs/http-core.md).
 @Suite struct IdleConnectionMemoryTests {
-    @Test func aThousandIdleKeepAliveConnectionsStayUnder64MiBResident() async throws {
-        let count = 1000
+    @Test func threeHundredIdleKeepAliveConnectionsStayUnder64MiBResident() async throws {
+        let count = 300
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         if limit.rlim_cur < rlim_t(count + 256) {

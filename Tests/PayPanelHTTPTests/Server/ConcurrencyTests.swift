@@ -101,10 +101,14 @@ import Testing
         }
     }
 
-    /// 1,000 connections (500 when the descriptor limit is too low to raise: both ends live in
+    /// Many idle connections (see the count's comment for why not 1,000 here; both ends live in
     /// this process, so each connection costs two descriptors). `ulimit -n` here is 20000.
-    @Test func thousandIdleConnectionsThenARequestIsStillServed() async throws {
-        let count = Self.raiseDescriptorLimit(toFit: 2 * 1000 + 256) ? 1000 : 500
+    @Test func manyIdleConnectionsThenARequestIsStillServed() async throws {
+        // 300, not 1,000: both ends live in this process, and with about 1,000 descriptors open
+        // Foundation's Process.run() (other tests start processes meanwhile) reads past its
+        // /proc/self/fd directory buffer (AddressSanitizer: heap-buffer-overflow in
+        // findMaximumOpenFromProcSelfFD). The 1,000-connection figure is measured out of process.
+        let count = Self.raiseDescriptorLimit(toFit: 2 * 300 + 256) ? 300 : 200
         let residentBefore = Self.residentBytes()
         try await withServer(Self.patient) { server in
             let port = server.port
