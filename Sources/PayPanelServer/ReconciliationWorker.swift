@@ -2,7 +2,8 @@ import Foundation
 import PayPanel
 
 /// Runs `service.reconcile()` every `interval` until stopped: due timers fire (sheet
-/// deadlines, authorization expiry, abandonment) and unknown outcomes are looked up.
+/// deadlines, authorization expiry, abandonment) and unknown outcomes are looked up, and a
+/// call whose caller vanished (a crash) is looked up once `reconcileGrace` has passed.
 ///
 /// Several servers on one database may run it at once: `PaymentLedger.fireTimer` re-checks
 /// the timer (`isStillDue`) and deletes it inside the same `BEGIN IMMEDIATE` write that applies
@@ -22,7 +23,8 @@ public final class ReconciliationWorker: Sendable {
             while !Task.isCancelled {
                 await alsoEachPass()
                 do {
-                    let result = try await service.reconcile()
+                    // Calls still in flight in a pay request are not this pass's business.
+                    let result = try await service.reconcile(sparingCallsYoungerThan: service.reconcileGrace)
                     if !result.timers.isEmpty || !result.lookups.isEmpty || !result.failures.isEmpty { report(result, nil) }
                 } catch {
                     report(nil, error)

@@ -10,9 +10,18 @@ extension CheckoutService {
     ///
     /// One intent that cannot be reconciled (a database error, an answer that makes no sense)
     /// does not stop the others: its error is in `failures`, and the rest goes on.
-    public func reconcile() async throws -> ReconciliationReport {
+    ///
+    /// `sparingCallsYoungerThan` leaves alone the calls that began (or became unknown) less
+    /// than that long ago. A background worker must pass it: a call that began a moment ago
+    /// is usually still in flight in a pay request of this or another server, and looking it
+    /// up then finds nothing yet ("not found"), which would send the machine down the wrong
+    /// branch while the real answer is on its way. `reconcileGrace` is the safe value.
+    /// The `reconcile` command passes nil: an operator asks about everything, now.
+    public func reconcile(sparingCallsYoungerThan grace: Duration? = nil) async throws -> ReconciliationReport {
         var report = ReconciliationReport()
+        let cutoff = grace.map { clock.now().addingTimeInterval(-Self.seconds($0)) }
         for awaiting in try ledger.callsAwaitingReconciliation() {
+            if let cutoff, awaiting.since > cutoff { continue }
             do {
                 report.lookups.append(try await lookUp(awaiting.call, intentID: awaiting.intentID))
             } catch {
@@ -27,6 +36,15 @@ extension CheckoutService {
             }
         }
         return report
+    }
+
+    /// How long a worker leaves a call alone before it counts as abandoned: the processor
+    /// timeout (after which the caller itself records the outcome as unknown) and 5 s more for
+    /// the caller to write that down. A call older than this has lost its caller (a crash).
+    public nonisolated var reconcileGrace: Duration { configuration.processorTimeout + .seconds(5) }
+
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 
     /// Fires one due timer and runs what it leads to; nil when another process handled it.

@@ -81,21 +81,27 @@ extension CheckoutDesk {
     }
 
     /// The answer for an authorization's outcome; the checkout is paid once the intent is
-    /// authorized (manual capture) or captured.
+    /// authorized (manual capture) or captured, or once the sheet was told success (the
+    /// authorization was approved; an automatic capture whose answer is still unknown is the
+    /// reconciler's business, not the payer's).
     private func finish(_ checkout: Checkout, outcome: PaymentOutcome) throws -> CheckoutPayment {
         let intent = outcome.intent
-        let paid = intent.status == .requiresCapture || intent.status == .succeeded
+        let paid = outcome.sheetAnswer == .success || intent.status == .requiresCapture || intent.status == .succeeded
         var status = checkout.status
         if paid {
             var current = checkout
             // The row may have moved (an update of the panel meanwhile): apply to the latest.
-            for _ in 0..<3 {
+            // Any other error is the store's and is reported, never swallowed.
+            for attempt in 1...3 {
                 current.status = .paid
-                if let saved = try? save(current, at: clock.now()) {
-                    status = saved.status
+                do {
+                    status = try save(current, at: clock.now()).status
                     break
+                } catch let error as CheckoutError {
+                    guard case .versionConflict = error.reason, attempt < 3 else { throw error }
+                    current = try require(checkout.id)
+                    if current.status != .open { status = current.status; break }
                 }
-                current = try require(checkout.id)
             }
         }
         let sheet: SheetAnswer = outcome.sheetAnswer ?? (paid ? .success : .failure)

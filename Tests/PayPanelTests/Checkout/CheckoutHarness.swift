@@ -26,11 +26,15 @@ final class CheckoutHarness: @unchecked Sendable {
     let service: CheckoutService
     private let lastSeen = Mutex<[String: PaymentStateMachine]>([:])
 
-    init(policy: PaymentPolicy = .standard, processorTimeout: Duration = .seconds(30), seed: UInt64 = 1) throws {
+    /// `around` puts a processor of the test's own between the recorder and the mock.
+    init(
+        policy: PaymentPolicy = .standard, processorTimeout: Duration = .seconds(30), seed: UInt64 = 1,
+        around: ((MockProcessor) -> any PaymentProcessor)? = nil
+    ) throws {
         directory = try TemporaryDirectory("paypanel-checkout-test")
         clock = ManualClock(Self.start)
         mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
-        processor = RecordingProcessor(mock)
+        processor = RecordingProcessor(around?(mock) ?? mock)
         service = CheckoutService(
             store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock), processor: processor, clock: clock,
             configuration: CheckoutConfiguration(policy: policy, processorTimeout: processorTimeout), randomSeed: seed)

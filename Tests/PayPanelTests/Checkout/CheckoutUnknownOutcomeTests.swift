@@ -1,6 +1,7 @@
 import Foundation
 import MockProcessor
 import PayPanel
+import Synchronization
 import TestSupport
 import Testing
 
@@ -34,6 +35,54 @@ import Testing
         #expect(report.lookups.first?.statusBefore == .processing && report.lookups.first?.statusAfter == .requiresCapture)
         #expect(try harness.machine(intent.id).intent.status == .requiresCapture)
         #expect(harness.processor.calls("authorize", attemptID).count == 1, "looked up, never sent again")
+        try harness.check(settled: true)
+    }
+
+    /// The server's worker passes `reconcileGrace`: a call that began a moment ago is still
+    /// its caller's, so the worker leaves it alone. (A worker that looked it up at once raced
+    /// the pay request: it found the approval and captured while the request, its answer now
+    /// "not in flight", reloaded a half-done intent and told the device the checkout was open.)
+    @Test func theWorkerLeavesACallInFlightToItsCaller() async throws {
+        let held = HeldAuthorizations()
+        let harness = try CheckoutHarness(around: { held.wrapping($0) })
+        let intent = try await harness.createIntent(capture: .automatic)
+        let paying = Task { try await harness.service.authorize(try CheckoutHarness.card(intent.id)) }
+        await held.approvedAtTheProcessor()  // approved there, not yet recorded here
+        #expect(harness.service.reconcileGrace == .seconds(35))
+        let pass = try await harness.service.reconcile(sparingCallsYoungerThan: harness.service.reconcileGrace)
+        #expect(pass.lookups.isEmpty && pass.timers.isEmpty)
+        held.release()
+        let outcome = try await paying.value
+        #expect(outcome.intent.status == .succeeded && outcome.sheetAnswer == nil)
+        #expect(harness.processor.calls.filter { $0.operation.hasPrefix("lookup") }.isEmpty)
+        try harness.check(settled: true)
+    }
+
+    /// A call whose caller is gone (a crashed server) is looked up by its scheduled lookup
+    /// once the processor timeout has passed, grace or not. The worker here is a second
+    /// server on the same database with a clock of its own, so the held caller (standing for
+    /// the dead one) never reaches its own timeout.
+    @Test func anotherServersWorkerLooksUpACallWhoseCallerIsGoneAtItsTimeout() async throws {
+        let held = HeldAuthorizations()
+        let harness = try CheckoutHarness(around: { held.wrapping($0) })
+        let intent = try await harness.createIntent(capture: .automatic)
+        let paying = Task { try await harness.service.authorize(try CheckoutHarness.card(intent.id)) }
+        await held.approvedAtTheProcessor()
+
+        let otherClock = ManualClock(CheckoutHarness.start)
+        let other = CheckoutService(
+            store: try SQLitePaymentStore(path: harness.databasePath, clock: otherClock),
+            processor: try MockProcessor(ledgerPath: harness.ledgerPath, clock: otherClock, sleeper: ManualClockSleeper(clock: otherClock)),
+            clock: otherClock)
+        otherClock.advance(by: 29)
+        let early = try await other.reconcile(sparingCallsYoungerThan: other.reconcileGrace)
+        #expect(early.lookups.isEmpty && early.timers.isEmpty)
+        #expect(try harness.machine(intent.id).intent.status == .processing)
+        otherClock.advance(by: 1)
+        let due = try await other.reconcile(sparingCallsYoungerThan: other.reconcileGrace)
+        #expect(due.timers.map(\.statusAfter) == [.succeeded])
+        held.release()  // the late answer is dropped: the call is no longer in flight
+        #expect(try await paying.value.intent.status == .succeeded)
         try harness.check(settled: true)
     }
 
@@ -169,6 +218,57 @@ struct SlowLookupHarness {
         func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome { await base.refund(request, timeout: timeout) }
         func lookup(reference: String, operation: ProcessorOperation, timeout: Duration) async -> LookupResult {
             .unavailable(reason: "no answer within \(timeout)")
+        }
+    }
+}
+
+/// Holds each authorization's answer after the processor gave it, until `release()`: the
+/// moment a pay request waits for its answer while the processor has already approved.
+final class HeldAuthorizations: Sendable {
+    private let approved = AsyncStream<Void>.makeStream()
+    private let released = Mutex<[CheckedContinuation<Void, Never>]>([])
+    private let isReleased = Mutex(false)
+
+    func wrapping(_ base: any PaymentProcessor) -> any PaymentProcessor { Holder(base: base, owner: self) }
+
+    /// Returns once an authorization was answered by the processor and is being held.
+    func approvedAtTheProcessor() async {
+        var iterator = approved.stream.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+
+    func release() {
+        isReleased.withLock { $0 = true }
+        for waiter in released.withLock({ list in defer { list = [] }; return list }) { waiter.resume() }
+    }
+
+    fileprivate func hold() async {
+        approved.continuation.yield()
+        await withCheckedContinuation { continuation in
+            let resumeNow = isReleased.withLock { done in
+                if !done { released.withLock { $0.append(continuation) } }
+                return done
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    private struct Holder: PaymentProcessor {
+        let base: any PaymentProcessor
+        let owner: HeldAuthorizations
+        func authorize(_ request: AuthorizationRequest, timeout: Duration) async -> ProcessorOutcome {
+            let outcome = await base.authorize(request, timeout: timeout)
+            await owner.hold()
+            return outcome
+        }
+        func completeChallenge(reference: String, passed: Bool, timeout: Duration) async -> ProcessorOutcome {
+            await base.completeChallenge(reference: reference, passed: passed, timeout: timeout)
+        }
+        func capture(_ request: CaptureRequest, timeout: Duration) async -> ProcessorOutcome { await base.capture(request, timeout: timeout) }
+        func void(reference: String, timeout: Duration) async -> ProcessorOutcome { await base.void(reference: reference, timeout: timeout) }
+        func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome { await base.refund(request, timeout: timeout) }
+        func lookup(reference: String, operation: ProcessorOperation, timeout: Duration) async -> LookupResult {
+            await base.lookup(reference: reference, operation: operation, timeout: timeout)
         }
     }
 }
