@@ -49,15 +49,18 @@ public struct CheckoutsAPI: APIRouteProvider {
                 APIResponse.json(try await desk.cancel(PaymentsAPI.id(context)).apiJSON())
             }
         }
-        router.post("/v1/checkouts/{id}/pay") { [desk, decryptor] context in
+        router.post("/v1/checkouts/{id}/pay") { [desk, api, decryptor] context in
             let checkoutID = PaymentsAPI.id(context)
             try await Self.authenticateDevice(context, checkoutID: checkoutID, desk: desk)
             let body = try RequestBody(context, allowed: ["amount", "payment_token", "card"])
             guard let amount = try body.integer("amount", required: true) else { throw RequestBody.missing("amount") }
             let method = try Self.method(body, context: context, decryptor: decryptor)
-            let payment = try await desk.pay(checkoutID, amount: amount, method: method)
-            // The sheet's verdict is in the body: 200 even for "failure".
-            return APIResponse.json(payment.json)
+            // The device retries a pay whose answer it lost with the same key: it gets the first
+            // answer instead of a second attempt. Its keys are the checkout's own.
+            return try await api.idempotent(context, owner: "checkout \(checkoutID)") {
+                // The sheet's verdict is in the body: 200 even for "failure".
+                APIResponse.json(try await desk.pay(checkoutID, amount: amount, method: method).json)
+            }
         }
     }
 

@@ -45,7 +45,7 @@ enum CheckoutsOpenAPI {
                             "holder_name": Doc.string("cardholder"),
                         ], required: ["number"]),
                     ], required: ["amount"]),
-                    responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too)", "401": "not this checkout's client secret"]),
+                    responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too; Idempotency-Key replays it)", "401": "not this checkout's client secret"]),
             ])),
         ]
     }

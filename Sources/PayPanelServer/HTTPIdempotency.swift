@@ -52,11 +52,13 @@ actor HTTPIdempotency {
     }
 
     /// Runs `body` once per key (see the type's rules); without the header it simply runs.
-    /// `body` never throws: its errors are already responses.
-    nonisolated func run(_ context: RequestContext, _ body: () async -> HTTPResponse) async throws -> HTTPResponse {
+    /// `body` never throws: its errors are already responses. `owner` is who the keys belong to
+    /// when the request has no API key (the device's `/pay`: its checkout), so two devices'
+    /// keys never meet.
+    nonisolated func run(_ context: RequestContext, owner: String? = nil, _ body: () async -> HTTPResponse) async throws -> HTTPResponse {
         guard let key = context.headers[Self.header] else { return await body() }
         let route = context.route?.pattern.text ?? context.path
-        let scope = "http \(context.method) \(route) \(AuthenticatedKey.current?.id ?? "-")"
+        let scope = "http \(context.method) \(route) \(owner ?? AuthenticatedKey.current?.id ?? "-")"
         let parameters = JSONValue.orderedObject([
             ("path", .string(context.path)), ("body_sha256", .string(SHA256.hash(context.body).hexString)),
         ])

@@ -24,12 +24,21 @@ enum OpenAPIDocument {
                                  query: [parameter("include", enumeration(["events"]))], responses: ["200": "payment_intent", "404": "unknown"]),
             ])),
             ("/v1/payment_intents/{id}/confirm", item([
-                "post": operation("Authorize with a card (captured at once for automatic capture).", path: true, body: schema([
-                    "payment_method": schema([
-                        "type": enumeration(["card"]), "number": string("card number, never stored"),
-                        "exp_month": integer("1-12"), "exp_year": integer("four digits"), "holder_name": string("cardholder"),
-                    ], required: ["type", "number"]),
-                ], required: ["payment_method"]), responses: ["200": "payment_intent", "402": "declined: error with payment_intent"]),
+                "post": operation(
+                    "Authorize with a card or an Apple Pay token (verified and decrypted as on /pay; captured at once for automatic capture).",
+                    path: true, body: schema([
+                        "payment_method": .orderedObject([("oneOf", .array([
+                            schema([
+                                "type": enumeration(["card"]), "number": string("card number, never stored"),
+                                "exp_month": integer("1-12"), "exp_year": integer("four digits"), "holder_name": string("cardholder"),
+                            ], required: ["type", "number"]),
+                            schema([
+                                "type": enumeration(["apple_pay"]),
+                                "token": .orderedObject([("type", "object"), ("description", "the PKPaymentToken (paymentData, paymentMethod, transactionIdentifier); test-root tokens only under serve --test-root")]),
+                            ], required: ["type", "token"]),
+                        ]))]),
+                    ], required: ["payment_method"]),
+                    responses: ["200": "payment_intent", "400": "a token that does not verify, decrypt or match the amount", "402": "declined: error with payment_intent"]),
             ])),
             ("/v1/payment_intents/{id}/capture", item([
                 "post": operation("Capture an authorized intent.", path: true, body: schema(["amount": integer("minor units; default all")]),
@@ -43,6 +52,18 @@ enum OpenAPIDocument {
             ("/v1/payment_intents/{id}/challenge", item([
                 "post": operation("Answer the 3-D Secure challenge.", path: true, body: schema(["passed": .orderedObject([("type", "boolean")])], required: ["passed"]),
                                   responses: ["200": "payment_intent", "402": "failed"]),
+            ])),
+            ("/v1/payment_intents/{id}/resolve", item([
+                "post": operation(
+                    "The operator's resolution of an intent in requires_merchant_action (as paypanel payments resolve): the processor is asked first; a resolution its ledger contradicts is refused unless force is true.",
+                    path: true, body: schema([
+                        "resolution": enumeration(["authorized", "succeeded", "canceled", "retry"]),
+                        "note": string("why: what was checked and decided (kept in the history, up to 500 characters)"),
+                        "operator": string("who resolves it (default: the API key's id)"),
+                        "force": .orderedObject([("type", "boolean"), ("description", "apply although the processor's ledger contradicts it (recorded as forced)")]),
+                    ], required: ["resolution", "note"]),
+                    responses: ["200": "payment_intent with resolution {as, note, operator, forced, processor_says}",
+                                "409": "not in requires_merchant_action, or resolution_contradicts_processor"]),
             ])),
             ("/v1/refunds", item([
                 "post": operation("Refund a captured intent.", body: schema([

@@ -28,11 +28,10 @@ extension PaymentsAPI {
         }
         router.post("/v1/payment_intents/{id}/confirm") { context in
             let body = try RequestBody(context, allowed: ["payment_method"])
-            let method = try Self.card(body)
+            let method = try Self.confirmMethod(body, decryptor: tokenDecryptor)
             let id = Self.id(context)
             return try await idempotent(context) {
-                let outcome = try await service.authorize(PaymentSubmission(intentID: id, method: method, source: .card), idempotencyKey: nil)
-                return try Self.authorizationResponse(outcome)
+                try Self.authorizationResponse(try await confirm(id, with: method))
             }
         }
         router.post("/v1/payment_intents/{id}/challenge") { context in
@@ -117,7 +116,7 @@ extension PaymentsAPI {
         else { throw RequestBody.missing("payment_method") }
         let type = try method.string("type", required: true)
         guard type == "card" else {
-            throw APIError.invalid("parameter_invalid", "payment_method[type] must be card (Apple Pay tokens come later)", param: "payment_method[type]")
+            throw APIError.invalid("parameter_invalid", "payment_method[type] must be card or apple_pay", param: "payment_method[type]")
         }
         guard let numberText = try? method.string("number", required: true) else {
             throw APIError.invalid("parameter_missing", "payment_method[number] is required and must be a string", param: "payment_method[number]")

@@ -20,6 +20,9 @@ public struct PaymentsAPI: Sendable {
     public let service: CheckoutService
     let keys: APIKeyAuthenticator
     let idempotency: HTTPIdempotency
+    /// Verifies and decrypts Apple Pay tokens for `confirm` with `payment_method[type]=apple_pay`
+    /// (the same merchant keys and trust as the device's `/pay`); nil refuses them with 400.
+    public var tokenDecryptor: ApplePayTokenDecryptor?
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// database) for key checks and idempotency keys.
@@ -45,6 +48,7 @@ public struct PaymentsAPI: Sendable {
         let document = OpenAPIDocument.make(extraPaths: providers.flatMap(\.openAPIPaths))
         router.get("/openapi.json") { _ in APIResponse.json(document) }
         addIntentRoutes(to: &router)
+        addResolveRoute(to: &router)
         addRefundRoutes(to: &router)
         for provider in providers { provider.addRoutes(to: &router) }
         return router
@@ -64,8 +68,10 @@ public struct PaymentsAPI: Sendable {
 
     /// Runs a route's work under its `Idempotency-Key`; errors become the envelope first, so
     /// they are stored and replayed like any other response.
-    func idempotent(_ context: RequestContext, _ work: @escaping () async throws -> HTTPResponse) async throws -> HTTPResponse {
-        try await idempotency.run(context) {
+    func idempotent(
+        _ context: RequestContext, owner: String? = nil, _ work: @escaping () async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await idempotency.run(context, owner: owner) {
             do {
                 return try await work()
             } catch {

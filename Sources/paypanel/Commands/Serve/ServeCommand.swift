@@ -41,16 +41,18 @@ struct ServeCommand: CLICommand {
         let databasePath = arguments.databasePath(environment: environment)
         let service = try arguments.openCheckoutService(environment: environment, clock: clock)
         try Self.ensureKey(database: try arguments.openDatabase(environment: environment, clock: clock), clock: clock, console: context.console)
-        let api = try PaymentsAPI(service: service, databasePath: databasePath, clock: clock)
+        var api = try PaymentsAPI(service: service, databasePath: databasePath, clock: clock)
         // The checkout desk has its own connection to the same database (WAL), like the key checks.
         let desk = CheckoutDesk(store: try SQLitePaymentStore(path: databasePath, clock: clock), service: service, clock: clock)
-        // Apple Pay tokens on /pay: Apple Root CA - G3 and the configured merchant keys, or,
-        // with --test-root, PayPanel's test identity (never in production).
+        // Apple Pay tokens on /pay and on confirm: Apple Root CA - G3 and the configured merchant
+        // keys, or, with --test-root, PayPanel's test identity (never in production).
         let verification = try arguments.tokenVerification(console: context.console)
         if verification.trust.isTestMode {
             Self.writeError("test mode: Apple Pay tokens signed by PayPanel's test root are accepted (--test-root); never use this in production")
         }
-        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: ApplePayTokenDecryptor(verifier: verification.verifier))
+        let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
+        api.tokenDecryptor = decryptor
+        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor)
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()
