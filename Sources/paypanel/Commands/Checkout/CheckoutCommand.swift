@@ -40,11 +40,15 @@ struct CheckoutCommand: CLICommand {
             Otherwise (or with --lines or --json) one command per line: expand, select N|AMOUNT, buy, \
             app, card N|PAN, expiry MM/YY, holder NAME, confirm, pass, fail, back, done, wait SECONDS, \
             show, help, quit. End of input quits.
+            With --server http://HOST:PORT the backend is a running 'paypanel serve --test-root': the \
+            checkout is created there with --api-key (or $PAYPANEL_API_KEY), the screens come from the \
+            push payload it returns, and each payment is the device's POST /v1/checkouts/{id}/pay with \
+            the client secret; a 3-D Secure answer goes to the merchant's /challenge call.
             Exit status: 0 when a payment went through or the payer quit, 1 when the checkout ended \
             on a failure (an unknown outcome, an error). Quitting cancels an unpaid intent. See \
             docs/checkout.md.
             """,
-        options: [notification, update, updateAfter, capture, width, lines] + CheckoutOptions.all)
+        options: [notification, update, updateAfter, capture, width, lines, ServerCheckout.server, ServerCheckout.apiKey] + CheckoutOptions.all)
 
     let arguments: ParsedArguments
     let notificationFile: String?
@@ -54,6 +58,8 @@ struct CheckoutCommand: CLICommand {
     let screenWidth: Int
     let json: Bool
     let forcesLines: Bool
+    /// `--server URL`: the device against a running paypanel serve.
+    let serverURL: String?
 
     init(arguments: ParsedArguments) throws {
         self.arguments = arguments
@@ -69,12 +75,28 @@ struct CheckoutCommand: CLICommand {
         screenWidth = try arguments.integer(Self.width.name, in: RenderOptions.minimumWidth...120) ?? CheckoutRenderOptions.defaultWidth
         json = arguments.flag(CommonOptions.json.name)
         forcesLines = arguments.flag(Self.lines.name)
+        serverURL = arguments.value(ServerCheckout.server.name)
+        if serverURL != nil && (notificationFile != nil || updateFile != nil) {
+            throw UsageError("'--server' shows the push payload the server builds for its checkout: leave out --notification and --update")
+        }
+        if serverURL == nil && arguments.value(ServerCheckout.apiKey.name) != nil {
+            throw UsageError("'--api-key' is the key for '--server <url>': give the server too")
+        }
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let console = context.console
         let environment = context.environment
         let clock = try arguments.clock(environment: environment)
+        if let serverURL {
+            let key = try ServerCheckout.key(arguments, environment: environment)
+            let (payload, backend) = try await ServerCheckout.open(url: serverURL, key: key, captureMethod: captureMethod, clock: clock, console: console)
+            let configuration = CheckoutFlowConfiguration(wallet: .standard(now: clock.now()), captureMethod: captureMethod)
+            let session = CheckoutSession(
+                flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: nil, clock: clock,
+                width: screenWidth)
+            return try await run(session, context)
+        }
         let payload = try notificationFile.map { try NotifyInput.deliverablePayload($0, console: console) }
             ?? PaymentActionPayloadBuilder().build()
         let update = try updateFile.map { try NotifyInput.deliverablePayload($0, console: console, what: "update payload") }
@@ -91,11 +113,16 @@ struct CheckoutCommand: CLICommand {
             flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: watcher, clock: clock,
             width: screenWidth)
 
+        return try await run(session, context)
+    }
+
+    /// The full-screen checkout on a terminal, else the line checkout.
+    @MainActor private func run(_ session: CheckoutSession, _ context: CommandContext) async throws -> ExitStatus {
         let ending: CheckoutSessionEnding
-        if !forcesLines && !json && RawTerminal.isInteractive(environment: environment) {
-            ending = try await TerminalCheckout(session: session, console: console).run()
+        if !forcesLines && !json && RawTerminal.isInteractive(environment: context.environment) {
+            ending = try await TerminalCheckout(session: session, console: context.console).run()
         } else {
-            ending = await LineCheckout(session: session, console: console, json: json).run()
+            ending = await LineCheckout(session: session, console: context.console, json: json).run()
         }
         return ExitStatus(code: ending.exitCode)
     }

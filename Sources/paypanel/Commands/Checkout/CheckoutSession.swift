@@ -7,13 +7,14 @@ import PayPanelDemo
 @MainActor
 final class CheckoutSession {
     var flow: CheckoutFlow
-    let backend: CheckoutBackend
-    let updates: PanelUpdateWatcher
+    let backend: any DeviceBackend
+    /// Nil against a server (`--server`): its updates are the merchant's, not this device's files.
+    let updates: PanelUpdateWatcher?
     let clock: any WallClock
     /// The width of the device's screens.
     let width: Int
 
-    init(flow: CheckoutFlow, backend: CheckoutBackend, updates: PanelUpdateWatcher, clock: any WallClock, width: Int) {
+    init(flow: CheckoutFlow, backend: any DeviceBackend, updates: PanelUpdateWatcher?, clock: any WallClock, width: Int) {
         self.flow = flow
         self.backend = backend
         self.updates = updates
@@ -25,6 +26,7 @@ final class CheckoutSession {
 
     /// Applies the panel updates that arrived; returns a message for each one not applied.
     func pollUpdates() -> [String] {
+        guard let updates else { return [] }
         do {
             return try updates.poll(&flow, now: now)
         } catch {

@@ -21,6 +21,9 @@ struct HTTPResponseReader {
     }
 
     let maximumBodyBytes: Int
+    /// False for media fetches (only a 200's body is wanted); true for API calls, whose error
+    /// statuses carry a JSON envelope.
+    let readsEveryBody: Bool
     private(set) var status: Int?
     private(set) var headers: [(name: String, value: String)] = []
     private(set) var body: [UInt8] = []
@@ -29,8 +32,9 @@ struct HTTPResponseReader {
     private var framing: Framing?
     private var chunkState = ChunkState.size
 
-    init(maximumBodyBytes: Int) {
+    init(maximumBodyBytes: Int, readsEveryBody: Bool = false) {
         self.maximumBodyBytes = maximumBodyBytes
+        self.readsEveryBody = readsEveryBody
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -51,7 +55,7 @@ struct HTTPResponseReader {
             }
             try parseHead(Array(pending[0..<end]))
             pending.removeFirst(end + 4)
-            if status != 200 {
+            if status != 200 && !readsEveryBody {
                 isComplete = true
                 return
             }
