@@ -67,6 +67,31 @@ import TestSupport
         #expect(await server.terminate() == 0)
     }
 
+    @Test func threeDSecureIsAnsweredByTheMerchantsChallengeCallNotByPay() async throws {
+        let server = try await ServerProcess.start(arguments: ["--test-root", "--now", Self.now])
+        // Over the wire: /pay cannot run a challenge; it says so and the intent waits for it.
+        let checkout = try await server.request("POST", "/v1/checkouts", json: "{}")
+        let secret = checkout["client_secret"]?.stringValue ?? ""
+        let card = #"{"amount":500,"card":{"number":"4000002760003184","exp_month":12,"exp_year":2030}}"#
+        let asked = try await server.request("POST", "/v1/checkouts/\(checkout.id)/pay", json: card, key: secret)
+        #expect(asked["sheet"] == "failure" && asked.json["error"]?["code"] == "authentication_required", "\(asked.text)")
+        let intentID = asked["payment_intent"]?.stringValue ?? ""
+        #expect(try await server.request("GET", "/v1/payment_intents/\(intentID)")["status"] == "requires_action")
+        let again = try await server.request("POST", "/v1/checkouts/\(checkout.id)/pay", json: card, key: secret)
+        #expect(again.status == 409 && again.errorCode == "payment_in_progress", "\(again.text)")
+
+        // The CLI's device shows the challenge and sends its answer as the merchant would.
+        let result = try await Self.checkout(server, "expand\nbuy\ncard 7\nconfirm\npass\ndone\n")
+        #expect(result.status == 0, "\(result)")
+        let events = Self.events(result)
+        #expect(events.contains { $0["event"] == "challenge" }, "\(result.stdout)")
+        let exit = try #require(events.last)
+        #expect(exit["reason"] == "paid" && exit["status"] == "succeeded", "\(exit)")
+        #expect(await server.terminate() == 0)
+        let challenges = server.stderr.split(separator: "\n").filter { $0.contains(#"/challenge""#) && $0.contains(#""status":200"#) }
+        #expect(challenges.count == 1, "\(server.stderr)")
+    }
+
     @Test func aBadKeyAndAnUnreachableServerAreClearErrors() async throws {
         let server = try await ServerProcess.start(arguments: ["--now", Self.now])
         let badKey = try await Self.checkout(server, "quit\n", key: "sk_not_a_key")
