@@ -32,8 +32,8 @@ enum CommandTree {
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
             .group(
-                name: "processor", abstract: "Inspect the mock payment processor: its ledger and its triggers.",
-                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self)]),
+                name: "processor", abstract: "The mock payment processor: its ledger, its triggers, and serving it over HTTP.",
+                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self), .command(ProcessorServeCommand.self)]),
             .group(
                 name: "db", abstract: "Create, migrate and inspect the payments database.",
                 children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),

@@ -21,6 +21,8 @@ struct HTTPResponseReader {
     }
 
     let maximumBodyBytes: Int
+    /// Whether the body of every status is read (an API's error bodies matter), not only 200's.
+    let readsEveryBody: Bool
     private(set) var status: Int?
     private(set) var headers: [(name: String, value: String)] = []
     private(set) var body: [UInt8] = []
@@ -29,8 +31,9 @@ struct HTTPResponseReader {
     private var framing: Framing?
     private var chunkState = ChunkState.size
 
-    init(maximumBodyBytes: Int) {
+    init(maximumBodyBytes: Int, readsEveryBody: Bool = false) {
         self.maximumBodyBytes = maximumBodyBytes
+        self.readsEveryBody = readsEveryBody
     }
 
     /// The first value of header `name` (case-insensitive).
@@ -51,7 +54,7 @@ struct HTTPResponseReader {
             }
             try parseHead(Array(pending[0..<end]))
             pending.removeFirst(end + 4)
-            if status != 200 {
+            if status != 200 && !readsEveryBody {
                 isComplete = true
                 return
             }
@@ -102,7 +105,7 @@ struct HTTPResponseReader {
             guard let length = Int(lengthText), length >= 0 else {
                 throw MediaFetchError(.protocolError, "invalid Content-Length \(JSONWriter.quoted(lengthText))")
             }
-            if code == 200, length > maximumBodyBytes {
+            if code == 200 || readsEveryBody, length > maximumBodyBytes {
                 throw MediaFetchError(.tooLarge, "the server announces \(length) bytes, above the \(maximumBodyBytes)-byte limit")
             }
             framing = .length(length)
