@@ -112,7 +112,8 @@ struct PaymentIntentWireTests {
         var ids: [String] = []
         for index in 1...3 {
             let created = try await client.call(
-                "POST", "/v1/payment_intents", [("amount", "\(index * 100)"), ("currency", "usd"), ("metadata[attempt_id]", "att_\(index)")])
+                "POST", "/v1/payment_intents",
+                [("amount", "\(index * 100)"), ("currency", "usd"), ("capture_method", "manual"), ("metadata[attempt_id]", "att_\(index)")])
             #expect(created.status_ == "requires_payment_method", "\(created.text)")
             ids.append(created.id)
         }
