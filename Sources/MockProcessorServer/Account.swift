@@ -13,7 +13,7 @@ struct Account: Sendable {
     var idempotency: [String: IdempotencyRecord] = [:]
     /// Seconds the account's test clock is ahead of the server's clock.
     var clockOffset: TimeInterval = 0
-    /// Card number → the remaining scripted trigger steps (the last one repeats).
+    /// `cardKey(number)` → the remaining scripted trigger steps (the last one repeats).
     var cardChains: [String: CardChain] = [:]
 
     init(tag: String) {
@@ -22,6 +22,11 @@ struct Account: Sendable {
 
     /// Every ledger reference of this account starts with this (`acct_…/`).
     var ledgerPrefix: String { tag + "/" }
+
+    /// Chains are kept under the SHA-256 of the card number, so no number reaches a snapshot.
+    static func cardKey(_ digits: String) -> String {
+        SHA256.hash(digits).hexString
+    }
 
     static func tag(forKey key: String) -> String {
         "acct_" + String(SHA256.hash(key).hexString.prefix(16))
@@ -76,6 +81,8 @@ struct StoredIntent: Sendable {
     let created: Date
     var status: String
     var paymentMethod: PaymentMethodCard?
+    /// The payment method's id after a restart, when the card itself is no longer known.
+    var paymentMethodID: String?
     /// How many authorizations were made (each confirm after a failure is a new one).
     var authorizations = 0
     var amountCapturable: Int64 = 0

@@ -41,7 +41,7 @@ enum ObjectJSON {
             ("livemode", false),
             ("metadata", metadata(intent.metadata)),
             ("next_action", nextAction),
-            ("payment_method", .optional(intent.paymentMethod?.id)),
+            ("payment_method", .optional(intent.paymentMethod?.id ?? intent.paymentMethodID)),
             ("payment_method_types", ["card"]),
             ("status", .string(intent.status)),
         ])

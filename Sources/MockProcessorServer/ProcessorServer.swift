@@ -24,19 +24,23 @@ public final class ProcessorServer: Sendable {
 
     public let http: HTTPServer
     let service: ProcessorService
+    /// Account snapshot files found at start that could not be read (those accounts start empty).
+    public let unreadableSnapshots: [String]
 
     public var port: Int { http.port }
 
-    private init(http: HTTPServer, service: ProcessorService) {
+    private init(http: HTTPServer, service: ProcessorService, unreadableSnapshots: [String]) {
         self.http = http
         self.service = service
+        self.unreadableSnapshots = unreadableSnapshots
     }
 
     /// Starts listening. The HTTP core's refusals (413, 431, 408…) use Stripe's envelope too.
     public static func start(
         processor: MockProcessor, clock: any WallClock, configuration: HTTPServer.Configuration, options: Options = Options()
     ) async throws(HTTPServerError) -> ProcessorServer {
-        let service = ProcessorService(mock: processor, clock: clock)
+        let service = ProcessorService(mock: processor, clock: clock, snapshots: AccountSnapshots(ledgerPath: processor.ledgerPath))
+        let unreadable = await service.restore()
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in
             HTTPResponse.json(Array(JSONWriter.string(StripeError(status: status, type: "invalid_request_error", message: reason).json).utf8), status: status)
@@ -45,7 +49,7 @@ public final class ProcessorServer: Sendable {
         let http = try HTTPServer.start(configuration: configuration, handler: routes.router.handler)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         await service.setBaseURL("http://\(host):\(http.port)")
-        return ProcessorServer(http: http, service: service)
+        return ProcessorServer(http: http, service: service, unreadableSnapshots: unreadable)
     }
 
     /// Stops accepting, lets requests in flight finish for up to `grace`, then closes the rest.
@@ -158,7 +162,9 @@ struct ProcessorRoutes: Sendable {
             return error.response(for: context)
         }
         guard idempotent, let key = context.headers["Idempotency-Key"] else {
-            return await deliver(await body(tag, parameters, nil), context: context)
+            let reply = await body(tag, parameters, nil)
+            if context.method == .post { await service.persist(tag) }
+            return await deliver(reply, context: context)
         }
         guard !key.isEmpty, key.utf8.count <= 255 else {
             return StripeError.invalidRequest("Idempotency-Key must be 1 to 255 characters.", param: "Idempotency-Key").response(for: context)
@@ -184,13 +190,16 @@ struct ProcessorRoutes: Sendable {
             let reply = await body(tag, parameters, key)
             if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
                 await service.finishIdempotent(tag, key: key, response: StoredResponse(status: status.code, body: Array(JSONWriter.string(json).utf8)))
+                await service.persist(tag)
             } else if case .hold = reply {
+                await service.persist(tag)
                 // Still "in flight" while held, as at a processor that is still working on it.
                 let response = await deliver(reply, context: context)
                 await service.finishIdempotent(tag, key: key, response: nil)
                 return response
             } else {
                 await service.finishIdempotent(tag, key: key, response: nil)
+                await service.persist(tag)
             }
             var response = await deliver(reply, context: context)
             response.headers.replaceOrAdd(name: "Idempotency-Key", value: key)

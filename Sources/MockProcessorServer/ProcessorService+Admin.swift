@@ -36,7 +36,13 @@ extension ProcessorService {
         } catch {
             return .error(.apiError("The ledger cannot be reset: \((error as? any PayPanelError)?.message ?? "unexpected failure")."))
         }
-        if all { accounts.removeAll() } else { accounts[tag] = Account(tag: tag) }
+        if all {
+            accounts.removeAll()
+            snapshots?.removeAll()
+        } else {
+            accounts[tag] = Account(tag: tag)
+            snapshots?.remove(tag)
+        }
         return .ok(.orderedObject([("object", "reset"), ("scope", all ? "all" : "account")]))
     }
 
@@ -51,14 +57,14 @@ extension ProcessorService {
             }
             let text = try parameters.string("chain") ?? ""
             if text.isEmpty {
-                update(tag) { $0.cardChains[card.digits] = nil }
+                update(tag) { $0.cardChains[Account.cardKey(card.digits)] = nil }
                 return .ok(.orderedObject([("object", "card_chain"), ("card", .string(card.description)), ("chain", .null)]))
             }
             let steps: [MockTrigger]
             do { steps = try TriggerChain.parse(text) } catch {
                 throw StripeError.invalidRequest(error.message, param: "chain")
             }
-            update(tag) { $0.cardChains[card.digits] = CardChain(steps: steps.map(\.name)) }
+            update(tag) { $0.cardChains[Account.cardKey(card.digits)] = CardChain(steps: steps.map(\.name)) }
             return .ok(.orderedObject([("object", "card_chain"), ("card", .string(card.description)), ("chain", .array(steps.map { .string($0.name) }))]))
         } catch let error as StripeError {
             return .error(error)

@@ -40,7 +40,7 @@ extension ProcessorService {
         var chosen = scenario
         if chosen == nil, fault == nil, TriggerLookup.holderTrigger(card.method.holderName) == nil {
             // A per-card scripted chain applies when neither a scenario nor the holder name asks.
-            update(tag) { account in chosen = account.cardChains[card.method.cardNumber.digits]?.take() }
+            update(tag) { account in chosen = account.cardChains[Account.cardKey(card.method.cardNumber.digits)]?.take() }
         }
         let request = AuthorizationRequest(
             reference: reference, amount: Amount(minorUnits: intent.amount, currency: intent.currency), paymentMethod: card.method,
@@ -122,6 +122,7 @@ extension ProcessorService {
             intent.lastPaymentError = cardError.json
             intent.status = "requires_payment_method"
             intent.paymentMethod = nil
+            intent.paymentMethodID = nil
             let saved = intent
             update(tag) { $0.intents[intentID] = saved }
             var error = StripeError(

@@ -11,12 +11,14 @@ import PayPanel
 /// marked `processing`: a second confirm or capture arriving meanwhile sees that state and is
 /// refused, instead of interleaving with the first.
 ///
-/// What survives a restart: the ledger (SQLite). Accounts live in memory; a retry with the same
-/// Idempotency-Key after a restart recreates the same intent id and attempt reference, so the
-/// ledger replays the authorization it already made instead of making a second one.
+/// What survives a restart: the ledger (SQLite) and each account's snapshot beside it
+/// (`AccountSnapshots`). Ids made with an Idempotency-Key are derived from it, so even a retry
+/// whose first answer never reached the snapshot recreates the same intent id and attempt
+/// reference, and the ledger replays the authorization it already made.
 actor ProcessorService {
     let mock: MockProcessor
     let clock: any WallClock
+    let snapshots: AccountSnapshots?
     var accounts: [String: Account] = [:]
     /// `http://host:port`, for `next_action` URLs; set once the port is known.
     private(set) var baseURL = "http://127.0.0.1"
@@ -28,9 +30,33 @@ actor ProcessorService {
     /// Stripe keeps idempotency keys for 24 hours.
     static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
 
-    init(mock: MockProcessor, clock: any WallClock) {
+    init(mock: MockProcessor, clock: any WallClock, snapshots: AccountSnapshots?) {
         self.mock = mock
         self.clock = clock
+        self.snapshots = snapshots
+    }
+
+    /// Loads the saved accounts, then settles intents a crash left `processing` from the ledger.
+    /// Returns the snapshot files that could not be read.
+    func restore() async -> [String] {
+        guard let snapshots else { return [] }
+        let (loaded, unreadable) = snapshots.loadAll()
+        for account in loaded.prefix(Self.maximumAccounts) { accounts[account.tag] = account }
+        for account in loaded {
+            for id in account.intentOrder where account.intents[id]?.status == "processing" {
+                guard let intent = account.intents[id] else { continue }
+                await settleFromLedger(account.tag, intentID: id, reference: intent.ledgerReference(accountPrefix: account.ledgerPrefix), createdNow: false)
+            }
+            persist(account.tag)
+        }
+        return unreadable
+    }
+
+    /// Writes the account's snapshot (best effort: a full disk must not fail a payment answer;
+    /// the ledger, which holds the money, is written by SQLite with its own guarantees).
+    func persist(_ tag: String) {
+        guard let snapshots, let account = accounts[tag] else { return }
+        try? snapshots.save(account)
     }
 
     func setBaseURL(_ url: String) {

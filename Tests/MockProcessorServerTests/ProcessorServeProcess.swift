@@ -77,6 +77,13 @@ final class ServedProcess: @unchecked Sendable {
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
+    /// SIGKILL, as a crash would, and waits until the process is gone.
+    func crash() async {
+        kill(process.processIdentifier, SIGKILL)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+    }
+
     /// SIGTERM, then the exit status (waits up to 30 s, then SIGKILL and -1).
     @discardableResult
     func terminate() async -> Int32 {

@@ -56,6 +56,9 @@ struct ProcessorServeCommand: CLICommand {
         } catch {
             throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
         }
+        for name in server.unreadableSnapshots {
+            context.console.printError("warning: the account snapshot \(name) beside the ledger cannot be read; that account starts empty (the ledger itself is intact)")
+        }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
         if json {
             context.console.printJSON(.orderedObject([("listening", .string(url)), ("host", .string(host)), ("port", .number(server.port))]), pretty: false)
