@@ -33,8 +33,11 @@ extension ProcessorService {
             let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey)
             let confirm = try parameters.boolean("confirm") ?? false
             let id = Self.objectID(prefix: "pi", tag: tag, idempotencyKey: idempotencyKey)
-            guard account(tag).intents[id] == nil else {
-                throw StripeError.invalidRequest("A PaymentIntent with this id exists already: use a new Idempotency-Key.")
+            if let existing = account(tag).intents[id] {
+                // Only a retry with the same Idempotency-Key meets its own id, and only after the
+                // first try's answer was a fault (faults are not stored for replay): answer with
+                // what that try left, never with a refusal the client would take for a decline.
+                return currentAnswer(existing)
             }
             let secret = Self.objectID(prefix: "secret", tag: tag, idempotencyKey: idempotencyKey.map { "secret:" + $0 })
             let intent = StoredIntent(
@@ -56,6 +59,24 @@ extension ProcessorService {
         } catch {
             return .error(.apiError("Unexpected failure."))
         }
+    }
+
+    /// The answer a create would have given for the intent as it is now: 402 for a declined
+    /// one, 409 while it is still being processed, else 200.
+    func currentAnswer(_ intent: StoredIntent) -> Reply {
+        if intent.status == "processing" {
+            return .error(StripeError(
+                status: .conflict, type: "idempotency_error", code: "idempotency_key_in_use",
+                message: "The first request with this Idempotency-Key is still being processed: retry later."))
+        }
+        if intent.status == "requires_payment_method", let error = intent.lastPaymentError {
+            var stripeError = StripeError(
+                status: .paymentRequired, type: "card_error", code: error["code"]?.stringValue,
+                declineCode: error["decline_code"]?.stringValue, message: error["message"]?.stringValue ?? "Your card was declined.")
+            stripeError.extra = [("payment_intent", ObjectJSON.intent(intent, baseURL: baseURL))]
+            return .error(stripeError)
+        }
+        return .ok(ObjectJSON.intent(intent, baseURL: baseURL))
     }
 
     /// GET /v1/payment_intents/{id}

@@ -41,8 +41,9 @@ actor ProcessorService {
     func restore() async -> [String] {
         guard let snapshots else { return [] }
         let (loaded, unreadable) = snapshots.loadAll()
-        for account in loaded.prefix(Self.maximumAccounts) { accounts[account.tag] = account }
-        for account in loaded {
+        let kept = loaded.prefix(Self.maximumAccounts)
+        for account in kept { accounts[account.tag] = account }
+        for account in kept {
             for id in account.intentOrder where account.intents[id]?.status == "processing" {
                 guard let intent = account.intents[id] else { continue }
                 await settleFromLedger(account.tag, intentID: id, reference: intent.ledgerReference(accountPrefix: account.ledgerPrefix), createdNow: false)

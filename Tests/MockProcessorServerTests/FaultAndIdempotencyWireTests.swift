@@ -91,6 +91,30 @@ struct FaultAndIdempotencyWireTests {
         #expect(await server.terminate() == 0)
     }
 
+    @Test("A retry with the same key after a 500 that was processed gets the approval, not a refusal, and no second authorization")
+    func retryAfterProcessed500() async throws {
+        let directory = try TemporaryDirectory("procserve")
+        let server = try await ServedProcess.processor(directory: directory)
+        let client = StripeTestClient(port: server.port, key: "sk_test_retry_500")
+        let first = try #require(try await client.pay(holder: "HTTP_500_AFTER", idempotencyKey: "att_500").reply)
+        #expect(first.status == 500)
+        let retry = try #require(try await client.pay(holder: "HTTP_500_AFTER", idempotencyKey: "att_500").reply)
+        #expect(retry.status == 200, "\(retry.text)")
+        #expect(retry.status_ == "requires_capture")
+        // A decline whose answer was dropped: the retry learns the decline.
+        let dropped = try await client.pay(method: "pm_card_chargeDeclined", holder: "DROP_AFTER", idempotencyKey: "att_drop")
+        guard case .closedWithoutAnswer = dropped else {
+            Issue.record("expected a dropped connection, got \(dropped)")
+            return
+        }
+        let again = try #require(try await client.pay(method: "pm_card_chargeDeclined", holder: "DROP_AFTER", idempotencyKey: "att_drop").reply)
+        #expect(again.status == 402, "\(again.text)")
+        #expect(again.error?["decline_code"]?.stringValue == "generic_decline")
+        let ledger = try await client.call("GET", "/_mock/ledger")
+        #expect(ledger["data"]?.arrayValue?.filter { $0["operation"]?.stringValue == "authorize" }.count == 2, "\(ledger.text)")
+        #expect(await server.terminate() == 0)
+    }
+
     @Test("Idempotency-Key: replay with Idempotent-Replayed (declines too), 400 idempotency_error on other parameters, 409 while in flight")
     func idempotencyKeys() async throws {
         let directory = try TemporaryDirectory("procserve")
