@@ -15,11 +15,12 @@ enum Reply: Sendable {
         .respond(status: error.status, json: error.json, headers: error.headers, delay: delay)
     }
 
-    /// Whether an idempotency key keeps this answer for replay: everything the API decided
-    /// (successes, declines, invalid requests), not the faults, so that a retry after a fault
-    /// reaches the ledger, whose own idempotency (one authorization per reference) answers it.
+    /// Whether an idempotency key keeps this answer for replay: successes and card declines.
+    /// Not a 400, which Stripe does not save either (the parameters failed validation: fix them
+    /// and retry with the same key), and not the faults, so that a retry after a fault reaches
+    /// the ledger, whose own idempotency (one authorization per reference) answers it.
     var isReplayable: Bool {
         guard case .respond(let status, _, _, _) = self else { return false }
-        return status.code < 500 && status.code != 429 && status.code != 409
+        return (200..<300).contains(status.code) || status.code == 402
     }
 }
