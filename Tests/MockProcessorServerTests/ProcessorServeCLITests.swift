@@ -1,4 +1,5 @@
 import Foundation
+import PayPanel
 import Testing
 import TestSupport
 
@@ -20,6 +21,17 @@ struct ProcessorServeCLITests {
         #expect(result.status == 64, "\(result)")
         #expect(result.stderr.contains(reason), "\(result)")
         #expect(!result.stderr.contains("Fatal error"))
+    }
+
+    @Test("bench processor --json reports both rates and their ratio (the shape only: speed is never asserted)")
+    func benchShape() throws {
+        let directory = try TemporaryDirectory("procserve-cli")
+        let result = try CLIRunner.run(["bench", "processor", "--count", "5", "--json"], in: directory, timeout: 120)
+        #expect(result.status == 0, "\(result)")
+        let json = try JSONParser().parse(result.stdout)
+        #expect(json["count"]?.int64Value == 5)
+        #expect(json["in_process_per_second"]?.int64Value != nil && json["over_http_per_second"]?.int64Value != nil)
+        #expect(json["ratio"]?.stringValue != nil)
     }
 
     @Test("processor serve --help names the test endpoints and the docs")
