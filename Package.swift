@@ -71,16 +71,19 @@ let package = Package(
         // Tooling beside the product: fuzzing, soaks, the security run, benchmarks.
         .target(
             name: "PayPanelReliability",
-            dependencies: ["PayPanel", "PayPanelDemo", "MockProcessor"],
+            dependencies: ["PayPanel", "PayPanelDemo", "MockProcessor", "MockProcessorServer", "PayPanelHTTP"],
             path: "Sources/PayPanelReliability"
         ),
         // The HTTP API (/v1/payment_intents, /v1/refunds, health, OpenAPI) as thin translation
         // over CheckoutService, with API keys, idempotency keys and the reconciliation worker.
         .target(name: "PayPanelServer", dependencies: ["PayPanel", "PayPanelHTTP"], path: "Sources/PayPanelServer"),
+        // The mock processor over HTTP: a Stripe-compatible subset with test endpoints
+        // (`paypanel processor serve`, docs/mock-processor.md).
+        .target(name: "MockProcessorServer", dependencies: ["MockProcessor", "PayPanel", "PayPanelHTTP"], path: "Sources/MockProcessorServer"),
         // The command-line program: argument parsing and terminal drawing only.
         .executableTarget(
             name: "paypanel",
-            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelServer", "PayPanelHTTP"],
+            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelServer", "PayPanelHTTP", "MockProcessorServer"],
             path: "Sources/paypanel"
         ),
 
@@ -107,6 +110,13 @@ let package = Package(
             name: "PayPanelServerTests",
             dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "PayPanelDemo", "TestSupport"],
             path: "Tests/PayPanelServerTests"
+        ),
+        // Starts the real `paypanel processor serve` on port 0 and drives it over sockets, and the
+        // library's HTTP processor against it.
+        .testTarget(
+            name: "MockProcessorServerTests",
+            dependencies: ["paypanel", "MockProcessorServer", "PayPanel", "PayPanelReliability", "TestSupport"],
+            path: "Tests/MockProcessorServerTests"
         ),
         // Runs the built `paypanel` binary and compares stdout, stderr and exit code.
         .testTarget(

@@ -14,10 +14,10 @@ import PayPanel
 /// answers, timeouts) happen after the transaction, through the injected `Sleeper`, and let
 /// other calls proceed meanwhile. Other processes are kept out by SQLite's write lock.
 public actor MockProcessor: PaymentProcessor {
-    private let ledger: ProcessorLedger
+    let ledger: ProcessorLedger
     private let clock: any WallClock
     private let sleeper: any Sleeper
-    private var jitter: SeededGenerator
+    var jitter: SeededGenerator
     /// The rules and timing this processor was created with.
     public nonisolated let configuration: MockProcessorConfiguration
 

@@ -5,12 +5,22 @@ public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// When set, nothing is sent: the connection is closed as if the network dropped it after
+    /// the request arrived. For fault-injecting servers (the mock processor's `DROP_AFTER`).
+    public var dropsConnection = false
 
     /// A response with the given parts; empty by default.
     public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: [UInt8] = []) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    /// No response at all: the server closes the connection instead of answering.
+    public static func droppedConnection() -> HTTPResponse {
+        var response = HTTPResponse(status: .internalServerError)
+        response.dropsConnection = true
+        return response
     }
 
     /// A `text/plain; charset=utf-8` response.

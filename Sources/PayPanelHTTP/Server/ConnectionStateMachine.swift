@@ -138,6 +138,7 @@ struct ConnectionStateMachine {
     /// The handler answered the dispatched request.
     mutating func responseReady(_ response: HTTPResponse, now: ContinuousClock.Instant) -> Action {
         guard state == .handling, let exchange, let head = exchange.head else { return .readMore }
+        if response.dropsConnection { return close(nil) }
         let closing = closeAfterResponse || !head.keepAlive
             || response.headers.lowercasedListElements(for: "connection").contains("close")
         let connection: ResponseEncoder.ConnectionHeader = closing ? .close : (head.version == .http1_0 ? .keepAlive : .omitted)

@@ -32,14 +32,17 @@ enum CommandTree {
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),
             .group(
-                name: "processor", abstract: "Inspect the mock payment processor: its ledger and its triggers.",
-                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self)]),
+                name: "processor", abstract: "The mock payment processor: its ledger, its triggers, and serving it over HTTP.",
+                children: [.command(ProcessorLedgerCommand.self), .command(ProcessorTriggersCommand.self), .command(ProcessorServeCommand.self)]),
             .group(
                 name: "db", abstract: "Create, migrate and inspect the payments database.",
                 children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
             .group(
                 name: "bench", abstract: "Measure the payment machinery against baselines from the same run (build with -c release first).",
-                children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self)]),
+                children: [
+                    .command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self),
+                    .command(BenchProcessorCommand.self),
+                ]),
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
                 children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self)]),

@@ -10,10 +10,18 @@ enum CheckoutOptions {
     static let processorTimeout = OptionSpec.value(
         "--processor-timeout", "seconds", help: "How long a processor call may take before its outcome counts as unknown (default: 30).")
 
+    static let processorURL = OptionSpec.value(
+        "--processor", "url",
+        help: "Talk to a processor over HTTP, e.g. http://127.0.0.1:12111 ('paypanel processor serve'), instead of the in-process mock (or $PAYPANEL_PROCESSOR_URL).")
+    static let processorKey = OptionSpec.value(
+        "--processor-key", "key", help: "The secret key for --processor (default: $PAYPANEL_PROCESSOR_KEY, else sk_test_paypanel).")
+    static let processorURLEnvironmentVariable = "PAYPANEL_PROCESSOR_URL"
+    static let processorKeyEnvironmentVariable = "PAYPANEL_PROCESSOR_KEY"
+
     /// Database, processor, latency, time, output.
     static let all: [OptionSpec] = [
         CommonOptions.json, CommonOptions.database, CommonOptions.processorDatabase, CommonOptions.latency,
-        CommonOptions.latencySeed, processorTimeout, CommonOptions.now,
+        CommonOptions.latencySeed, processorTimeout, CommonOptions.now, processorURL, processorKey,
     ]
 
     /// The environment variable that arms a fault point (`after-authorize`…): the process kills
@@ -35,8 +43,14 @@ extension ParsedArguments {
     ) throws -> CheckoutService {
         let clock = try given ?? clock(environment: environment)
         let sleeper: any Sleeper = (clock as? ManualClock).map { ManualClockSleeper(clock: $0) } ?? TaskSleeper()
-        let processor: any PaymentProcessor = needsProcessor
-            ? try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper) : NoProcessor()
+        let processor: any PaymentProcessor
+        if !needsProcessor {
+            processor = NoProcessor()
+        } else if let http = try httpProcessor(environment: environment) {
+            processor = http
+        } else {
+            processor = try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper)
+        }
         var configuration = CheckoutConfiguration()
         if spec.option(named: CheckoutOptions.processorTimeout.name) != nil, let text = value(CheckoutOptions.processorTimeout.name) {
             guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
@@ -47,6 +61,27 @@ extension ParsedArguments {
         return CheckoutService(
             store: try SQLitePaymentStore(path: databasePath(environment: environment), clock: clock), processor: processor, clock: clock,
             configuration: configuration, faults: try KillingFaultInjector(environment: environment))
+    }
+}
+
+extension ParsedArguments {
+    /// The processor over HTTP when `--processor` (or $PAYPANEL_PROCESSOR_URL) names one; nil
+    /// for the in-process mock, the default.
+    func httpProcessor(environment: [String: String]) throws -> HTTPPaymentProcessor? {
+        let option = spec.option(named: CheckoutOptions.processorURL.name) != nil ? value(CheckoutOptions.processorURL.name) : nil
+        guard let text = option ?? environment[CheckoutOptions.processorURLEnvironmentVariable], !text.isEmpty else { return nil }
+        let endpoint: ProcessorEndpoint
+        do {
+            endpoint = try ProcessorEndpoint(text)
+        } catch {
+            throw UsageError("'--processor' (or $\(CheckoutOptions.processorURLEnvironmentVariable)): \(error.message)")
+        }
+        let keyOption = spec.option(named: CheckoutOptions.processorKey.name) != nil ? value(CheckoutOptions.processorKey.name) : nil
+        let key = keyOption ?? environment[CheckoutOptions.processorKeyEnvironmentVariable] ?? "sk_test_paypanel"
+        guard !key.isEmpty, key.utf8.count <= 255, !key.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw UsageError("'--processor-key' must be a key without spaces, up to 255 characters")
+        }
+        return HTTPPaymentProcessor(endpoint: endpoint, secretKey: key)
     }
 }
 

@@ -106,7 +106,7 @@ struct HTTPResponseReader {
             guard let length = Int(lengthText), length >= 0 else {
                 throw MediaFetchError(.protocolError, "invalid Content-Length \(JSONWriter.quoted(lengthText))")
             }
-            if code == 200, length > maximumBodyBytes {
+            if code == 200 || readsEveryBody, length > maximumBodyBytes {
                 throw MediaFetchError(.tooLarge, "the server announces \(length) bytes, above the \(maximumBodyBytes)-byte limit")
             }
             framing = .length(length)

@@ -1,0 +1,284 @@
+import Foundation
+import MockProcessor
+import PayPanel
+import PayPanelHTTP
+
+/// `paypanel processor serve`: the mock processor as a Stripe-compatible HTTP subset
+/// (docs/mock-processor.md), on the project's HTTP core.
+///
+/// ```swift
+/// let server = try ProcessorServer.start(processor: mock, clock: SystemClock(), configuration: .init(host: "127.0.0.1", port: 0))
+/// // point a Stripe SDK at http://127.0.0.1:\(server.port) with any sk_test_… key
+/// ```
+public final class ProcessorServer: Sendable {
+    /// What the server enforces beyond the HTTP core's limits.
+    public struct Options: Sendable {
+        /// Parameter limits (pairs, nesting, key and value sizes).
+        public var formLimits = FormLimits()
+        /// How long a request whose answer is "lost" (TIMEOUT_THEN_*, CAPTURE_TIMEOUT) is held
+        /// before its connection is closed: longer than any client's timeout, and bounded so no
+        /// request holds a task forever.
+        public var holdLimit: Duration = .seconds(300)
+        public init() {}
+    }
+
+    public let http: HTTPServer
+    let service: ProcessorService
+    /// Account snapshot files found at start that could not be read (those accounts start empty).
+    public let unreadableSnapshots: [String]
+
+    public var port: Int { http.port }
+
+    private init(http: HTTPServer, service: ProcessorService, unreadableSnapshots: [String]) {
+        self.http = http
+        self.service = service
+        self.unreadableSnapshots = unreadableSnapshots
+    }
+
+    /// Starts listening. The HTTP core's refusals (413, 431, 408…) use Stripe's envelope too.
+    public static func start(
+        processor: MockProcessor, clock: any WallClock, configuration: HTTPServer.Configuration, options: Options = Options()
+    ) async throws(HTTPServerError) -> ProcessorServer {
+        let service = ProcessorService(mock: processor, clock: clock, snapshots: AccountSnapshots(ledgerPath: processor.ledgerPath))
+        let unreadable = await service.restore()
+        var configuration = configuration
+        configuration.rejectionResponse = { status, reason in
+            HTTPResponse.json(Array(JSONWriter.string(StripeError(status: status, type: "invalid_request_error", message: reason).json).utf8), status: status)
+        }
+        let routes = ProcessorRoutes(service: service, options: options)
+        let http = try HTTPServer.start(configuration: configuration, handler: routes.router.handler)
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        await service.setBaseURL("http://\(host):\(http.port)")
+        return ProcessorServer(http: http, service: service, unreadableSnapshots: unreadable)
+    }
+
+    /// Stops accepting, lets requests in flight finish for up to `grace`, then closes the rest.
+    public func shutdown(grace: Duration) async {
+        await http.shutdown(grace: grace)
+    }
+}
+
+/// The routes and the glue every route shares: authentication, parameters, idempotency keys,
+/// `Request-Id`, and turning a `Reply` into an answer, a held connection or a dropped one.
+struct ProcessorRoutes: Sendable {
+    let service: ProcessorService
+    let options: ProcessorServer.Options
+
+    var router: Router {
+        var router = Router()
+        router.errorResponse = { error, context in
+            if let error = error as? any HTTPResponseError { return error.response(for: context) }
+            return StripeError.apiError("Unexpected failure.").response(for: context)
+        }
+        router.use(Middleware { context, next in
+            var response = await next(context)
+            response.headers.replaceOrAdd(name: "Request-Id", value: "req_" + context.requestID)
+            return response
+        })
+        let service = service
+        router.post("/v1/payment_intents") { context in
+            await handle(context, idempotent: true) { tag, parameters, key in
+                await service.createIntent(tag, parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
+            }
+        }
+        router.get("/v1/payment_intents") { context in
+            await handle(context) { tag, query, _ in await service.listIntents(tag, query) }
+        }
+        router.get("/v1/payment_intents/search") { context in
+            await handle(context) { tag, query, _ in await service.searchIntents(tag, query) }
+        }
+        router.get("/v1/payment_intents/{id}") { context in
+            await handle(context) { tag, _, _ in await service.retrieveIntent(tag, id: context.pathParameters["id"] ?? "") }
+        }
+        router.post("/v1/payment_intents/{id}/confirm") { context in
+            await handle(context, idempotent: true) { tag, parameters, key in
+                await service.confirmIntent(
+                    tag, id: context.pathParameters["id"] ?? "", parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
+            }
+        }
+        router.post("/v1/payment_intents/{id}/capture") { context in
+            await handle(context, idempotent: true) { tag, parameters, _ in
+                await service.captureIntent(tag, id: context.pathParameters["id"] ?? "", parameters)
+            }
+        }
+        router.post("/v1/payment_intents/{id}/cancel") { context in
+            await handle(context, idempotent: true) { tag, parameters, _ in
+                await service.cancelIntent(tag, id: context.pathParameters["id"] ?? "", parameters)
+            }
+        }
+        router.post("/v1/refunds") { context in
+            await handle(context, idempotent: true) { tag, parameters, key in await service.createRefund(tag, parameters, idempotencyKey: key) }
+        }
+        router.get("/v1/refunds") { context in
+            await handle(context) { tag, query, _ in await service.listRefunds(tag, query) }
+        }
+        router.get("/v1/refunds/{id}") { context in
+            await handle(context) { tag, _, _ in await service.retrieveRefund(tag, id: context.pathParameters["id"] ?? "") }
+        }
+        router.post("/_mock/3ds/{id}") { context in
+            await handle(context) { tag, parameters, _ in
+                guard let outcome = try? parameters.string("outcome"), outcome == "pass" || outcome == "fail" else {
+                    return .error(.invalidRequest("outcome must be pass or fail.", param: "outcome"))
+                }
+                return await service.completeChallenge(tag, id: context.pathParameters["id"] ?? "", passed: outcome == "pass")
+            }
+        }
+        router.get("/_mock/ledger") { context in
+            await handle(context) { tag, _, _ in await service.ledger(tag) }
+        }
+        router.post("/_mock/reset") { context in
+            await handle(context) { tag, parameters, _ in
+                let scope = (try? parameters.string("scope")) ?? "account"
+                guard scope == "account" || scope == "all" else {
+                    return .error(.invalidRequest("scope must be account (this key's data) or all.", param: "scope"))
+                }
+                return await service.reset(tag, all: scope == "all")
+            }
+        }
+        router.get("/_mock/triggers") { context in
+            await handle(context) { _, _, _ in service.triggers() }
+        }
+        router.post("/_mock/chains") { context in
+            await handle(context) { tag, parameters, _ in await service.setChain(tag, parameters) }
+        }
+        router.post("/_mock/clock/advance") { context in
+            await handle(context) { tag, parameters, _ in await service.advanceClock(tag, parameters) }
+        }
+        return router
+    }
+
+    /// Authenticates, reads the parameters (query for GET, body for POST), applies the
+    /// Idempotency-Key on POSTs that take one, runs `body` and delivers its reply.
+    private func handle(
+        _ context: RequestContext, idempotent: Bool = false,
+        _ body: @Sendable (String, Parameters, String?) async -> Reply
+    ) async -> HTTPResponse {
+        let tag: String
+        let parameters: Parameters
+        do {
+            tag = try await service.accountTag(forKey: try Authentication.key(context.headers["Authorization"]))
+            parameters = Parameters(try readParameters(context))
+        } catch {
+            return error.response(for: context)
+        }
+        guard idempotent, let key = context.headers["Idempotency-Key"] else {
+            let reply = await body(tag, parameters, nil)
+            if context.method == .post { await service.persist(tag) }
+            return await deliver(reply, context: context)
+        }
+        guard !key.isEmpty, key.utf8.count <= 255 else {
+            return StripeError.invalidRequest("Idempotency-Key must be 1 to 255 characters.", param: "Idempotency-Key").response(for: context)
+        }
+        let fingerprint = "\(context.method) \(context.path) " + Self.canonical(parameters.root)
+        switch await service.beginIdempotent(tag, key: key, fingerprint: fingerprint) {
+        case .replay(let stored):
+            var response = HTTPResponse.json(stored.body, status: HTTPStatus(code: stored.status))
+            response.headers.replaceOrAdd(name: "Idempotent-Replayed", value: "true")
+            response.headers.replaceOrAdd(name: "Idempotency-Key", value: key)
+            return response
+        case .mismatch:
+            return StripeError(
+                status: .badRequest, type: "idempotency_error",
+                message: "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '\(JSONWriter.quoted(key, limit: 60).dropFirst().dropLast())' if you meant to execute a different request."
+            ).response(for: context)
+        case .inFlight:
+            return StripeError(
+                status: .conflict, type: "idempotency_error", code: "idempotency_key_in_use",
+                message: "There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): retry later."
+            ).response(for: context)
+        case .proceed:
+            let reply = await body(tag, parameters, key)
+            if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
+                await service.finishIdempotent(tag, key: key, response: StoredResponse(status: status.code, body: Array(JSONWriter.string(json).utf8)))
+                await service.persist(tag)
+            } else if case .hold = reply {
+                await service.persist(tag)
+                // Still "in flight" while held, as at a processor that is still working on it.
+                let response = await deliver(reply, context: context)
+                await service.finishIdempotent(tag, key: key, response: nil)
+                return response
+            } else {
+                await service.finishIdempotent(tag, key: key, response: nil)
+                await service.persist(tag)
+            }
+            var response = await deliver(reply, context: context)
+            response.headers.replaceOrAdd(name: "Idempotency-Key", value: key)
+            return response
+        }
+    }
+
+    private func deliver(_ reply: Reply, context: RequestContext) async -> HTTPResponse {
+        switch reply {
+        case .respond(let status, let json, let headers, let delay):
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            return HTTPResponse.json(Array(JSONWriter.string(json).utf8), status: status, headers: headers)
+        case .hold:
+            try? await Task.sleep(for: options.holdLimit)
+            return .droppedConnection()
+        case .drop(let delay):
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            return .droppedConnection()
+        }
+    }
+
+    private func readParameters(_ context: RequestContext) throws(StripeError) -> FormValue {
+        do {
+            if context.method == .get || context.method == .head || context.method == .delete {
+                return try FormParameters.parseForm(Array((context.request.target.query ?? "").utf8), limits: options.formLimits)
+            }
+            let type = context.headers["Content-Type"]?.lowercased() ?? ""
+            if type.hasPrefix("application/json") { return try FormParameters.parseJSON(context.body, limits: options.formLimits) }
+            guard type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded") else {
+                throw StripeError.invalidRequest("Content-Type must be application/x-www-form-urlencoded or application/json, not \(JSONWriter.quoted(type, limit: 60)).")
+            }
+            return try FormParameters.parseForm(context.body, limits: options.formLimits)
+        } catch let error as FormError {
+            throw StripeError(error)
+        } catch let error as StripeError {
+            throw error
+        } catch {
+            throw StripeError.apiError("Unexpected failure.")
+        }
+    }
+
+    /// A parameter tree as one string, keys in order, for comparing idempotent requests.
+    static func canonical(_ value: FormValue) -> String {
+        switch value {
+        case .string(let text): JSONWriter.string(.string(text))
+        case .list(let items): "[" + items.map(canonical).joined(separator: ",") + "]"
+        case .object(let members): "{" + members.map { JSONWriter.string(.string($0.key)) + ":" + canonical($0.value) }.joined(separator: ",") + "}"
+        }
+    }
+}
+
+/// Stripe's authentication: `Authorization: Bearer sk_test_…`, or Basic with the key as the
+/// user name. Any well-formed test key is accepted and names its own account.
+enum Authentication {
+    static func key(_ header: String?) throws(StripeError) -> String {
+        guard let header, !header.isEmpty else {
+            throw unauthorized("You did not provide an API key. Send it as 'Authorization: Bearer sk_test_…' (any sk_test_ key works here).")
+        }
+        var key: String?
+        if header.lowercased().hasPrefix("bearer ") {
+            key = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if header.lowercased().hasPrefix("basic "),
+            let data = Data(base64Encoded: String(header.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8)
+        {
+            key = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+        }
+        guard let key, key.hasPrefix("sk_test_"), key.count > 8, key.utf8.count <= 255,
+            key.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else {
+            let shown = key.map { $0.count > 4 ? "…" + $0.suffix(4) : "…" } ?? "(unreadable)"
+            throw unauthorized("Invalid API Key provided: \(shown). This mock takes any secret test key (sk_test_ followed by letters, digits or _), as a Bearer token or the Basic user name.")
+        }
+        return key
+    }
+
+    private static func unauthorized(_ message: String) -> StripeError {
+        var error = StripeError(status: .unauthorized, type: "invalid_request_error", message: message)
+        error.headers = ["WWW-Authenticate": "Bearer realm=\"Stripe\""]
+        return error
+    }
+}

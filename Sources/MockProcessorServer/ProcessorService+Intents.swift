@@ -1,0 +1,313 @@
+import Foundation
+import MockProcessor
+import PayPanel
+
+extension ProcessorService {
+    static let createParameters: Set<String> = [
+        "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_data", "payment_method_types",
+        "metadata", "description", "expand", "confirmation_method", "return_url", "setup_future_usage", "statement_descriptor",
+        "automatic_payment_methods", "use_stripe_sdk",
+    ]
+    static let confirmParameters: Set<String> = ["payment_method", "payment_method_data", "expand", "return_url", "use_stripe_sdk", "capture_method"]
+
+    /// POST /v1/payment_intents
+    func createIntent(_ tag: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
+        do {
+            try checkRoom(tag)
+            try parameters.refuseUnknown(allowed: Self.createParameters)
+            guard let amount = try parameters.integer("amount", in: 1...99_999_999) else { throw StripeError.missing("amount") }
+            guard let code = try parameters.string("currency") else { throw StripeError.missing("currency") }
+            let currency: Currency
+            do {
+                currency = try Currency(code: code.uppercased())
+            } catch {
+                throw StripeError.invalidRequest("Invalid currency: \(code.prefix(10)). Use a lower-case ISO 4217 code such as usd.", param: "currency")
+            }
+            let captureMethod = try parameters.string("capture_method") ?? "automatic"
+            guard ["automatic", "automatic_async", "manual"].contains(captureMethod) else {
+                throw StripeError.invalidRequest("capture_method must be automatic, automatic_async or manual.", param: "capture_method")
+            }
+            let description = try parameters.string("description")
+            if let description, description.count > 1000 { throw StripeError.invalidRequest("description is longer than 1000 characters.", param: "description") }
+            let metadata = try parameters.metadata("metadata") ?? []
+            let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey)
+            let confirm = try parameters.boolean("confirm") ?? false
+            let id = Self.objectID(prefix: "pi", tag: tag, idempotencyKey: idempotencyKey)
+            if let existing = account(tag).intents[id] {
+                // Only a retry with the same Idempotency-Key meets its own id, and only after the
+                // first try's answer was a fault (faults are not stored for replay): answer with
+                // what that try left, never with a refusal the client would take for a decline.
+                return currentAnswer(existing)
+            }
+            let secret = Self.objectID(prefix: "secret", tag: tag, idempotencyKey: idempotencyKey.map { "secret:" + $0 })
+            let intent = StoredIntent(
+                id: id, clientSecret: id + "_" + secret, amount: amount, currency: currency, captureMethod: captureMethod,
+                description: description, metadata: metadata, created: now(tag),
+                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card)
+            update(tag) { account in
+                account.intents[id] = intent
+                account.intentOrder.append(id)
+            }
+            guard confirm else { return .ok(ObjectJSON.intent(intent, baseURL: baseURL)) }
+            guard card != nil else {
+                undoAuthorization(tag, intentID: id, createdNow: true)
+                throw StripeError.missing("payment_method")
+            }
+            return await authorize(tag, intentID: id, scenario: scenario, createdNow: true)
+        } catch let error as StripeError {
+            return .error(error)
+        } catch {
+            return .error(.apiError("Unexpected failure."))
+        }
+    }
+
+    /// The answer a create would have given for the intent as it is now: 402 for a declined
+    /// one, 409 while it is still being processed, else 200.
+    func currentAnswer(_ intent: StoredIntent) -> Reply {
+        if intent.status == "processing" {
+            return .error(StripeError(
+                status: .conflict, type: "idempotency_error", code: "idempotency_key_in_use",
+                message: "The first request with this Idempotency-Key is still being processed: retry later."))
+        }
+        if intent.status == "requires_payment_method", let error = intent.lastPaymentError {
+            var stripeError = StripeError(
+                status: .paymentRequired, type: "card_error", code: error["code"]?.stringValue,
+                declineCode: error["decline_code"]?.stringValue, message: error["message"]?.stringValue ?? "Your card was declined.")
+            stripeError.extra = [("payment_intent", ObjectJSON.intent(intent, baseURL: baseURL))]
+            return .error(stripeError)
+        }
+        return .ok(ObjectJSON.intent(intent, baseURL: baseURL))
+    }
+
+    /// GET /v1/payment_intents/{id}
+    func retrieveIntent(_ tag: String, id: String) -> Reply {
+        guard let intent = account(tag).intents[id] else { return .error(.resourceMissing("payment_intent", id)) }
+        return .ok(ObjectJSON.intent(intent, baseURL: baseURL))
+    }
+
+    /// POST /v1/payment_intents/{id}/confirm
+    func confirmIntent(_ tag: String, id: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
+        do {
+            try parameters.refuseUnknown(allowed: Self.confirmParameters)
+            guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
+            guard ["requires_payment_method", "requires_confirmation"].contains(intent.status) else {
+                throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); it can be confirmed only in requires_payment_method or requires_confirmation.")
+            }
+            if let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey) {
+                intent.paymentMethod = card
+            }
+            guard intent.paymentMethod != nil else { throw StripeError.missing("payment_method") }
+            let saved = intent
+            update(tag) { $0.intents[id] = saved }
+            return await authorize(tag, intentID: id, scenario: scenario, createdNow: false)
+        } catch let error as StripeError {
+            return .error(error)
+        } catch {
+            return .error(.apiError("Unexpected failure."))
+        }
+    }
+
+    /// POST /v1/payment_intents/{id}/capture
+    func captureIntent(_ tag: String, id: String, _ parameters: Parameters) async -> Reply {
+        do {
+            try parameters.refuseUnknown(allowed: ["amount_to_capture", "expand", "metadata"])
+            guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
+            guard intent.status == "requires_capture" else {
+                throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); only requires_capture can be captured.")
+            }
+            let amount = try parameters.integer("amount_to_capture", in: 1...intent.amountCapturable) ?? intent.amountCapturable
+            let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
+            intent.status = "processing"
+            let marked = intent
+            update(tag) { $0.intents[id] = marked }
+            let answer = await mock.captureOverWire(CaptureRequest(reference: reference, amount: Amount(minorUnits: amount, currency: intent.currency)), now: now(tag))
+            var result: ProcessorOutcome?
+            var reply: Reply
+            switch answer {
+            case .answer(let outcome, let delay):
+                result = outcome
+                reply = .ok(.null, delay: delay)
+            case .noAnswer:
+                if case .found(let outcome)? = try? await mock.lookupOverWire(reference: reference, operation: .capture, now: now(tag)) { result = outcome }
+                reply = .hold
+            case .serverError(let delay):
+                if case .found(let outcome)? = try? await mock.lookupOverWire(reference: reference, operation: .capture, now: now(tag)) { result = outcome }
+                reply = .error(.apiError("An internal error occurred; the capture may or may not have happened: retrieve the intent."), delay: delay)
+            case .refused(_, let reason, let delay):
+                var error = StripeError(status: .serviceUnavailable, type: "api_error", message: reason)
+                error.headers = ["Retry-After": "1"]
+                reply = .error(error, delay: delay)
+            }
+            intent.status = "requires_capture"
+            if case .approved(let approval)? = result {
+                intent.status = "succeeded"
+                intent.amountReceived = approval.amount.minorUnits
+                intent.amountCapturable = 0
+            } else if case .declined(let code)? = result, case .respond(_, _, _, let delay) = reply {
+                let error = Self.requestError(code)
+                    ?? StripeError(status: .paymentRequired, type: "card_error", code: "card_declined", declineCode: code.rawValue, message: "The capture was refused (\(code.rawValue)).")
+                reply = .error(error, delay: delay)
+            }
+            let saved = intent
+            update(tag) { $0.intents[id] = saved }
+            if case .respond(.ok, _, _, let delay) = reply { return .ok(ObjectJSON.intent(saved, baseURL: baseURL), delay: delay) }
+            return reply
+        } catch let error as StripeError {
+            return .error(error)
+        } catch {
+            return .error(.apiError("Unexpected failure."))
+        }
+    }
+
+    /// POST /v1/payment_intents/{id}/cancel
+    func cancelIntent(_ tag: String, id: String, _ parameters: Parameters) async -> Reply {
+        do {
+            try parameters.refuseUnknown(allowed: ["cancellation_reason", "expand"])
+            guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
+            let reason = try parameters.string("cancellation_reason") ?? nil
+            if let reason, !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].contains(reason) {
+                throw StripeError.invalidRequest("cancellation_reason must be duplicate, fraudulent, requested_by_customer or abandoned.", param: "cancellation_reason")
+            }
+            switch intent.status {
+            case "requires_payment_method", "requires_confirmation", "requires_action":
+                break
+            case "requires_capture":
+                let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
+                intent.status = "processing"
+                let marked = intent
+                update(tag) { $0.intents[id] = marked }
+                let answer = await mock.voidOverWire(reference: reference, now: now(tag))
+                intent.status = "requires_capture"
+                guard case .answer(.approved, _) = answer else {
+                    let saved = intent
+                    update(tag) { $0.intents[id] = saved }
+                    if case .answer(.declined(let code), let delay) = answer {
+                        return .error(Self.requestError(code) ?? .unexpectedState("The authorization could not be released (\(code.rawValue))."), delay: delay)
+                    }
+                    return .error(.apiError("The processor could not release the authorization: retry."))
+                }
+                intent.amountCapturable = 0
+            default:
+                throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); it cannot be canceled.")
+            }
+            intent.status = "canceled"
+            intent.canceledAt = now(tag)
+            intent.cancellationReason = reason
+            let saved = intent
+            update(tag) { $0.intents[id] = saved }
+            return .ok(ObjectJSON.intent(saved, baseURL: baseURL))
+        } catch let error as StripeError {
+            return .error(error)
+        } catch {
+            return .error(.apiError("Unexpected failure."))
+        }
+    }
+
+    /// GET /v1/payment_intents — newest first, cursor pagination.
+    func listIntents(_ tag: String, _ query: Parameters) -> Reply {
+        do {
+            let account = account(tag)
+            let page = try Pagination.page(ids: account.intentOrder.reversed(), query: query, kind: "payment_intent")
+            return .ok(ObjectJSON.list(page.ids.compactMap { account.intents[$0].map { ObjectJSON.intent($0, baseURL: baseURL) } }, hasMore: page.hasMore, url: "/v1/payment_intents"))
+        } catch {
+            return .error(error)
+        }
+    }
+
+    /// GET /v1/payment_intents/search — `metadata['key']:'value'` and `status:'value'`
+    /// clauses joined by AND. Immediate here; Stripe's index can lag by about a minute.
+    func searchIntents(_ tag: String, _ query: Parameters) -> Reply {
+        do throws(StripeError) {
+            guard let text = try query.string("query") else { throw StripeError.missing("query") }
+            let clauses = try SearchQuery.parse(text)
+            let limit = try query.integer("limit", in: 1...100) ?? 10
+            let account = account(tag)
+            let matches = account.intentOrder.reversed().compactMap { account.intents[$0] }.filter { intent in
+                clauses.allSatisfy { clause in
+                    switch clause {
+                    case .metadata(let key, let value): intent.metadata.contains { $0.0 == key && $0.1 == value }
+                    case .status(let value): intent.status == value
+                    }
+                }
+            }
+            let data = matches.prefix(Int(limit)).map { ObjectJSON.intent($0, baseURL: baseURL) }
+            return .ok(.orderedObject([
+                ("object", "search_result"), ("data", .array(Array(data))), ("has_more", .bool(matches.count > limit)),
+                ("next_page", .null), ("url", "/v1/payment_intents/search"),
+            ]))
+        } catch {
+            return .error(error)
+        }
+    }
+
+    /// The 3-D Secure test endpoint: passes or fails the challenge, as the cardholder would.
+    func completeChallenge(_ tag: String, id: String, passed: Bool) async -> Reply {
+        guard let intent = account(tag).intents[id] else { return .error(.resourceMissing("payment_intent", id)) }
+        guard intent.status == "requires_action" else {
+            return .error(.unexpectedState("This PaymentIntent's status is \(intent.status); only requires_action has a challenge."))
+        }
+        let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
+        let answer = await mock.completeChallengeOverWire(reference: reference, passed: passed, now: now(tag))
+        guard case .answer(let outcome, let delay) = answer else { return .error(.apiError("The challenge could not be completed: retry.")) }
+        return await apply(outcome, tag: tag, intentID: id, delay: delay)
+    }
+}
+
+/// Stripe's cursor pagination: `limit` (1–100, default 10), `starting_after`, `ending_before`.
+enum Pagination {
+    static func page(ids: [String], query: Parameters, kind: String) throws(StripeError) -> (ids: [String], hasMore: Bool) {
+        let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
+        let after = try query.string("starting_after")
+        let before = try query.string("ending_before")
+        guard after == nil || before == nil else {
+            throw .invalidRequest("Give starting_after or ending_before, not both.", param: "ending_before")
+        }
+        if let after {
+            guard let index = ids.firstIndex(of: after) else { throw .resourceMissing(kind, after, param: "starting_after") }
+            let rest = ids[(index + 1)...]
+            return (Array(rest.prefix(limit)), rest.count > limit)
+        }
+        if let before {
+            guard let index = ids.firstIndex(of: before) else { throw .resourceMissing(kind, before, param: "ending_before") }
+            let earlier = ids[..<index]
+            return (Array(earlier.suffix(limit)), earlier.count > limit)
+        }
+        return (Array(ids.prefix(limit)), ids.count > limit)
+    }
+}
+
+/// The search language subset: `metadata['k']:'v'` and `status:'v'`, quotes ' or ", AND.
+enum SearchQuery {
+    enum Clause: Equatable {
+        case metadata(key: String, value: String)
+        case status(String)
+    }
+
+    static func parse(_ text: String) throws(StripeError) -> [Clause] {
+        guard text.count <= 1000 else { throw .invalidRequest("query is longer than 1000 characters.", param: "query") }
+        var clauses: [Clause] = []
+        for part in text.components(separatedBy: " AND ") {
+            let clause = part.trimmingCharacters(in: .whitespaces)
+            if clause.hasPrefix("metadata["), let close = clause.firstIndex(of: "]") {
+                let key = unquote(clause[clause.index(clause.startIndex, offsetBy: 9)..<close])
+                let rest = clause[clause.index(after: close)...]
+                guard let key, rest.hasPrefix(":"), let value = unquote(rest.dropFirst()) else { throw bad(text) }
+                clauses.append(.metadata(key: key, value: value))
+            } else if clause.hasPrefix("status:"), let value = unquote(clause.dropFirst(7)) {
+                clauses.append(.status(value))
+            } else {
+                throw bad(text)
+            }
+        }
+        return clauses
+    }
+
+    private static func unquote(_ text: Substring) -> String? {
+        guard text.count >= 2, let first = text.first, first == "'" || first == "\"", text.last == first else { return nil }
+        return String(text.dropFirst().dropLast())
+    }
+
+    private static func bad(_ text: String) -> StripeError {
+        .invalidRequest("This mock searches by metadata['key']:'value' and status:'value' clauses joined by AND; \(JSONWriter.quoted(text, limit: 80)) is not one of those.", param: "query")
+    }
+}

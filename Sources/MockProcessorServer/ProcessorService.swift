@@ -1,0 +1,151 @@
+import Foundation
+import MockProcessor
+import PayPanel
+
+/// The state behind `paypanel processor serve`: the mock's ledger (money, durable, shared with
+/// the in-process mock) and, per test key, an `Account` (intents, refunds, idempotency keys,
+/// scripted chains, test clock).
+///
+/// Why an actor: every request reads and changes one account's maps; the actor serialises them.
+/// Ledger calls are awaited on the `MockProcessor` actor, so before each await the intent is
+/// marked `processing`: a second confirm or capture arriving meanwhile sees that state and is
+/// refused, instead of interleaving with the first.
+///
+/// What survives a restart: the ledger (SQLite) and each account's snapshot beside it
+/// (`AccountSnapshots`). Ids made with an Idempotency-Key are derived from it, so even a retry
+/// whose first answer never reached the snapshot recreates the same intent id and attempt
+/// reference, and the ledger replays the authorization it already made.
+actor ProcessorService {
+    let mock: MockProcessor
+    let clock: any WallClock
+    let snapshots: AccountSnapshots?
+    var accounts: [String: Account] = [:]
+    /// `http://host:port`, for `next_action` URLs; set once the port is known.
+    private(set) var baseURL = "http://127.0.0.1"
+
+    /// Accounts at most: each is a test suite's key; thousands are a runaway loop.
+    static let maximumAccounts = 1000
+    /// Objects per account at most (intents plus refunds), so no client can exhaust memory.
+    static let maximumObjectsPerAccount = 100_000
+    /// Stripe keeps idempotency keys for 24 hours.
+    static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
+
+    init(mock: MockProcessor, clock: any WallClock, snapshots: AccountSnapshots?) {
+        self.mock = mock
+        self.clock = clock
+        self.snapshots = snapshots
+    }
+
+    /// Loads the saved accounts, then settles intents a crash left `processing` from the ledger.
+    /// Returns the snapshot files that could not be read.
+    func restore() async -> [String] {
+        guard let snapshots else { return [] }
+        let (loaded, unreadable) = snapshots.loadAll()
+        let kept = loaded.prefix(Self.maximumAccounts)
+        for account in kept { accounts[account.tag] = account }
+        for account in kept {
+            for id in account.intentOrder where account.intents[id]?.status == "processing" {
+                guard let intent = account.intents[id] else { continue }
+                await settleFromLedger(account.tag, intentID: id, reference: intent.ledgerReference(accountPrefix: account.ledgerPrefix), createdNow: false)
+            }
+            persist(account.tag)
+        }
+        return unreadable
+    }
+
+    /// Writes the account's snapshot (best effort: a full disk must not fail a payment answer;
+    /// the ledger, which holds the money, is written by SQLite with its own guarantees).
+    func persist(_ tag: String) {
+        guard let snapshots, let account = accounts[tag] else { return }
+        try? snapshots.save(account)
+    }
+
+    func setBaseURL(_ url: String) {
+        baseURL = url
+    }
+
+    // MARK: - Accounts and time
+
+    /// The account of `key`, created on first use.
+    func accountTag(forKey key: String) throws(StripeError) -> String {
+        let tag = Account.tag(forKey: key)
+        if accounts[tag] == nil {
+            guard accounts.count < Self.maximumAccounts else {
+                throw StripeError(
+                    status: .tooManyRequests, type: "invalid_request_error", code: "account_limit",
+                    message: "This mock holds at most \(Self.maximumAccounts) test keys' accounts: reset some (POST /_mock/reset) or restart it.")
+            }
+            accounts[tag] = Account(tag: tag)
+        }
+        return tag
+    }
+
+    /// The account's test clock: the server's clock plus the account's advance.
+    func now(_ tag: String) -> Date {
+        clock.now().addingTimeInterval(accounts[tag]?.clockOffset ?? 0)
+    }
+
+    func account(_ tag: String) -> Account {
+        accounts[tag] ?? Account(tag: tag)
+    }
+
+    func update(_ tag: String, _ body: (inout Account) -> Void) {
+        var account = accounts[tag] ?? Account(tag: tag)
+        body(&account)
+        accounts[tag] = account
+    }
+
+    func checkRoom(_ tag: String) throws(StripeError) {
+        let account = account(tag)
+        guard account.intents.count + account.refunds.count < Self.maximumObjectsPerAccount else {
+            throw StripeError(
+                status: .tooManyRequests, type: "invalid_request_error", code: "object_limit",
+                message: "This test key's account holds \(Self.maximumObjectsPerAccount) objects: reset it (POST /_mock/reset) between tests.")
+        }
+    }
+
+    // MARK: - Idempotency keys (Stripe's semantics)
+
+    enum IdempotencyStart: Sendable {
+        case proceed
+        case replay(StoredResponse)
+        case mismatch
+        case inFlight
+    }
+
+    /// Claims `key` for a request with `fingerprint`, or says why not.
+    func beginIdempotent(_ tag: String, key: String, fingerprint: String) -> IdempotencyStart {
+        let now = now(tag)
+        if let record = accounts[tag]?.idempotency[key], now.timeIntervalSince(record.createdAt) < Self.idempotencyKeyLifetime {
+            guard record.fingerprint == fingerprint else { return .mismatch }
+            guard let response = record.response else { return .inFlight }
+            return .replay(response)
+        }
+        update(tag) { $0.idempotency[key] = IdempotencyRecord(fingerprint: fingerprint, createdAt: now) }
+        return .proceed
+    }
+
+    /// Stores the answer for replay, or releases the key when the answer was a fault.
+    func finishIdempotent(_ tag: String, key: String, response: StoredResponse?) {
+        update(tag) { account in
+            guard let response else {
+                account.idempotency[key] = nil
+                return
+            }
+            account.idempotency[key]?.response = response
+        }
+    }
+
+    /// A new object id: derived from the account and idempotency key when there is one (so a
+    /// retry after a restart gets the same id), random otherwise.
+    static func objectID(prefix: String, tag: String, idempotencyKey: String?) -> String {
+        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        let bytes: [UInt8]
+        if let idempotencyKey {
+            bytes = SHA256.hash("\(prefix)\u{0}\(tag)\u{0}\(idempotencyKey)")
+        } else {
+            bytes = (0..<24).map { _ in UInt8.random(in: 0...255) }
+        }
+        return prefix + "_" + String(bytes.prefix(24).map { alphabet[Int($0) % alphabet.count] })
+    }
+}

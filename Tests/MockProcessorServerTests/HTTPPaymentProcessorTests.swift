@@ -1,0 +1,141 @@
+import Foundation
+import Glibc
+import PayPanel
+import Testing
+import TestSupport
+
+/// The library's HTTP processor against a real `paypanel processor serve`: the network's
+/// failures mapped to not processed / unknown, unknowns resolved by search.
+@Suite("HTTPPaymentProcessor against processor serve")
+struct HTTPPaymentProcessorTests {
+    static let usd = try! Currency(code: "USD")
+
+    func request(_ reference: String, card: String = "4242424242424242", holder: String? = nil, amount: Int64 = 1000) throws -> AuthorizationRequest {
+        AuthorizationRequest(
+            reference: reference, amount: Amount(minorUnits: amount, currency: Self.usd),
+            paymentMethod: .card(number: try CardNumber(card), expiry: try CardExpiry(month: 12, year: 2030), holderName: holder))
+    }
+
+    @Test("Approve, capture, refund, look up; a decline keeps its code; 3-D Secure completes")
+    func approveAndSettle() async throws {
+        let directory = try TemporaryDirectory("procserve")
+        let server = try await ServedProcess.processor(directory: directory)
+        let processor = HTTPPaymentProcessor(endpoint: try ProcessorEndpoint("http://127.0.0.1:\(server.port)"), secretKey: "sk_test_library")
+        let approved = await processor.authorize(try request("att_ok"), timeout: .seconds(30))
+        guard case .approved(let approval) = approved else {
+            Issue.record("expected approval, got \(approved)")
+            return
+        }
+        #expect(approval.amount.minorUnits == 1000)
+        #expect(await processor.lookup(reference: "att_ok", operation: .authorize, timeout: .seconds(30)) == .found(approved))
+        let captured = await processor.capture(CaptureRequest(reference: "att_ok", amount: Amount(minorUnits: 800, currency: Self.usd)), timeout: .seconds(30))
+        guard case .approved(let capture) = captured else {
+            Issue.record("expected capture, got \(captured)")
+            return
+        }
+        #expect(capture.amount.minorUnits == 800)
+        // The same capture again (a retry after a lost answer) gets the capture, not a refusal.
+        let again = await processor.capture(CaptureRequest(reference: "att_ok", amount: Amount(minorUnits: 800, currency: Self.usd)), timeout: .seconds(30))
+        #expect(again == captured)
+        let refunded = await processor.refund(
+            RefundRequest(reference: "att_ok", refundReference: "ref_1", amount: Amount(minorUnits: 300, currency: Self.usd)), timeout: .seconds(30))
+        guard case .approved = refunded else {
+            Issue.record("expected refund, got \(refunded)")
+            return
+        }
+        #expect(await processor.lookup(reference: "ref_1", operation: .refund, timeout: .seconds(30)) == .found(refunded))
+        #expect(await processor.lookup(reference: "ref_none", operation: .refund, timeout: .seconds(30)) == .notFound)
+
+        let declined = await processor.authorize(try request("att_decline", card: "4000000000009995"), timeout: .seconds(30))
+        #expect(declined == .declined(.insufficientFunds))
+        #expect(await processor.lookup(reference: "att_decline", operation: .authorize, timeout: .seconds(30)) == .found(.declined(.insufficientFunds)))
+
+        let challenged = await processor.authorize(try request("att_3ds", card: "4000002760003184"), timeout: .seconds(30))
+        #expect(challenged == .challengeRequired)
+        let completed = await processor.completeChallenge(reference: "att_3ds", passed: true, timeout: .seconds(30))
+        guard case .approved = completed else {
+            Issue.record("expected approval after the challenge, got \(completed)")
+            return
+        }
+        let voided = await processor.void(reference: "att_3ds", timeout: .seconds(30))
+        guard case .approved = voided else {
+            Issue.record("expected the void, got \(voided)")
+            return
+        }
+        #expect(await server.terminate() == 0)
+    }
+
+    @Test("A dropped connection after processing is unknown, and the lookup (search by attempt id) finds the approval")
+    func droppedThenReconciled() async throws {
+        let directory = try TemporaryDirectory("procserve")
+        let server = try await ServedProcess.processor(directory: directory)
+        let processor = HTTPPaymentProcessor(endpoint: try ProcessorEndpoint("http://127.0.0.1:\(server.port)"), secretKey: "sk_test_library_drop")
+        let outcome = await processor.authorize(try request("att_drop", holder: "DROP_AFTER"), timeout: .seconds(30))
+        guard case .unknown = outcome else {
+            Issue.record("expected unknown, got \(outcome)")
+            return
+        }
+        guard case .found(.approved) = await processor.lookup(reference: "att_drop", operation: .authorize, timeout: .seconds(30)) else {
+            Issue.record("the lookup did not find the approval")
+            return
+        }
+        let dropBefore = await processor.authorize(try request("att_drop_before", holder: "DROP_BEFORE"), timeout: .seconds(30))
+        guard case .unknown = dropBefore else {
+            Issue.record("a close after the request was written is unknown to the client, got \(dropBefore)")
+            return
+        }
+        #expect(await processor.lookup(reference: "att_drop_before", operation: .authorize, timeout: .seconds(30)) == .notFound)
+
+        let timedOut = await processor.authorize(try request("att_slow", holder: "TIMEOUT_THEN_APPROVED"), timeout: .seconds(2))
+        guard case .unknown = timedOut else {
+            Issue.record("expected unknown after the timeout, got \(timedOut)")
+            return
+        }
+        guard case .found(.approved) = await processor.lookup(reference: "att_slow", operation: .authorize, timeout: .seconds(30)) else {
+            Issue.record("the lookup did not find the approval")
+            return
+        }
+        let server500 = await processor.authorize(try request("att_500", holder: "HTTP_500_AFTER"), timeout: .seconds(30))
+        guard case .unknown = server500 else {
+            Issue.record("a 500 is unknown, got \(server500)")
+            return
+        }
+        #expect(await server.terminate() == 0)
+    }
+
+    @Test("503 with Retry-After is retried within the timeout; a refused connection is not processed")
+    func retryAndRefused() async throws {
+        let directory = try TemporaryDirectory("procserve")
+        let server = try await ServedProcess.processor(directory: directory)
+        let processor = HTTPPaymentProcessor(endpoint: try ProcessorEndpoint("http://127.0.0.1:\(server.port)"), secretKey: "sk_test_library_retry")
+        let retried = await processor.authorize(try request("att_retry", holder: "HTTP_503|HTTP_429|APPROVE"), timeout: .seconds(30))
+        guard case .approved = retried else {
+            Issue.record("expected approval after two retries, got \(retried)")
+            return
+        }
+        let outOfTime = await processor.authorize(try request("att_busy", holder: "HTTP_503"), timeout: .milliseconds(500))
+        guard case .notProcessed = outOfTime else {
+            Issue.record("expected not processed when Retry-After does not fit the timeout, got \(outOfTime)")
+            return
+        }
+        #expect(await server.terminate() == 0)
+
+        // Nothing listens on the port any more: refused before a byte was sent.
+        let refused = await processor.authorize(try request("att_refused"), timeout: .seconds(10))
+        guard case .notProcessed(let reason) = refused else {
+            Issue.record("expected not processed, got \(refused)")
+            return
+        }
+        #expect(reason.contains("nothing was sent"))
+        #expect(await processor.lookup(reference: "att_refused", operation: .authorize, timeout: .seconds(5)) != .notFound, "an unreachable processor is unavailable, not 'not found'")
+    }
+
+    @Test("Processor URLs: http only, host and port, no path", arguments: [
+        ("http://127.0.0.1:12111", true), ("http://localhost", true), ("http://[::1]:8080/", true),
+        ("https://127.0.0.1", false), ("127.0.0.1:12111", false), ("http://127.0.0.1:12111/v1", false),
+        ("http://127.0.0.1:0", false), ("http://127.0.0.1:99999", false), ("http://", false), ("http://a b", false),
+    ])
+    func endpoints(text: String, valid: Bool) {
+        #expect(((try? ProcessorEndpoint(text)) != nil) == valid, "\(text)")
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PayPanel
+import Testing
+import TestSupport
+
+/// The command lines: usage errors say what was wrong and exit 64.
+@Suite("processor serve and --processor on the command line")
+struct ProcessorServeCLITests {
+    @Test(
+        "Usage errors exit 64 with the reason",
+        arguments: [
+            (["processor", "serve", "--port", "70000"], "--port"),
+            (["processor", "serve", "--hold", "0"], "--hold"),
+            (["payments", "capture", "pi_x", "--processor", "https://127.0.0.1:12111"], "https is not supported"),
+            (["payments", "capture", "pi_x", "--processor", "http://127.0.0.1:12111/v1"], "no path"),
+            (["payments", "capture", "pi_x", "--processor", "http://127.0.0.1:12111", "--processor-key", "a b"], "--processor-key"),
+        ])
+    func usageErrors(arguments: [String], reason: String) throws {
+        let directory = try TemporaryDirectory("procserve-cli")
+        let result = try CLIRunner.run(arguments, in: directory)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.contains(reason), "\(result)")
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+
+    @Test("bench processor --json reports both rates and their ratio (the shape only: speed is never asserted)")
+    func benchShape() throws {
+        let directory = try TemporaryDirectory("procserve-cli")
+        let result = try CLIRunner.run(["bench", "processor", "--count", "5", "--json"], in: directory, timeout: 120)
+        #expect(result.status == 0, "\(result)")
+        let json = try JSONParser().parse(result.stdout)
+        #expect(json["count"]?.int64Value == 5)
+        #expect(json["in_process_per_second"]?.int64Value != nil && json["over_http_per_second"]?.int64Value != nil)
+        #expect(json["ratio"]?.stringValue != nil)
+    }
+
+    @Test("processor serve --help names the test endpoints and the docs")
+    func help() throws {
+        let directory = try TemporaryDirectory("procserve-cli")
+        let result = try CLIRunner.run(["processor", "serve", "--help"], in: directory)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("sk_test_") && result.stdout.contains("docs/mock-processor.md"))
+    }
+}
