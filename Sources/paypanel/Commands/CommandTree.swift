@@ -39,7 +39,7 @@ enum CommandTree {
                 children: [.command(DatabaseMigrateCommand.self), .command(DatabaseStatusCommand.self)]),
             .group(
                 name: "bench", abstract: "Measure the payment machinery against baselines from the same run (build with -c release first).",
-                children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self)]),
+                children: [.command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self), .command(BenchServeCommand.self)]),
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
                 children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self)]),
