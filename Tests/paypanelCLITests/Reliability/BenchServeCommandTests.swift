@@ -36,6 +36,7 @@ import Testing
             #expect((Double(run["ratio"]?.numberValue?.literal ?? "") ?? 0) > 0)
         }
         let idle = report["idle"]
+        #expect(idle?.objectValue?.keys == ["connections", "residentAtStartMiB", "residentBeforeMiB", "residentMiB", "peakMiB", "freshRequestServed"])
         #expect(idle?["connections"] == 50)
         #expect(idle?["freshRequestServed"] == true)
         #expect((Double(idle?["residentMiB"]?.numberValue?.literal ?? "") ?? 0) > 0)

@@ -55,6 +55,7 @@ public struct ServeBenchmark: Sendable {
     }
 
     private func measure(_ server: BenchmarkServerProcess, progress: @Sendable (String) -> Void) async throws -> ServeBenchmarkResult {
+        let residentAtStart = server.memory().resident
         let clock = SystemClock()
         let inProcessPath = directory + "/in-process"
         let service = CheckoutService(
@@ -91,7 +92,7 @@ public struct ServeBenchmark: Sendable {
         }
 
         progress("opening \(idleConnections) idle keep-alive connections")
-        let idle = try await Self.holdIdleConnections(idleConnections, server: server)
+        let idle = try await Self.holdIdleConnections(idleConnections, server: server, residentAtStart: residentAtStart)
         progress("stopping paypanel serve")
         let exitStatus = server.stop()
         return ServeBenchmarkResult(runs: runs, idle: idle, serverExitStatus: exitStatus)
@@ -99,7 +100,9 @@ public struct ServeBenchmark: Sendable {
 
     /// Opens `count` connections, each making one `GET /healthz` and then waiting; measures
     /// the server with all of them open, checks a new connection is still served, closes them.
-    private static func holdIdleConnections(_ count: Int, server: BenchmarkServerProcess) async throws -> ServeIdleFigures {
+    private static func holdIdleConnections(
+        _ count: Int, server: BenchmarkServerProcess, residentAtStart: Int
+    ) async throws -> ServeIdleFigures {
         let port = server.port
         let before = server.memory().resident
         return try await onThread {
@@ -119,7 +122,7 @@ public struct ServeBenchmark: Sendable {
             let fresh = (try? BenchmarkHTTPClient(port: port).request("GET", "/healthz", bearer: nil, body: nil))?.status == 200
             withExtendedLifetime(connections) {}
             return ServeIdleFigures(
-                connections: count, residentBeforeBytes: before, residentBytes: memory.resident, peakBytes: memory.peak,
+                connections: count, residentAtStartBytes: residentAtStart, residentBeforeBytes: before, residentBytes: memory.resident, peakBytes: memory.peak,
                 freshRequestServed: fresh)
         }
     }

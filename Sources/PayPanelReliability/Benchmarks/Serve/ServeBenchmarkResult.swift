@@ -53,6 +53,8 @@ public struct ServeClientFigures: Sendable {
 /// The server's memory with idle keep-alive connections open.
 public struct ServeIdleFigures: Sendable {
     public let connections: Int
+    /// VmRSS right after the server started, before any payment.
+    public let residentAtStartBytes: Int
     /// VmRSS after the timed runs, before the idle connections were opened.
     public let residentBeforeBytes: Int
     /// VmRSS with every idle connection open (each has made one request and waits).
@@ -99,7 +101,8 @@ public struct ServeBenchmarkResult: Sendable, JSONRepresentable {
                 ])
             })),
             ("idle", .orderedObject([
-                ("connections", .number(idle.connections)), ("residentBeforeMiB", mebibytes(idle.residentBeforeBytes)),
+                ("connections", .number(idle.connections)), ("residentAtStartMiB", mebibytes(idle.residentAtStartBytes)),
+                ("residentBeforeMiB", mebibytes(idle.residentBeforeBytes)),
                 ("residentMiB", mebibytes(idle.residentBytes)), ("peakMiB", mebibytes(idle.peakBytes)),
                 ("freshRequestServed", .bool(idle.freshRequestServed)),
             ])),

@@ -92,7 +92,7 @@ struct BenchServeCommand: CLICommand {
             if let error = run.inProcess.firstError { console.print("  first in-process error at \(run.clients) client(s): \(error)") }
         }
         let mebibytes = { (bytes: Int) in number(Double(bytes) / 1_048_576, 1) }
-        console.print("Server memory: \(mebibytes(result.idle.residentBytes)) MiB resident with \(result.idle.connections) idle keep-alive connections (\(mebibytes(result.idle.residentBeforeBytes)) MiB before them, peak \(mebibytes(result.idle.peakBytes)) MiB); a new connection was \(result.idle.freshRequestServed ? "" : "not ")served meanwhile")
+        console.print("Server memory: \(mebibytes(result.idle.residentBytes)) MiB resident with \(result.idle.connections) idle keep-alive connections (\(mebibytes(result.idle.residentAtStartBytes)) MiB at start, \(mebibytes(result.idle.residentBeforeBytes)) MiB after the runs, peak \(mebibytes(result.idle.peakBytes)) MiB); a new connection was \(result.idle.freshRequestServed ? "" : "not ")served meanwhile")
         let verdict = { (met: Bool?) in met.map { $0 ? "met" : "NOT met" } ?? "not measured" }
         console.print("Targets: 1 client ≥ \(ServeBenchmarkResult.oneClientRatioTarget) of in-process: \(verdict(result.oneClientRatioMet)); most clients more payments/s than 1: \(verdict(result.scalesWithClients)); no errors: \(verdict(result.errors == 0)); ≤ 64 MiB resident: \(verdict(result.residentMet))")
         console.print("Server exit status after SIGTERM: \(result.serverExitStatus)")
