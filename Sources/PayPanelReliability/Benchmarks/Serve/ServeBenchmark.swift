@@ -12,7 +12,8 @@ import PayPanelDemo
 /// over HTTP each client is a thread with one keep-alive connection of its own; in-process
 /// each is a task calling `CheckoutDesk` and `CheckoutService` directly, on a stack built as
 /// `serve` builds its own (a service with the zero-latency mock processor, a desk on a second
-/// connection to the same database). The two sides alternate in `rounds` slices (in-process
+/// connection to the same database), preferring eight threads of its own as the server's
+/// handlers do (`InProcessExecutor`). The two sides alternate in `rounds` slices (in-process
 /// first in even rounds, HTTP first in odd ones), so a change of load on the machine slows
 /// both alike. Tokens are sealed before each slice, outside the timed part.
 ///
@@ -63,10 +64,13 @@ public struct ServeBenchmark: Sendable {
             processor: try MockProcessor(ledgerPath: inProcessPath + "/processor.sqlite", clock: clock), clock: clock)
         let desk = CheckoutDesk(store: try SQLitePaymentStore(path: inProcessPath + "/payments.sqlite", clock: clock), service: service, clock: clock)
         let decryptor = ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier())
+        let executor = InProcessExecutor()
+        defer { executor.finish() }
 
         // One payment each way first: files created, statements prepared, code paged in.
         let warmUp = try ServeBenchmarkFlow.sealTokens(2)
-        _ = await ServeBenchmarkRunners.inProcess(desk: desk, service: service, decryptor: decryptor, clients: 1, tokens: [warmUp[0]])
+        _ = await ServeBenchmarkRunners.inProcess(
+            desk: desk, service: service, decryptor: decryptor, clients: 1, tokens: [warmUp[0]], executor: executor)
         _ = await ServeBenchmarkRunners.overHTTP(port: server.port, apiKey: server.apiKey, clients: 1, tokens: [warmUp[1]])
 
         var runs: [ServeClientFigures] = []
@@ -84,7 +88,8 @@ public struct ServeBenchmark: Sendable {
                             port: server.port, apiKey: server.apiKey, clients: clients, tokens: Array(tokens[slice...])))
                     } else {
                         inProcess.add(await ServeBenchmarkRunners.inProcess(
-                            desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: Array(tokens[..<slice])))
+                            desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: Array(tokens[..<slice]),
+                            executor: executor))
                     }
                 }
             }

@@ -94,15 +94,17 @@ enum ServeBenchmarkRunners {
     }
 
     /// The same split over `clients` concurrent tasks calling the desk and the service.
+    /// Each task prefers `executor`, as the server's handler tasks prefer its own.
     static func inProcess(
-        desk: CheckoutDesk, service: CheckoutService, decryptor: ApplePayTokenDecryptor, clients: Int, tokens: [[UInt8]]
+        desk: CheckoutDesk, service: CheckoutService, decryptor: ApplePayTokenDecryptor, clients: Int, tokens: [[UInt8]],
+        executor: InProcessExecutor
     ) async -> ServeRunMeasurement {
         let createJSON = (try? JSONParser().parse(ServeBenchmarkFlow.createBody)) ?? .object(JSONObject())
         let clock = ContinuousClock()
         let start = clock.now
         let tallies = await withTaskGroup(of: ClientTally.self) { group in
             for share in split(tokens, into: clients) {
-                group.addTask {
+                group.addTask(executorPreference: executor) {
                     var tally = ClientTally()
                     for token in share {
                         let begun = clock.now
