@@ -79,19 +79,22 @@ public actor CheckoutService {
     /// the same transaction that opens it: a run that takes the key over after a crash finds
     /// the attempt and resumes it instead of authorizing a second one.
     func authorize(_ submission: PaymentSubmission, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
-        guard let intent = try ledger.intent(submission.intentID) else {
-            throw PaymentStoreError(reason: .intentNotFound(submission.intentID))
-        }
-        let attemptID = random.make(.attempt)
-        let opening = AttemptOpening(
-            attemptID: attemptID, source: submission.source, card: CardSummary(submission.method),
-            amount: submission.amount ?? intent.amount, answersPaymentSheet: submission.answersPaymentSheet)
-        let transition = try store.write { transaction in
+        var newAttemptID: String?
+        let (transition, attemptID) = try store.write { transaction in
+            // The intent is read inside the write that opens the attempt (no read transaction
+            // of its own), and the machine it loads is the one the attempt is applied to.
+            let current = try ledger.requireMachine(submission.intentID, in: transaction)
+            // Made once: a write retried after a busy database opens the same attempt.
+            let attemptID = newAttemptID ?? random.make(.attempt)
+            newAttemptID = attemptID
+            let opening = AttemptOpening(
+                attemptID: attemptID, source: submission.source, card: CardSummary(submission.method),
+                amount: submission.amount ?? current.intent.amount, answersPaymentSheet: submission.answersPaymentSheet)
             let transition = try ledger.openAttempt(
                 opening, intentID: submission.intentID, tokenTransactionID: submission.tokenTransactionID,
-                expectedVersion: nil, at: clock.now(), in: transaction)
+                expectedVersion: nil, at: clock.now(), known: current, in: transaction)
             if let claim { try idempotency.attach(resourceID: attemptID, to: claim, in: transaction) }
-            return transition
+            return (transition, attemptID)
         }
         let machine = try await execute(
             transition, card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))

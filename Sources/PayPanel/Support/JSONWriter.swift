@@ -78,6 +78,16 @@ public enum JSONWriter {
 
     private static func writeString(_ text: String, into output: inout String, forMessage: Bool = false) {
         output += "\""
+        // Most strings (ids, codes, statuses, base64) need no escape at all: append them
+        // whole instead of one scalar at a time. Only bytes below 0x20, '"' and '\\' are
+        // escaped outside messages (every byte of a multi-byte scalar is 0x80 or more);
+        // messages also escape DEL, C1 controls and the line separators, so there only ASCII
+        // takes this path.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x22 && $0 != 0x5C && (!forMessage || $0 < 0x7F) }) {
+            output += text
+            output += "\""
+            return
+        }
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": output += "\\\""

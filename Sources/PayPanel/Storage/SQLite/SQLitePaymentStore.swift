@@ -43,20 +43,20 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
     // MARK: - Intents, attempts, refunds, history
 
     func intent(_ id: String) throws -> PaymentIntent? {
-        try database.queryFirst("SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = ?", [id]) {
+        try database.queryFirst(PaymentRows.selectIntentSQL, [id]) {
             row throws(PaymentStoreError) in try PaymentRows.intent(row)
         }
     }
 
     func attempts(ofIntent intentID: String) throws -> [Attempt] {
         try database.queryAll(
-            "SELECT \(PaymentRows.attemptColumns) FROM attempts WHERE intent_id = ? ORDER BY sequence", [intentID]
+            PaymentRows.selectAttemptsSQL, [intentID]
         ) { row throws(PaymentStoreError) in try PaymentRows.attempt(row) }
     }
 
     func refunds(ofIntent intentID: String) throws -> [Refund] {
         try database.queryAll(
-            "SELECT \(PaymentRows.refundColumns) FROM refunds WHERE intent_id = ? ORDER BY created_at, rowid", [intentID]
+            PaymentRows.selectRefundsSQL, [intentID]
         ) { row throws(PaymentStoreError) in try PaymentRows.refund(row) }
     }
 

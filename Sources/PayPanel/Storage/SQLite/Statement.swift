@@ -46,12 +46,18 @@ public final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let integer): code = sqlite3_bind_int64(handle, index, integer)
             case .real(let real): code = sqlite3_bind_double(handle, index, real)
-            case .text(let text):
-                let utf8 = Array(text.utf8)
-                // An empty string still needs a valid pointer to be '' rather than NULL.
-                (utf8.isEmpty ? [0] : utf8).withUnsafeBufferPointer { buffer in
-                    buffer.withMemoryRebound(to: CChar.self) { chars in
-                        paypanel_sqlite3_bind_text_transient(handle, index, chars.baseAddress, Int32(utf8.count), &code)
+            case .text(var text):
+                // The string's own UTF-8 storage (SQLite copies it: transient), not a copy
+                // into a new array per bound value.
+                text.withUTF8 { utf8 in
+                    if let base = utf8.baseAddress, !utf8.isEmpty {
+                        base.withMemoryRebound(to: CChar.self, capacity: utf8.count) { chars in
+                            paypanel_sqlite3_bind_text_transient(handle, index, chars, Int32(utf8.count), &code)
+                        }
+                    } else {
+                        // An empty string still needs a valid pointer to be '' rather than NULL.
+                        let empty: [CChar] = [0]
+                        empty.withUnsafeBufferPointer { paypanel_sqlite3_bind_text_transient(handle, index, $0.baseAddress, 0, &code) }
                     }
                 }
             case .blob(let bytes):

@@ -1,0 +1,116 @@
+import Foundation
+import PayPanel
+
+/// The figures of one side (HTTP or in-process) at one client count.
+public struct ServeSideFigures: Sendable {
+    public let payments: Int
+    public let paymentsPerSecond: Double
+    /// Latency of one whole payment (create → pay → capture), in milliseconds.
+    public let p50Milliseconds: Double
+    public let p99Milliseconds: Double
+    /// Payments that did not end captured (any error response counts).
+    public let errors: Int
+    /// What the first error was (a step, a status and an error code; never a body).
+    public let firstError: String?
+
+    init(_ measurement: ServeRunMeasurement) {
+        let sorted = measurement.latencies.sorted()
+        payments = sorted.count
+        paymentsPerSecond = measurement.seconds > 0 ? Double(sorted.count - min(sorted.count, measurement.errors)) / measurement.seconds : 0
+        p50Milliseconds = Self.percentile(sorted, 0.50) * 1000
+        p99Milliseconds = Self.percentile(sorted, 0.99) * 1000
+        errors = measurement.errors
+        firstError = measurement.firstError
+    }
+
+    /// The nearest-rank percentile of sorted values (0 for none).
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
+        return sorted[min(sorted.count, max(1, rank)) - 1]
+    }
+
+    var json: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("payments", .number(payments)), ("paymentsPerSecond", LifecycleBenchmarkResult.decimal(paymentsPerSecond, places: 1)),
+            ("p50Ms", LifecycleBenchmarkResult.decimal(p50Milliseconds, places: 2)),
+            ("p99Ms", LifecycleBenchmarkResult.decimal(p99Milliseconds, places: 2)), ("errors", .number(errors)),
+        ]
+        if let firstError { members.append(("firstError", .string(firstError))) }
+        return .orderedObject(members)
+    }
+}
+
+/// Both sides at one client count, and their ratio.
+public struct ServeClientFigures: Sendable {
+    public let clients: Int
+    public let http: ServeSideFigures
+    public let inProcess: ServeSideFigures
+    /// HTTP payments/s ÷ in-process payments/s.
+    public var ratio: Double { inProcess.paymentsPerSecond > 0 ? http.paymentsPerSecond / inProcess.paymentsPerSecond : 0 }
+}
+
+/// The server's memory with idle keep-alive connections open.
+public struct ServeIdleFigures: Sendable {
+    public let connections: Int
+    /// VmRSS right after the server started, before any payment.
+    public let residentAtStartBytes: Int
+    /// VmRSS after the timed runs, before the idle connections were opened.
+    public let residentBeforeBytes: Int
+    /// VmRSS with every idle connection open (each has made one request and waits).
+    public let residentBytes: Int
+    /// VmHWM: the most the server held at any moment of the run.
+    public let peakBytes: Int
+    /// Whether a new connection was still served while the idle ones were open.
+    public let freshRequestServed: Bool
+}
+
+/// What `paypanel bench serve` measured.
+public struct ServeBenchmarkResult: Sendable, JSONRepresentable {
+    public static let oneClientRatioTarget = 0.7
+    public static let residentTargetBytes = 64 * 1024 * 1024
+
+    public let runs: [ServeClientFigures]
+    public let idle: ServeIdleFigures
+    /// The server's exit status after SIGTERM (0 is a clean shutdown).
+    public let serverExitStatus: Int32
+
+    public var errors: Int { runs.reduce(0) { $0 + $1.http.errors + $1.inProcess.errors } }
+
+    /// At one client, HTTP reaches `oneClientRatioTarget` of in-process (nil when not run).
+    public var oneClientRatioMet: Bool? { runs.first { $0.clients == 1 }.map { $0.ratio >= Self.oneClientRatioTarget } }
+
+    /// The most clients serve more payments per second over HTTP than one (nil when not both run).
+    public var scalesWithClients: Bool? {
+        guard let one = runs.first(where: { $0.clients == 1 }), let most = runs.max(by: { $0.clients < $1.clients }), most.clients > 1 else {
+            return nil
+        }
+        return most.http.paymentsPerSecond > one.http.paymentsPerSecond
+    }
+
+    public var residentMet: Bool { idle.residentBytes > 0 && idle.residentBytes <= Self.residentTargetBytes }
+
+    public var json: JSONValue {
+        let mebibytes = { (bytes: Int) in LifecycleBenchmarkResult.decimal(Double(bytes) / 1_048_576, places: 1) }
+        let optional = { (value: Bool?) in value.map(JSONValue.bool) ?? .null }
+        return .orderedObject([
+            ("runs", .array(runs.map { run in
+                .orderedObject([
+                    ("clients", .number(run.clients)), ("http", run.http.json), ("inProcess", run.inProcess.json),
+                    ("ratio", LifecycleBenchmarkResult.decimal(run.ratio, places: 3)),
+                ])
+            })),
+            ("idle", .orderedObject([
+                ("connections", .number(idle.connections)), ("residentAtStartMiB", mebibytes(idle.residentAtStartBytes)),
+                ("residentBeforeMiB", mebibytes(idle.residentBeforeBytes)),
+                ("residentMiB", mebibytes(idle.residentBytes)), ("peakMiB", mebibytes(idle.peakBytes)),
+                ("freshRequestServed", .bool(idle.freshRequestServed)),
+            ])),
+            ("errors", .number(errors)), ("serverExitStatus", .number(Int(serverExitStatus))),
+            ("targets", .orderedObject([
+                ("oneClientRatioAtLeast0.7", optional(oneClientRatioMet)), ("moreClientsMorePayments", optional(scalesWithClients)),
+                ("noErrors", .bool(errors == 0)), ("residentAtMost64MiB", .bool(residentMet)),
+            ])),
+        ])
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import PayPanel
+import Synchronization
+
+/// What one timed run of `clients` concurrent clients measured: wall time from the moment
+/// every client was ready to the moment the last one finished, and each payment's latency.
+struct ServeRunMeasurement: Sendable {
+    var seconds: Double = 0
+    var latencies: [Double] = []
+    var errors = 0
+    var firstError: String?
+
+    mutating func add(_ other: ServeRunMeasurement) {
+        seconds += other.seconds
+        latencies += other.latencies
+        errors += other.errors
+        firstError = firstError ?? other.firstError
+    }
+}
+
+/// One client's share: its latencies, errors and first error.
+private struct ClientTally: Sendable {
+    var latencies: [Double] = []
+    var errors = 0
+    var firstError: String?
+
+    mutating func record(_ failure: String?, seconds: Double) {
+        latencies.append(seconds)
+        if let failure {
+            errors += 1
+            firstError = firstError ?? failure
+        }
+    }
+}
+
+enum ServeBenchmarkRunners {
+    /// `tokens` split over `clients` threads, each on its own keep-alive connection (opened
+    /// before the clock starts). Threads, not tasks: the client blocks on its socket, and a
+    /// blocked cooperative thread would stall every other client on a 2-core machine.
+    static func overHTTP(port: Int, apiKey: String, clients: Int, tokens: [[UInt8]]) async -> ServeRunMeasurement {
+        let shares = split(tokens, into: clients)
+        let ready = DispatchGroup()
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        let tallies = Mutex<[ClientTally]>([])
+        for share in shares {
+            ready.enter()
+            done.enter()
+            let thread = Thread {
+                var tally = ClientTally()
+                let client: BenchmarkHTTPClient?
+                do {
+                    client = try BenchmarkHTTPClient(port: port)
+                } catch {
+                    client = nil
+                    tally.errors = share.count
+                    tally.firstError = "\(error)"
+                }
+                ready.leave()
+                go.wait()
+                if let client {
+                    let clock = ContinuousClock()
+                    for (index, token) in share.enumerated() {
+                        let start = clock.now
+                        do {
+                            let failure = try ServeBenchmarkFlow.overHTTP(client, apiKey: apiKey, token: token)
+                            tally.record(failure, seconds: (clock.now - start).asSeconds)
+                        } catch {
+                            // The connection is unusable: the rest of this client's payments fail too.
+                            tally.errors += share.count - index
+                            tally.firstError = tally.firstError ?? "\(error)"
+                            break
+                        }
+                    }
+                }
+                tallies.withLock { $0.append(tally) }
+                done.leave()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        return await withCheckedContinuation { continuation in
+            // The coordinator blocks too, so it gets a thread of its own as well.
+            Thread {
+                ready.wait()
+                let clock = ContinuousClock()
+                let start = clock.now
+                for _ in shares { go.signal() }
+                done.wait()
+                let seconds = (clock.now - start).asSeconds
+                continuation.resume(returning: tallies.withLock { Self.measurement(seconds: seconds, $0) })
+            }.start()
+        }
+    }
+
+    /// The same split over `clients` concurrent tasks calling the desk and the service.
+    /// Each task prefers `executor`, as the server's handler tasks prefer its own.
+    static func inProcess(
+        desk: CheckoutDesk, service: CheckoutService, decryptor: ApplePayTokenDecryptor, clients: Int, tokens: [[UInt8]],
+        executor: InProcessExecutor
+    ) async -> ServeRunMeasurement {
+        let createJSON = (try? JSONParser().parse(ServeBenchmarkFlow.createBody)) ?? .object(JSONObject())
+        let clock = ContinuousClock()
+        let start = clock.now
+        let tallies = await withTaskGroup(of: ClientTally.self) { group in
+            for share in split(tokens, into: clients) {
+                group.addTask(executorPreference: executor) {
+                    var tally = ClientTally()
+                    for token in share {
+                        let begun = clock.now
+                        let failure = await ServeBenchmarkFlow.inProcess(
+                            desk: desk, service: service, createJSON: createJSON, token: token, decryptor: decryptor)
+                        tally.record(failure, seconds: (clock.now - begun).asSeconds)
+                    }
+                    return tally
+                }
+            }
+            var all: [ClientTally] = []
+            for await tally in group { all.append(tally) }
+            return all
+        }
+        return measurement(seconds: (clock.now - start).asSeconds, tallies)
+    }
+
+    /// Round-robin shares, none empty: `clients` is cut to the number of items.
+    static func split<T>(_ items: [T], into clients: Int) -> [[T]] {
+        let count = max(1, min(clients, items.count))
+        var shares = Array(repeating: [T](), count: count)
+        for (index, item) in items.enumerated() { shares[index % count].append(item) }
+        return shares
+    }
+
+    private static func measurement(seconds: Double, _ tallies: [ClientTally]) -> ServeRunMeasurement {
+        var result = ServeRunMeasurement(seconds: seconds)
+        for tally in tallies {
+            result.latencies += tally.latencies
+            result.errors += tally.errors
+            result.firstError = result.firstError ?? tally.firstError
+        }
+        return result
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double` (for measurements only).
+    var asSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import PayPanel
+import PayPanelReliability
+
+/// `paypanel bench serve [--payments N] [--clients 1,8,32] [--idle N] [--rounds N] [--directory PATH] [--json]`
+struct BenchServeCommand: CLICommand {
+    static let payments = OptionSpec.value("--payments", "n", help: "Payments per client count and side (default: \(defaultPayments); 1 to 100000).")
+    static let clients = OptionSpec.value("--clients", "list", help: "Concurrent clients, comma-separated (default: 1,8,32; each 1 to 256).")
+    static let idle = OptionSpec.value("--idle", "n", help: "Idle keep-alive connections held open for the memory figure (default: 1000; 0 to 4000).")
+    static let rounds = OptionSpec.value("--rounds", "n", help: "Interleaved slices of HTTP and in-process runs per client count (default: 2).")
+    static let directory = OptionSpec.value("--directory", "path", help: "Where to create the temporary files (default: the system's temporary directory).")
+
+    static let spec = CommandSpec(
+        name: "serve",
+        abstract: "Measure the checkout flow over HTTP against 'paypanel serve' and against the same flow in-process.",
+        discussion: """
+            Starts this binary as 'paypanel serve --port 0 --test-root' (zero-latency mock processor) on fresh \
+            files in a temporary directory, then, for each client count, runs --payments payments — create a \
+            checkout (manual capture), pay it with an Apple Pay token sealed by the test identity, capture it — \
+            with that many concurrent HTTP clients (one keep-alive connection each), and the same flow called \
+            in-process on CheckoutDesk and CheckoutService, interleaved in --rounds slices. Prints payments per \
+            second, p50/p99 latency of a whole payment, errors, and the ratio HTTP / in-process. Then holds --idle \
+            keep-alive connections open (each after one GET /healthz) and reads the server's resident memory \
+            (VmRSS) from /proc. Exits 1 when any payment failed. Build with 'swift build -c release' for figures \
+            worth recording.
+            """,
+        options: [payments, clients, idle, rounds, directory, CommonOptions.json])
+
+    static let defaultPayments = 400
+
+    let paymentCount: Int
+    let clientCounts: [Int]
+    let idleCount: Int
+    let roundCount: Int
+    let parent: String?
+    let json: Bool
+
+    init(arguments: ParsedArguments) throws {
+        paymentCount = try arguments.integer(Self.payments.name, in: 1...100_000) ?? Self.defaultPayments
+        idleCount = try arguments.integer(Self.idle.name, in: 0...4000) ?? 1000
+        roundCount = try arguments.integer(Self.rounds.name, in: 1...100) ?? 2
+        parent = arguments.value(Self.directory.name)
+        json = arguments.flag(CommonOptions.json.name)
+        let list = arguments.value(Self.clients.name) ?? "1,8,32"
+        let parsed = list.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !parsed.isEmpty, parsed.allSatisfy({ $0 != nil && (1...256).contains($0!) }) else {
+            throw UsageError("'--clients' takes comma-separated client counts from 1 to 256, such as 1,8,32, not '\(list)'")
+        }
+        clientCounts = parsed.compactMap { $0 }
+    }
+
+    func run(_ context: CommandContext) async throws -> ExitStatus {
+        let console = context.console
+        #if DEBUG
+        console.printError("note: this is a debug build: the figures are not representative; build with 'swift build -c release'")
+        #endif
+        let directory = try BenchLifecycleCommand.makeDirectory(in: parent)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let benchmark = ServeBenchmark(
+            payments: paymentCount, clientCounts: clientCounts, idleConnections: idleCount, rounds: roundCount, directory: directory,
+            serverExecutable: try ReliabilityOptions.executablePath())
+        // The step being run, redrawn in place on a terminal (as ProgressLine does, from the
+        // benchmark's own task).
+        let showsProgress = console.stderrIsTerminal
+        let result = try await benchmark.run { line in
+            if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[Kbench serve: \(line)".utf8)) }
+        }
+        ProgressLine(console: console).clear()
+        if json {
+            console.printJSON(result.json)
+        } else {
+            render(result, to: console)
+        }
+        return result.errors == 0 ? .success : .failure
+    }
+
+    private func render(_ result: ServeBenchmarkResult, to console: Console) {
+        let number = { (value: Double, places: Int) in String(format: "%.\(places)f", value) }
+        console.print("Checkout flow (create checkout → pay with an Apple Pay token → capture), \(paymentCount) payments per client count and side")
+        console.print("  clients  HTTP pay/s  p50 ms  p99 ms  errors   in-process pay/s  p50 ms  p99 ms  errors   ratio")
+        for run in result.runs {
+            let columns = [
+                pad(String(run.clients), 7), pad(number(run.http.paymentsPerSecond, 1), 10), pad(number(run.http.p50Milliseconds, 2), 6),
+                pad(number(run.http.p99Milliseconds, 2), 6), pad(String(run.http.errors), 6),
+                pad(number(run.inProcess.paymentsPerSecond, 1), 17), pad(number(run.inProcess.p50Milliseconds, 2), 6),
+                pad(number(run.inProcess.p99Milliseconds, 2), 6), pad(String(run.inProcess.errors), 6), pad(number(run.ratio, 3), 6),
+            ]
+            console.print("  " + columns.joined(separator: "  "))
+        }
+        for run in result.runs {
+            if let error = run.http.firstError { console.print("  first HTTP error at \(run.clients) client(s): \(error)") }
+            if let error = run.inProcess.firstError { console.print("  first in-process error at \(run.clients) client(s): \(error)") }
+        }
+        let mebibytes = { (bytes: Int) in number(Double(bytes) / 1_048_576, 1) }
+        console.print("Server memory: \(mebibytes(result.idle.residentBytes)) MiB resident with \(result.idle.connections) idle keep-alive connections (\(mebibytes(result.idle.residentAtStartBytes)) MiB at start, \(mebibytes(result.idle.residentBeforeBytes)) MiB after the runs, peak \(mebibytes(result.idle.peakBytes)) MiB); a new connection was \(result.idle.freshRequestServed ? "" : "not ")served meanwhile")
+        let verdict = { (met: Bool?) in met.map { $0 ? "met" : "NOT met" } ?? "not measured" }
+        console.print("Targets: 1 client ≥ \(ServeBenchmarkResult.oneClientRatioTarget) of in-process: \(verdict(result.oneClientRatioMet)); most clients more payments/s than 1: \(verdict(result.scalesWithClients)); no errors: \(verdict(result.errors == 0)); ≤ 64 MiB resident: \(verdict(result.residentMet))")
+        console.print("Server exit status after SIGTERM: \(result.serverExitStatus)")
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import PayPanel
+import TestSupport
+import Testing
+
+/// `paypanel bench serve`: the report's shape with tiny counts (a real `paypanel serve` child
+/// on port 0, two client counts, a few idle connections), and that no payment failed. It
+/// never checks the figures: a benchmark is not a timed test.
+@Suite struct BenchServeCommandTests {
+    @Test func jsonReportsBothSidesPerClientCountWithNoErrorsAndRemovesItsFiles() async throws {
+        let directory = try TemporaryDirectory()
+        let scratch = directory.file("scratch")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let arguments = ["bench", "serve", "--payments", "3", "--clients", "1,2", "--idle", "50", "--directory", scratch, "--json"]
+        // On a thread of its own: the run blocks for seconds, and a blocked cooperative thread
+        // would starve other suites' in-process servers. Generous timeout: a loaded machine.
+        let result = try await onThread { try CLIRunner.run(arguments, in: directory, timeout: 300) }
+        #expect(result.status == 0, "\(result)")
+        let report = try JSONParser().parse(result.stdout)
+        #expect(report.objectValue?.keys == ["runs", "idle", "errors", "serverExitStatus", "targets"])
+        #expect(report["errors"] == 0)
+        #expect(report["serverExitStatus"] == 0)
+        let runs = report["runs"]?.arrayValue ?? []
+        #expect(runs.map { $0["clients"] } == [1, 2])
+        for run in runs {
+            #expect(run.objectValue?.keys == ["clients", "http", "inProcess", "ratio"])
+            for side in ["http", "inProcess"] {
+                let figures = run[side]
+                #expect(figures?.objectValue?.keys == ["payments", "paymentsPerSecond", "p50Ms", "p99Ms", "errors"], "\(side): \(String(describing: figures))")
+                #expect(figures?["payments"] == 3)
+                #expect(figures?["errors"] == 0)
+                for key in ["paymentsPerSecond", "p50Ms", "p99Ms"] {
+                    #expect((Double(figures?[key]?.numberValue?.literal ?? "") ?? 0) > 0, "\(side).\(key)")
+                }
+            }
+            #expect((Double(run["ratio"]?.numberValue?.literal ?? "") ?? 0) > 0)
+        }
+        let idle = report["idle"]
+        #expect(idle?.objectValue?.keys == ["connections", "residentAtStartMiB", "residentBeforeMiB", "residentMiB", "peakMiB", "freshRequestServed"])
+        #expect(idle?["connections"] == 50)
+        #expect(idle?["freshRequestServed"] == true)
+        #expect((Double(idle?["residentMiB"]?.numberValue?.literal ?? "") ?? 0) > 0)
+        #expect(report["targets"]?["noErrors"] == true)
+        #expect(report["targets"]?.objectValue?.keys == ["oneClientRatioAtLeast0.7", "moreClientsMorePayments", "noErrors", "residentAtMost64MiB"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "the benchmark's files are gone")
+    }
+
+    @Test(arguments: [["--clients", "0"], ["--clients", "1,,8"], ["--clients", "many"], ["--payments", "0"], ["--idle", "5000"]])
+    func badCountsAreUsageErrors(arguments: [String]) throws {
+        let directory = try TemporaryDirectory()
+        let result = try CLIRunner.run(["bench", "serve"] + arguments, in: directory)
+        #expect(result.status == 64, "\(result)")
+        #expect(result.stderr.hasPrefix("Error: ") && result.stderr.contains(arguments[0]), "\(result.stderr)")
+    }
+}
