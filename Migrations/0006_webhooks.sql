@@ -39,9 +39,9 @@ BEGIN
             NEW.client_secret_hash, NEW.payment_intent_id, NEW.created_at, NEW.updated_at, NEW.version);
 END;
 
--- The events, in the order they were published (seq), each with the JSON body that is
+-- The events merchants hear about (`events` is the payments' own history, 0002), in the order they were published (seq), each with the JSON body that is
 -- delivered, fixed when published so every retry sends the same bytes.
-CREATE TABLE events (
+CREATE TABLE webhook_events (
     seq          INTEGER PRIMARY KEY,
     id           TEXT NOT NULL UNIQUE CHECK (id GLOB 'evt_?*'),
     type         TEXT NOT NULL CHECK (length(type) BETWEEN 3 AND 100),
@@ -54,7 +54,7 @@ CREATE TABLE events (
     UNIQUE (source, source_id)
 ) STRICT;
 
-CREATE INDEX events_by_type ON events (type, seq);
+CREATE INDEX webhook_events_by_type ON webhook_events (type, seq);
 
 CREATE TABLE webhook_endpoints (
     id                        TEXT PRIMARY KEY NOT NULL CHECK (id GLOB 'we_?*'),
@@ -78,7 +78,7 @@ CREATE TABLE webhook_endpoints (
 -- sending and recording leaves it due again later: at-least-once, same webhook-id.
 CREATE TABLE webhook_deliveries (
     id                  INTEGER PRIMARY KEY,
-    event_id            TEXT NOT NULL REFERENCES events (id),
+    event_id            TEXT NOT NULL REFERENCES webhook_events (id),
     endpoint_id         TEXT NOT NULL REFERENCES webhook_endpoints (id),
     status              TEXT NOT NULL CHECK (status IN ('pending', 'delivered', 'failed')),
     attempts            INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),

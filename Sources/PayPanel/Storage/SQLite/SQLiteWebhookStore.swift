@@ -51,7 +51,7 @@ public final class SQLiteWebhookStore: WebhookStore {
             for event in events {
                 try database.execute(
                     """
-                    INSERT INTO events (id, type, object_id, created_at, source, source_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO webhook_events (id, type, object_id, created_at, source, source_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (source, source_id) DO NOTHING
                     """,
                     [event.id, event.type, event.objectID, event.createdAt, event.source.rawValue, event.sourceID, event.body])
@@ -84,7 +84,7 @@ public final class SQLiteWebhookStore: WebhookStore {
 
     public func event(_ id: String) throws -> StoredEvent? {
         try database.read {
-            try database.queryFirst("SELECT \(Self.eventColumns) FROM events WHERE id = ?", [id], Self.event)
+            try database.queryFirst("SELECT \(Self.eventColumns) FROM webhook_events WHERE id = ?", [id], Self.event)
         }
     }
 
@@ -100,17 +100,17 @@ public final class SQLiteWebhookStore: WebhookStore {
             switch page {
             case .first: break
             case .olderThan(let id):
-                conditions.append("seq < (SELECT seq FROM events WHERE id = ?)")
+                conditions.append("seq < (SELECT seq FROM webhook_events WHERE id = ?)")
                 values.append(id)
             case .newerThan(let id):
-                conditions.append("seq > (SELECT seq FROM events WHERE id = ?)")
+                conditions.append("seq > (SELECT seq FROM webhook_events WHERE id = ?)")
                 values.append(id)
                 order = "ASC"
             }
             let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
             values.append(limit)
             let rows = try database.queryAll(
-                "SELECT \(Self.eventColumns) FROM events\(filter) ORDER BY seq \(order) LIMIT ?", values, Self.event)
+                "SELECT \(Self.eventColumns) FROM webhook_events\(filter) ORDER BY seq \(order) LIMIT ?", values, Self.event)
             return order == "ASC" ? rows.reversed() : rows
         }
     }
@@ -198,7 +198,7 @@ public final class SQLiteWebhookStore: WebhookStore {
                 """
                 SELECT d.id, d.attempts, e.id, e.type, e.object_id, e.created_at, e.body, \(Self.endpointColumns.split(separator: ",").map { "w." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
                 FROM webhook_deliveries d
-                JOIN events e ON e.id = d.event_id
+                JOIN webhook_events e ON e.id = d.event_id
                 JOIN webhook_endpoints w ON w.id = d.endpoint_id
                 WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled' AND w.deleted_at IS NULL
                 ORDER BY d.next_attempt_at, d.id LIMIT ?
@@ -273,7 +273,7 @@ public final class SQLiteWebhookStore: WebhookStore {
 
     public func replay(eventID: String, endpointID: String, at now: Date) throws -> Bool {
         try database.write {
-            guard try database.queryFirst("SELECT 1 FROM events WHERE id = ?", [eventID], { _ in true }) != nil,
+            guard try database.queryFirst("SELECT 1 FROM webhook_events WHERE id = ?", [eventID], { _ in true }) != nil,
                   try database.queryFirst("SELECT 1 FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [endpointID], { _ in true }) != nil
             else { return false }
             try database.execute(
