@@ -24,8 +24,10 @@ public final class WebhookListener: Sendable {
     private let seen: SeenIDs
 
     /// Listens on `host:port` (0 picks one); `respond` is the status of verified deliveries.
+    /// `secret` is asked for on every delivery (nil: refuse it), so a secret file can be
+    /// written, or rotated, while the listener runs.
     public init(
-        host: String, port: Int, secret: WebhookSecret, respond: Int, clock: any WallClock,
+        host: String, port: Int, secret: @escaping @Sendable () -> WebhookSecret?, respond: Int, clock: any WallClock,
         onDelivery: @escaping @Sendable (Delivery) -> Void
     ) throws {
         let seen = SeenIDs()
@@ -35,6 +37,9 @@ public final class WebhookListener: Sendable {
         http = try HTTPServer.start(configuration: configuration) { request in
             let headers = request.headers
             do throws(WebhookSignatureError) {
+                guard let secret = secret() else {
+                    throw WebhookSignatureError(.malformedSecret, "the listener has no readable secret yet (write the --secret-file)")
+                }
                 let id = try StandardWebhookSignature.verify(
                     id: headers["webhook-id"], timestamp: headers["webhook-timestamp"], signatures: headers["webhook-signature"],
                     body: request.body, secret: secret, now: clock.now())

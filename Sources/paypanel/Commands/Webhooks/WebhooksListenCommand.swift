@@ -19,13 +19,14 @@ struct WebhooksListenCommand: CLICommand {
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8090)."),
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
             .value("--secret", "whsec_…", help: "The endpoint's signing secret (or $PAYPANEL_WEBHOOK_SECRET)."),
+            .value("--secret-file", "path", help: "Read the secret from this file on every delivery instead (kept out of the process list; may be written or rotated while listening)."),
             .value("--respond", "code", help: "The status to answer verified deliveries with, e.g. 500 or 410 to try the retries (default: 200)."),
             CommonOptions.json, CommonOptions.now,
         ],
-        usage: "--secret <whsec_…> [--port <port>] [--host <address>] [--respond <code>] [--json] [--now <time>]")
+        usage: "--secret <whsec_…> | --secret-file <path> [--port <port>] [--host <address>] [--respond <code>] [--json] [--now <time>]")
 
     let arguments: ParsedArguments
-    let secret: WebhookSecret
+    let secret: @Sendable () -> WebhookSecret?
     let port: Int
     let respond: Int
 
@@ -33,10 +34,20 @@ struct WebhooksListenCommand: CLICommand {
         self.arguments = arguments
         port = try arguments.integer("--port", in: 0...65535) ?? 8090
         respond = try arguments.integer("--respond", in: 200...599) ?? 200
+        if let path = arguments.value("--secret-file"), !path.isEmpty {
+            secret = {
+                guard let data = FileManager.default.contents(atPath: path), data.count < 1024 else { return nil }
+                return try? WebhookSecret(parsing: String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            return
+        }
         let text = arguments.value("--secret") ?? ProcessInfo.processInfo.environment["PAYPANEL_WEBHOOK_SECRET"] ?? ""
-        guard !text.isEmpty else { throw UsageError("'--secret' is required: the endpoint's whsec_… secret from 'paypanel webhooks add'") }
+        guard !text.isEmpty else {
+            throw UsageError("'--secret' or '--secret-file' is required: the endpoint's whsec_… secret from 'paypanel webhooks add'")
+        }
         do {
-            secret = try WebhookSecret(parsing: text)
+            let parsed = try WebhookSecret(parsing: text)
+            secret = { parsed }
         } catch {
             throw UsageError("'--secret': \(error.message)")
         }
