@@ -64,6 +64,12 @@ struct APIError: Error, Sendable {
             return from(checkout: error)
         case let error as PaymentInputError:
             return invalid(error.code, error.message)
+        case let error as WebhookStoreError:
+            if error.code.hasSuffix("_not_found") {
+                return APIError(status: .notFound, kind: .invalidRequest, code: "resource_missing", message: error.message, param: "id")
+            }
+            if error.code.hasPrefix("invalid_") { return invalid(error.code, error.message) }
+            return APIError(status: .internalServerError, kind: .api, code: error.code, message: error.message)
         case let error as MoneyError:
             return invalid(error.code, error.message)
         case let error as HTTPError:

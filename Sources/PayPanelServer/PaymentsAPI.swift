@@ -61,6 +61,8 @@ public struct PaymentsAPI: Sendable {
             guard context.path == "/v1" || context.path.hasPrefix("/v1/") else { return await next(context) }
             // The device's pay call carries the checkout's client secret instead; its route checks it.
             if CheckoutsAPI.isPayPath(context.path) { return await next(context) }
+            // The processor's webhooks carry its Stripe-Signature instead; their route checks it.
+            if context.path == ProcessorWebhooksAPI.path { return await next(context) }
             let record = try await keys.authenticate(context.headers["authorization"])
             return await AuthenticatedKey.$current.withValue(record) { await next(context) }
         }

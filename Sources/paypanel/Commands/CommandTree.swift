@@ -16,6 +16,15 @@ enum CommandTree {
             .command(ReconcileCommand.self),
             .command(ServeCommand.self),
             .group(
+                name: "events", abstract: "List and show events: every change a merchant hears about by webhook.",
+                children: [.command(EventsListCommand.self), .command(EventsShowCommand.self)]),
+            .group(
+                name: "webhooks", abstract: "Add, list, remove and rotate webhook endpoints; replay events; receive webhooks locally.",
+                children: [
+                    .command(WebhooksAddCommand.self), .command(WebhooksListCommand.self), .command(WebhooksRemoveCommand.self),
+                    .command(WebhooksRotateSecretCommand.self), .command(WebhooksReplayCommand.self), .command(WebhooksListenCommand.self),
+                ]),
+            .group(
                 name: "keys", abstract: "Create, list and revoke the HTTP API's secret keys.",
                 children: [.command(KeysCreateCommand.self), .command(KeysListCommand.self), .command(KeysRevokeCommand.self)]),
             .group(

@@ -56,7 +56,7 @@ extension SQLitePaymentStore: CheckoutStore {
         JSONWriter.string(panel.json, style: .compact)
     }
 
-    private static func checkout(_ row: Row) throws -> Checkout {
+    static func checkout(_ row: Row) throws -> Checkout {
         let id = row.string(0)
         guard let status = CheckoutStatus(rawValue: row.string(1)) else {
             throw CheckoutStoreError(checkoutID: id, detail: "unknown status")

@@ -18,8 +18,8 @@ struct ServeCommand: CLICommand {
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8080)."),
             .value("--worker-interval", "ms", help: "How often the worker fires due timers and looks up unknown outcomes (default: 1000)."),
-        ] + TokenOptions.checking + CheckoutOptions.all,
-        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
+        ] + WebhookServeOptions.all + TokenOptions.checking + CheckoutOptions.all,
+        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--allow-private-webhooks] [--processor-webhook-secret <secret>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
 
     let arguments: ParsedArguments
     let host: String
@@ -53,6 +53,7 @@ struct ServeCommand: CLICommand {
         let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
         api.tokenDecryptor = decryptor
         let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor)
+        let webhooks = try WebhookServeOptions.compose(arguments: arguments, api: api, environment: environment, clock: clock)
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()
@@ -61,8 +62,12 @@ struct ServeCommand: CLICommand {
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, providers: [checkouts], workerInterval: workerInterval,
-                alsoEachPass: { _ = try? await desk.expireDue() },
+                api: api, configuration: configuration, providers: [checkouts] + webhooks.providers, workerInterval: workerInterval,
+                alsoEachPass: {
+                    _ = try? await desk.expireDue()
+                    // Returns at once: a slow endpoint never holds up timers and lookups.
+                    await webhooks.relay.kick { report, error in Self.writeError(WebhookServeOptions.relayLine(report, error)) }
+                },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {
             throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")

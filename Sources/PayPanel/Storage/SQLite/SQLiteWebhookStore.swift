@@ -1,0 +1,303 @@
+import Foundation
+
+/// `WebhookStore` on the payments database (migration 0006), reading the payments outbox
+/// (0002) and the checkout outbox its trigger fills. One owner, like its `Database`: the relay
+/// and the routes each give it a connection of their own.
+public final class SQLiteWebhookStore: WebhookStore {
+    public let database: Database
+
+    /// A store on an open, migrated payments database.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    // MARK: - Events
+
+    public func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
+        try database.read {
+            let payments = try database.queryAll(
+                "SELECT id, intent_id, intent_version, topic, refund_id, payload, created_at FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?",
+                [limit]
+            ) { row in
+                UnpublishedMessage.payment(OutboxMessage(
+                    id: row.int64(0), intentID: row.string(1), intentVersion: row.int64(2), topic: row.string(3),
+                    refundID: row.optionalString(4), payload: row.string(5), createdAt: PaymentRows.date(row.int64(6))))
+            }
+            let checkouts = try database.queryAll(
+                """
+                SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
+                       created_at, updated_at, version, id, topic
+                FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT ?
+                """, [limit]
+            ) { row in
+                UnpublishedMessage.checkout(CheckoutMessage(id: row.int64(10), topic: row.string(11), checkout: try SQLitePaymentStore.checkout(row)))
+            }
+            // Oldest first across both outboxes, by the time each change was made; within one
+            // outbox, changes of the same millisecond keep their row order (a stable merge:
+            // Swift's sort is not stable).
+            var merged: [UnpublishedMessage] = []
+            var paymentsLeft = payments[...]
+            var checkoutsLeft = checkouts[...]
+            while let nextPayment = paymentsLeft.first, let nextCheckout = checkoutsLeft.first {
+                if Self.time(nextCheckout) < Self.time(nextPayment) {
+                    merged.append(nextCheckout)
+                    checkoutsLeft = checkoutsLeft.dropFirst()
+                } else {
+                    merged.append(nextPayment)
+                    paymentsLeft = paymentsLeft.dropFirst()
+                }
+            }
+            return merged + paymentsLeft + checkoutsLeft
+        }
+    }
+
+    private static func time(_ message: UnpublishedMessage) -> Date {
+        switch message {
+        case .payment(let message): message.createdAt
+        case .checkout(let message): message.checkout.updatedAt
+        }
+    }
+
+    public func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
+        try database.write {
+            let endpoints = try activeEndpoints()
+            var inserted: [StoredEvent] = []
+            for event in events {
+                try database.execute(
+                    """
+                    INSERT INTO webhook_events (id, type, object_id, created_at, source, source_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (source, source_id) DO NOTHING
+                    """,
+                    [event.id, event.type, event.objectID, event.createdAt, event.source.rawValue, event.sourceID, event.body])
+                let isNew = database.changes == 1
+                switch event.source {
+                case .outbox:
+                    try database.execute(
+                        "UPDATE outbox SET delivered_at = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ? AND delivered_at IS NULL",
+                        [now, event.sourceID])
+                case .checkoutOutbox:
+                    try database.execute("UPDATE checkout_outbox SET published_at = ? WHERE id = ? AND published_at IS NULL", [now, event.sourceID])
+                }
+                guard isNew else { continue }
+                for endpoint in endpoints where endpoint.wants(event.type) {
+                    try database.execute(
+                        "INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, updated_at) VALUES (?, ?, 'pending', ?, ?)",
+                        [event.id, endpoint.id, now, now])
+                }
+                inserted.append(StoredEvent(id: event.id, type: event.type, objectID: event.objectID, createdAt: event.createdAt, body: event.body))
+            }
+            return inserted
+        }
+    }
+
+    private static let eventColumns = "id, type, object_id, created_at, body"
+
+    private static func event(_ row: Row) -> StoredEvent {
+        StoredEvent(id: row.string(0), type: row.string(1), objectID: row.string(2), createdAt: PaymentRows.date(row.int64(3)), body: row.string(4))
+    }
+
+    public func event(_ id: String) throws -> StoredEvent? {
+        try database.read {
+            try database.queryFirst("SELECT \(Self.eventColumns) FROM webhook_events WHERE id = ?", [id], Self.event)
+        }
+    }
+
+    public func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent] {
+        try database.read {
+            var conditions: [String] = []
+            var values: [any DatabaseBindable] = []
+            if let type {
+                conditions.append("type = ?")
+                values.append(type)
+            }
+            var order = "DESC"
+            switch page {
+            case .first: break
+            case .olderThan(let id):
+                conditions.append("seq < (SELECT seq FROM webhook_events WHERE id = ?)")
+                values.append(id)
+            case .newerThan(let id):
+                conditions.append("seq > (SELECT seq FROM webhook_events WHERE id = ?)")
+                values.append(id)
+                order = "ASC"
+            }
+            let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+            values.append(limit)
+            let rows = try database.queryAll(
+                "SELECT \(Self.eventColumns) FROM webhook_events\(filter) ORDER BY seq \(order) LIMIT ?", values, Self.event)
+            return order == "ASC" ? rows.reversed() : rows
+        }
+    }
+
+    // MARK: - Endpoints
+
+    private static let endpointColumns = """
+        id, url, events, status, disabled_reason, secret_sealed, secret_version, previous_secret_sealed, \
+        previous_secret_version, previous_expires_at, created_at
+        """
+
+    private static func endpoint(_ row: Row, offset: Int = 0) throws -> WebhookEndpointRecord {
+        let id = row.string(offset)
+        guard case .array(let types)? = try? JSONParser().parse(row.string(offset + 2)),
+              let status = WebhookEndpointRecord.Status(rawValue: row.string(offset + 3))
+        else { throw WebhookStoreError("webhook endpoint \(id) has an unreadable row", code: "database_corrupt_row") }
+        return WebhookEndpointRecord(
+            id: id, url: row.string(offset + 1), eventTypes: types.compactMap(\.stringValue), status: status,
+            disabledReason: row.optionalString(offset + 4), sealedSecret: row.blob(offset + 5), secretVersion: row.int64(offset + 6),
+            previousSealedSecret: row.isNull(offset + 7) ? nil : row.blob(offset + 7), previousSecretVersion: row.optionalInt64(offset + 8),
+            previousExpiresAt: row.optionalInt64(offset + 9).map(PaymentRows.date), createdAt: PaymentRows.date(row.int64(offset + 10)))
+    }
+
+    private func activeEndpoints() throws -> [WebhookEndpointRecord] {
+        try database.queryAll(
+            "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id", []
+        ) { try Self.endpoint($0) }
+    }
+
+    public func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
+        try database.write {
+            try database.execute(
+                "INSERT INTO webhook_endpoints (\(Self.endpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [endpoint.id, endpoint.url, Self.typesText(endpoint.eventTypes), endpoint.status.rawValue, endpoint.disabledReason,
+                 endpoint.sealedSecret, endpoint.secretVersion, endpoint.previousSealedSecret, endpoint.previousSecretVersion,
+                 endpoint.previousExpiresAt, endpoint.createdAt])
+        }
+    }
+
+    private static func typesText(_ types: [String]) -> String {
+        JSONWriter.string(.array(types.map(JSONValue.string)))
+    }
+
+    public func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
+        try database.read {
+            try database.queryFirst(
+                "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [id]) { try Self.endpoint($0) }
+        }
+    }
+
+    public func endpoints() throws -> [WebhookEndpointRecord] {
+        try database.read {
+            try database.queryAll(
+                "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id", []
+            ) { try Self.endpoint($0) }
+        }
+    }
+
+    public func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
+        try database.write {
+            try database.execute(
+                """
+                UPDATE webhook_endpoints SET status = ?, disabled_reason = ?, secret_sealed = ?, secret_version = ?,
+                    previous_secret_sealed = ?, previous_secret_version = ?, previous_expires_at = ?
+                WHERE id = ? AND deleted_at IS NULL
+                """,
+                [endpoint.status.rawValue, endpoint.disabledReason, endpoint.sealedSecret, endpoint.secretVersion,
+                 endpoint.previousSealedSecret, endpoint.previousSecretVersion, endpoint.previousExpiresAt, endpoint.id])
+            return database.changes == 1
+        }
+    }
+
+    public func deleteEndpoint(_ id: String, at now: Date) throws -> Bool {
+        try database.write {
+            try database.execute("UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", [now, id])
+            return database.changes == 1
+        }
+    }
+
+    // MARK: - Deliveries
+
+    public func claimDueDeliveries(at now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedDelivery] {
+        try database.write {
+            let claimed = try database.queryAll(
+                """
+                SELECT d.id, d.attempts, e.id, e.type, e.object_id, e.created_at, e.body, \(Self.endpointColumns.split(separator: ",").map { "w." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                FROM webhook_deliveries d
+                JOIN webhook_events e ON e.id = d.event_id
+                JOIN webhook_endpoints w ON w.id = d.endpoint_id
+                WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND w.status = 'enabled' AND w.deleted_at IS NULL
+                ORDER BY d.next_attempt_at, d.id LIMIT ?
+                """, [now, limit]
+            ) { row in
+                ClaimedDelivery(
+                    deliveryID: row.int64(0), attemptsMade: row.int(1),
+                    event: StoredEvent(id: row.string(2), type: row.string(3), objectID: row.string(4), createdAt: PaymentRows.date(row.int64(5)), body: row.string(6)),
+                    endpoint: try Self.endpoint(row, offset: 7))
+            }
+            for delivery in claimed {
+                try database.execute("UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ?", [leaseUntil, now, delivery.deliveryID])
+            }
+            return claimed
+        }
+    }
+
+    public func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
+        try database.write {
+            try database.execute(
+                """
+                INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_code, outcome, error)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+                [attempt.deliveryID, attempt.attempt, attempt.startedAt, attempt.durationMilliseconds, attempt.responseCode,
+                 attempt.outcome.rawValue, attempt.error.map { String($0.prefix(300)) }])
+            try database.execute(
+                """
+                UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_response_code = ?, last_error = ?, updated_at = ?
+                WHERE id = ?
+                """,
+                [delivery.status.rawValue, delivery.attempts, delivery.nextAttemptAt, delivery.responseCode, delivery.error, delivery.at,
+                 delivery.deliveryID])
+            if let disableEndpoint {
+                try database.execute(
+                    "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?",
+                    ["the endpoint answered 410 Gone", disableEndpoint])
+            }
+        }
+    }
+
+    public func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
+        try database.read {
+            try database.queryAll(
+                """
+                SELECT id, event_id, endpoint_id, status, attempts, next_attempt_at, last_response_code, last_error
+                FROM webhook_deliveries WHERE event_id = ? ORDER BY endpoint_id
+                """, [eventID]
+            ) { row in
+                WebhookDeliveryRecord(
+                    id: row.int64(0), eventID: row.string(1), endpointID: row.string(2),
+                    status: WebhookDeliveryRecord.Status(rawValue: row.string(3)) ?? .failed, attempts: row.int(4),
+                    nextAttemptAt: row.optionalInt64(5).map(PaymentRows.date), lastResponseCode: row.optionalInt64(6).map(Int.init),
+                    lastError: row.optionalString(7))
+            }
+        }
+    }
+
+    public func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
+        try database.read {
+            try database.queryAll(
+                "SELECT delivery_id, attempt, started_at, duration_ms, response_code, outcome, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
+                [deliveryID]
+            ) { row in
+                WebhookAttemptRecord(
+                    deliveryID: row.int64(0), attempt: row.int(1), startedAt: PaymentRows.date(row.int64(2)), durationMilliseconds: row.int64(3),
+                    responseCode: row.optionalInt64(4).map(Int.init), outcome: WebhookAttemptRecord.Outcome(rawValue: row.string(5)) ?? .failed,
+                    error: row.optionalString(6))
+            }
+        }
+    }
+
+    public func replay(eventID: String, endpointID: String, at now: Date) throws -> Bool {
+        try database.write {
+            guard try database.queryFirst("SELECT 1 FROM webhook_events WHERE id = ?", [eventID], { _ in true }) != nil,
+                  try database.queryFirst("SELECT 1 FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [endpointID], { _ in true }) != nil
+            else { return false }
+            try database.execute(
+                """
+                INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempts, next_attempt_at, updated_at)
+                VALUES (?, ?, 'pending', 0, ?, ?)
+                ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
+                    updated_at = excluded.updated_at
+                """, [eventID, endpointID, now, now])
+            return true
+        }
+    }
+}

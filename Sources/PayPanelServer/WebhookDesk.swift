@@ -1,0 +1,45 @@
+import Foundation
+import PayPanel
+
+/// The routes' window on events and webhook endpoints: one actor owning its own connection
+/// to the payments database (a `Database` has one owner), and the relay, whose
+/// `publishPending` runs before a list so the newest changes are already events.
+public actor WebhookDesk {
+    let store: SQLiteWebhookStore
+    let endpoints: WebhookEndpoints
+    let relay: WebhookRelay?
+    let clock: any WallClock
+
+    /// A desk on its own connection `database`, sealing secrets with `box`.
+    public init(database: sending Database, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
+        let store = SQLiteWebhookStore(database: database)
+        self.store = store
+        self.endpoints = WebhookEndpoints(store: store, box: box)
+        self.relay = relay
+        self.clock = clock
+    }
+
+    public func events(type: String?, page: EventPage, limit: Int) async throws -> [StoredEvent] {
+        _ = try await relay?.publishPending()
+        return try store.events(type: type, page: page, limit: limit)
+    }
+
+    public func event(_ id: String) async throws -> StoredEvent? {
+        _ = try await relay?.publishPending()
+        return try store.event(id)
+    }
+
+    public func deliveries(ofEvent id: String) throws -> [WebhookDeliveryRecord] {
+        try store.deliveries(ofEvent: id)
+    }
+
+    public func create(url: String, eventTypes: [String]) throws -> CreatedWebhookEndpoint {
+        try endpoints.create(url: url, eventTypes: eventTypes, at: clock.now())
+    }
+
+    public func endpoint(_ id: String) throws -> WebhookEndpointRecord { try endpoints.endpoint(id) }
+
+    public func list() throws -> [WebhookEndpointRecord] { try endpoints.list() }
+
+    public func remove(_ id: String) throws { try endpoints.remove(id, at: clock.now()) }
+}

@@ -1,0 +1,39 @@
+import PayPanel
+
+/// The OpenAPI path items of `/v1/events` and `/v1/webhook_endpoints`.
+enum WebhooksOpenAPI {
+    typealias Doc = OpenAPIDocument
+
+    static var paths: [(path: String, item: JSONValue)] {
+        [
+            ("/v1/events", Doc.item([
+                "get": Doc.operation(
+                    "List events, newest first.",
+                    query: [
+                        Doc.parameter("limit", Doc.integer("1-100, default 10")),
+                        Doc.parameter("starting_after", Doc.string("an event id: the page after it")),
+                        Doc.parameter("ending_before", Doc.string("an event id: the page before it")),
+                        Doc.parameter("type", Doc.enumeration(EventTypes.all)),
+                    ],
+                    responses: ["200": "list of events {object: event, id, type, created, data: {object}}"]),
+            ])),
+            ("/v1/events/{id}", Doc.item([
+                "get": Doc.operation("Retrieve an event: the body exactly as delivered.", path: true, responses: ["200": "event", "404": "unknown"]),
+            ])),
+            ("/v1/webhook_endpoints", Doc.item([
+                "post": Doc.operation(
+                    "Create a webhook endpoint; the only response with its secret (whsec_…).",
+                    body: Doc.schema([
+                        "url": Doc.string("https://… (http and private addresses only with serve --allow-private-webhooks)"),
+                        "events": .orderedObject([("type", "array"), ("items", Doc.enumeration(["*"] + EventTypes.all))]),
+                    ], required: ["url"]),
+                    responses: ["200": "webhook_endpoint with secret", "400": "bad URL or event type"]),
+                "get": Doc.operation("List webhook endpoints (never their secrets).", responses: ["200": "list of webhook_endpoint"]),
+            ])),
+            ("/v1/webhook_endpoints/{id}", Doc.item([
+                "get": Doc.operation("Retrieve a webhook endpoint.", path: true, responses: ["200": "webhook_endpoint", "404": "unknown"]),
+                "delete": Doc.operation("Delete a webhook endpoint: nothing more is sent to it.", path: true, responses: ["200": "{deleted: true}", "404": "unknown"]),
+            ])),
+        ]
+    }
+}
