@@ -65,6 +65,8 @@ struct PostgreSQLRow: StoredRow {
 final class PostgreSQLConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private var prepared: Set<String> = []
+    /// Set once a statement failed for want of a connection: never trusted again.
+    private var lost = false
 
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs) and sets the
     /// session's `search_path` to `schema`.
@@ -88,7 +90,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// True once libpq has lost the server: the pool drops such a connection.
-    var isBroken: Bool { PQstatus(handle) != CONNECTION_OK }
+    var isBroken: Bool { lost || PQstatus(handle) != CONNECTION_OK }
 
     /// The server's transaction status: idle, in a transaction, in a failed one.
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
@@ -125,6 +127,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Sends `sql` (simple query protocol) without reading the answer; `finishSent` reads it.
     func send(_ sql: String, name: String) throws(PostgreSQLError) {
         guard PQsendQuery(handle, sql) == 1 else {
+            lost = true
             throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
         }
     }
@@ -139,14 +142,16 @@ final class PostgreSQLConnection: @unchecked Sendable {
         }
         if let failure { throw failure }
         if !sawResult || isBroken {
+            lost = true
             throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
         }
     }
 
     /// For tests: shuts the socket down under libpq, as a network failure would.
     func breakSocket() {
+        lost = true
         let descriptor = PQsocket(handle)
-        if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_RDWR.rawValue)) }
+        if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
     }
 
     private func collect(_ result: OpaquePointer?, statement: String) throws(PostgreSQLError) -> PostgreSQLResult {
@@ -188,12 +193,14 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// one of this program's own triggers (SQLSTATE P0001), which never quote values.
     private func error(_ result: OpaquePointer?, statement: String) -> PostgreSQLError {
         guard let result, let state = paypanel_pq_sqlstate(result).map({ String(cString: $0) }) else {
-            return PostgreSQLError(kind: .connection, statement: statement, detail: isBroken ? "the connection was lost" : nil)
+            lost = true
+            return PostgreSQLError(kind: .connection, statement: statement, detail: "the connection was lost")
         }
         let table = paypanel_pq_table_name(result).map { String(cString: $0) }
         let constraint = paypanel_pq_constraint_name(result).map { String(cString: $0) }
         let ownMessage = state == "P0001" ? paypanel_pq_primary_message(result).map { String(cString: $0) } : nil
         let kind: PostgreSQLError.Kind = state.hasPrefix("08") ? .connection : .server
+        if kind == .connection || state == "57P01" { lost = true }
         return PostgreSQLError(kind: kind, sqlState: state, statement: statement, table: table, constraint: constraint, detail: ownMessage)
     }
 

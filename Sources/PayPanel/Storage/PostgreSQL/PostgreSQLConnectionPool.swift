@@ -36,6 +36,7 @@ final class PostgreSQLConnectionPool: Sendable {
     }
 
     /// Runs `body` on a borrowed connection and gives it back.
+    @discardableResult
     func withConnection<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
         let connection = try borrow()
         defer { giveBack(connection) }

@@ -25,6 +25,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     static let checkoutBySecret = S("checkouts.by_secret_hash", "SELECT id FROM checkouts WHERE client_secret_hash = $1::bytea")
 
     /// One statement outside any transaction of this store (or inside the current one).
+    @discardableResult
     private func statement(_ statement: S, _ values: [any DatabaseBindable]) throws -> PostgreSQLResult {
         try pool.withConnection { try $0.execute(statement, values) }
     }

@@ -31,6 +31,8 @@ public final class PostgreSQLPaymentStore: PaymentStore {
     /// Runs of a write's body, at most (the first and the retries).
     public let maximumAttempts: Int
     private var current: PostgreSQLPaymentTransaction?
+    /// Called when the store goes away (tests drop their schema here).
+    package var onClose: (() -> Void)?
     /// For tests: breaks the connection of the next write's COMMIT (then clears itself).
     package var commitFault: CommitFault?
     /// For tests: how many times the last transaction's body ran.
@@ -65,6 +67,10 @@ public final class PostgreSQLPaymentStore: PaymentStore {
         }
     }
 
+    deinit {
+        onClose?()
+    }
+
     public func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
         if let current { return try body(current) }
         return try transaction(writing: true, body)
@@ -86,8 +92,10 @@ public final class PostgreSQLPaymentStore: PaymentStore {
             let connection = try pool.borrow()
             defer { pool.giveBack(connection) }
             let transaction = PostgreSQLPaymentTransaction(connection: connection, writing: writing)
+            var began = false
             do {
                 try connection.executeScript(begin, name: writing ? "begin" : "begin_read")
+                began = true
                 current = transaction
                 defer { current = nil }
                 let value = try body(transaction)
@@ -97,6 +105,8 @@ public final class PostgreSQLPaymentStore: PaymentStore {
                 }
             } catch let error as PostgreSQLError where error.isRetryableConflict && attempt < maximumAttempts {
                 rollBack(connection)
+            } catch let error as PostgreSQLError where !began && error.isConnectionLost && attempt < maximumAttempts {
+                // An idle pooled connection the server dropped (a restart): nothing was sent yet.
             } catch {
                 rollBack(connection)
                 throw error

@@ -11,7 +11,7 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
     public init(url: String, schema: String = "public", clock: any WallClock = SystemClock()) throws {
         pool = PostgreSQLConnectionPool(conninfo: url, schema: try PostgreSQLMigrator.validSchema(schema), idleCapacity: 8)
         self.clock = clock
-        try pool.withConnection { try PostgreSQLMigrator(set: .postgreSQL, clock: clock).migrate($0, schema: pool.schema) }
+        _ = try pool.withConnection { try PostgreSQLMigrator(set: .postgreSQL, clock: clock).migrate($0, schema: pool.schema) }
     }
 
     /// A payments store on the factory's pool.
