@@ -111,7 +111,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
             let pending = MigrationSet.postgreSQL.migrations.count - applied.count
             return pending > 0 ? "the database lacks \(pending) migration(s): restart the server to apply them" : nil
         } catch {
-            return "the payments database cannot be read"
+            return "the payments database cannot be read (\((error as? any PayPanelError)?.code ?? "error"))"
         }
     }
 }

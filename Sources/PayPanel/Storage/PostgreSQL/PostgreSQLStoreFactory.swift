@@ -29,7 +29,11 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
     }
 
     public func notReadyReason() -> String? {
-        (try? openPostgreSQLStore())?.notReadyReason() ?? "the payments database cannot be read"
+        do {
+            return try openPostgreSQLStore().notReadyReason()
+        } catch {
+            return "the payments database cannot be read (\((error as? any PayPanelError)?.code ?? "error"))"
+        }
     }
 }
 #endif
