@@ -81,6 +81,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
             PQfinish(handle)
             throw PostgreSQLError(kind: .connection, statement: "connect", detail: Self.firstLine(reason))
         }
+        // The library never prints: libpq's default notice processor writes NOTICEs (`drop
+        // cascades to …`) to standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
         // Parameters only, even here: set_config takes the schema as a value.
         _ = try execute(PostgreSQLStatement("session.search_path", "SELECT pg_catalog.set_config('search_path', $1, false)"), [schema])
     }
