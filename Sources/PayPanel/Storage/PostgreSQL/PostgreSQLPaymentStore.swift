@@ -4,7 +4,7 @@ import Foundation
 /// The `PaymentStore` on PostgreSQL (libpq), for several `serve` processes on one database.
 ///
 /// Each `write` is one transaction on a pooled connection, with SQLite's semantics:
-/// `READ COMMITTED`, and every read of an intent inside a write is `SELECT … FOR UPDATE`, so two
+/// `READ COMMITTED`, and every read of an intent inside a write is `SELECT … FOR NO KEY UPDATE`, so two
 /// writers racing on one intent queue on its row and the second sees the first's effects (the
 /// ledger's versioned `UPDATE … WHERE version = $n` and its row-count check remain the
 /// backstop). Idempotency keys and token transaction ids, whose rows may not exist yet, are

@@ -43,7 +43,7 @@ extension PostgreSQLPaymentTransaction {
 
     // The claim of a timer: its intent's row first (the order every transition locks in, so
     // firing never deadlocks with one), skipped when another server holds it; then the timer.
-    static let claimTimerIntent = S("timers.claim_intent", "SELECT 1 FROM intents WHERE id = $1 FOR UPDATE SKIP LOCKED")
+    static let claimTimerIntent = S("timers.claim_intent", "SELECT 1 FROM intents WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED")
     static let claimTimer = S(
         "timers.claim", "SELECT 1 FROM timers WHERE id = $1 AND due_at = $2 AND due_at <= $3 FOR UPDATE SKIP LOCKED")
     static let timerStillDue = S("timers.still_due", "SELECT 1 FROM timers WHERE id = $1 AND due_at = $2 AND due_at <= $3")

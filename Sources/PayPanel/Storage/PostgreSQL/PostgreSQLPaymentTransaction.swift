@@ -2,8 +2,11 @@
 import Foundation
 
 /// The statements of one PostgreSQL transaction of `PostgreSQLPaymentStore`. Valid only inside
-/// the `write`/`read` that made it. In a write, reads of an intent lock its row (`FOR UPDATE`):
-/// that is what serializes two writers on one intent, as `BEGIN IMMEDIATE` does in SQLite.
+/// the `write`/`read` that made it. In a write, reads of an intent lock its row: that is what
+/// serializes two writers on one intent, as `BEGIN IMMEDIATE` does in SQLite. The lock is
+/// `FOR NO KEY UPDATE` (an intent's id never changes): it excludes every other writer of the
+/// intent but not the key-share locks of rows that merely reference it (a checkout's foreign
+/// key), so the checkout desk never waits behind a transition.
 struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
     let connection: PostgreSQLConnection
     let writing: Bool
@@ -21,7 +24,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
     // MARK: - Intents, attempts, refunds, history
 
     static let intentByID = S("intents.by_id", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1")
-    static let intentByIDLocked = S("intents.by_id_for_update", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1 FOR UPDATE")
+    static let intentByIDLocked = S("intents.by_id_for_update", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1 FOR NO KEY UPDATE")
 
     func intent(_ id: String) throws -> PaymentIntent? {
         try rows(writing ? Self.intentByIDLocked : Self.intentByID, [id]).first.map { row throws(PaymentStoreError) in
