@@ -1,6 +1,7 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // PayPanel: the backend behind an Apple Pay panel that lives inside a push notification.
-// No outside Swift packages: only the toolchain and two system libraries (SQLite 3, OpenSSL 3).
+// No outside Swift packages: only the toolchain and two system libraries (SQLite 3, OpenSSL 3),
+// plus libpq behind the `PostgreSQL` trait (off by default: `swift build --traits PostgreSQL`).
 import PackageDescription
 
 let package = Package(
@@ -12,6 +13,12 @@ let package = Package(
         .library(name: "PayPanel", targets: ["PayPanel"]),
         // The deterministic, stateful mock processor, for other packages' integration tests.
         .library(name: "MockProcessor", targets: ["MockProcessor"]),
+    ],
+    // `PostgreSQL` adds the PostgreSQL payments store (libpq). Off by default, so `swift build`
+    // needs only SQLite and OpenSSL; `--traits default,PostgreSQL` keeps the defaults and adds it.
+    traits: [
+        .trait(name: "PostgreSQL", description: "The PostgreSQL payments store, on libpq (apt: libpq-dev)."),
+        .default(enabledTraits: []),
     ],
     targets: [
         // System libraries: a module map that links the library plus a shim header for the
@@ -27,6 +34,13 @@ let package = Package(
             path: "Sources/COpenSSL",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // libpq, only with the `PostgreSQL` trait (the dependency below is conditional on it).
+        .systemLibrary(
+            name: "CLibPQ",
+            path: "Sources/CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
 
         // The HTTP/1.1 server core's window on Linux: epoll, eventfd and accept4, which the Glibc
@@ -49,7 +63,10 @@ let package = Package(
         // All the logic, in feature folders. Never prints.
         .target(
             name: "PayPanel",
-            dependencies: ["CSQLite", "COpenSSL"],
+            dependencies: [
+                "CSQLite", "COpenSSL",
+                .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
+            ],
             path: "Sources/PayPanel",
             plugins: ["EmbedMigrationsPlugin"]
         ),

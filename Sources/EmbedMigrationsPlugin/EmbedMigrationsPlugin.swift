@@ -6,7 +6,9 @@ import PackagePlugin
 ///
 /// Each target embeds only its own schema: `MockProcessor` the mock processor's ledger
 /// (`Migrations/processor/`), every other target the payments database (the rest of
-/// `Migrations/`). Paths stay relative to `Migrations/`.
+/// `Migrations/`: the SQLite files at the top level and their PostgreSQL dialect in
+/// `Migrations/postgresql/`, which `MigrationSet.main` and `MigrationSet.postgreSQL` each pick
+/// out by folder). Paths stay relative to `Migrations/`.
 ///
 /// The directory is listed here, at build-planning time, rather than in `Package.swift`
 /// (whose evaluation is cached): a new migration file is picked up by the next build.

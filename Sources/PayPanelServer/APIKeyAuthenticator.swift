@@ -8,14 +8,13 @@ import PayPanelHTTP
 /// revoked key stops working at once, in every process on the file. It also answers
 /// readiness: the database is reachable and its migrations are this program's.
 actor APIKeyAuthenticator {
-    private let database: Database
+    private let stores: any PaymentStoreFactory
     private let ring: APIKeyRing
 
-    /// Opens (and migrates) the payments database at `path` for key checks.
-    init(databasePath: String, clock: any WallClock) throws {
-        let database = try Database.openMigrated(path: databasePath, set: .main, clock: clock)
-        self.database = database
-        self.ring = APIKeyRing(store: SQLiteAPIKeyStore(database: database))
+    /// Opens a key store of its own from `stores` for key checks.
+    init(stores: any PaymentStoreFactory) throws {
+        self.stores = stores
+        self.ring = APIKeyRing(store: try stores.openAPIKeyStore())
     }
 
     /// The active key of the request, or a 401.
@@ -37,16 +36,7 @@ actor APIKeyAuthenticator {
 
     /// Nil when ready; otherwise why not.
     func notReadyReason() -> String? {
-        do {
-            _ = try database.queryFirst("SELECT 1", []) { $0.int64(0) }
-            let status = try Migrator(set: .main).status(database)
-            if !status.pending.isEmpty {
-                return "the database lacks \(status.pending.count) migration(s): restart the server to apply them"
-            }
-            return nil
-        } catch {
-            return "the payments database cannot be read"
-        }
+        stores.notReadyReason()
     }
 
     private static func unauthorized(_ message: String) -> APIError {

@@ -28,8 +28,7 @@ actor HTTPIdempotency {
     static let header = "Idempotency-Key"
     static let replayedHeader = "Idempotent-Replayed"
 
-    init(databasePath: String, clock: any WallClock) throws {
-        let store = try SQLitePaymentStore(path: databasePath, clock: clock)
+    init(store: sending any PaymentStore, clock: any WallClock) throws {
         idempotency = IdempotencyStore(store: store, lifetime: 24 * 3600, inProgressLease: 24 * 3600)
         self.clock = clock
     }

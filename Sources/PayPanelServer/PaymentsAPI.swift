@@ -25,11 +25,17 @@ public struct PaymentsAPI: Sendable {
     public var tokenDecryptor: ApplePayTokenDecryptor?
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
-    /// database) for key checks and idempotency keys.
+    /// SQLite database) for key checks and idempotency keys.
     public init(service: CheckoutService, databasePath: String, clock: any WallClock) throws {
+        try self.init(service: service, stores: SQLiteStoreFactory(path: databasePath, clock: clock), clock: clock)
+    }
+
+    /// The API over `service`, with stores of their own from `stores` (the service's database,
+    /// SQLite or PostgreSQL) for key checks and idempotency keys.
+    public init(service: CheckoutService, stores: any PaymentStoreFactory, clock: any WallClock) throws {
         self.service = service
-        self.keys = try APIKeyAuthenticator(databasePath: databasePath, clock: clock)
-        self.idempotency = try HTTPIdempotency(databasePath: databasePath, clock: clock)
+        self.keys = try APIKeyAuthenticator(stores: stores)
+        self.idempotency = try HTTPIdempotency(store: try stores.openPaymentStore(), clock: clock)
     }
 
     /// Every route: health, the OpenAPI document, the payments API, then `providers`' routes.

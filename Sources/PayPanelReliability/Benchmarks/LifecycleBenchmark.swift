@@ -30,12 +30,20 @@ public struct LifecycleBenchmark: Sendable {
     public let clock: any WallClock
     /// How many interleaved slices.
     public let rounds: Int
+    /// Opens the payments store (default: a SQLite file in `directory`).
+    public let makeStore: (@Sendable () throws -> any PaymentStore)?
+    /// The raw commits to compare with (default: SQLite, all `transactionsPerPayment` of them).
+    public let makeBaseline: (@Sendable () throws -> any CommitBaseline)?
 
     /// A benchmark of `count` payments (at least 1) in `directory`.
     public init(
         count: Int, directory: String, clock: any WallClock = SystemClock(), rounds: Int = 10,
+        makeStore: (@Sendable () throws -> any PaymentStore)? = nil,
+        makeBaseline: (@Sendable () throws -> any CommitBaseline)? = nil,
         makeProcessor: @escaping @Sendable (String, any WallClock) throws -> any PaymentProcessor
     ) {
+        self.makeStore = makeStore
+        self.makeBaseline = makeBaseline
         self.count = max(1, count)
         self.directory = directory
         self.clock = clock
@@ -45,10 +53,9 @@ public struct LifecycleBenchmark: Sendable {
 
     /// Runs the benchmark; `progress` is called with the number of payments done so far.
     public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> LifecycleBenchmarkResult {
-        let service = CheckoutService(
-            store: try SQLitePaymentStore(path: directory + "/payments.sqlite", clock: clock), processor: try makeProcessor(directory + "/processor.sqlite", clock),
-            clock: clock)
-        let baseline = try Baseline(path: directory + "/baseline.sqlite")
+        let store: any PaymentStore = try makeStore?() ?? SQLitePaymentStore(path: directory + "/payments.sqlite", clock: clock)
+        let service = CheckoutService(store: store, processor: try makeProcessor(directory + "/processor.sqlite", clock), clock: clock)
+        let baseline = try makeBaseline?() ?? SQLiteCommitBaseline(path: directory + "/baseline.sqlite")
         let stopwatch = ContinuousClock()
         var lifecycleTime = Duration.zero
         var baselineTime = Duration.zero
@@ -85,12 +92,44 @@ public struct LifecycleBenchmark: Sendable {
         }
     }
 
+}
+
+/// Raw commits, one small row each: the yardstick of `LifecycleBenchmark`.
+public protocol CommitBaseline: AnyObject {
+    /// Writes `transactions` transactions of one row each, each committed durably.
+    func write(transactions: Int) throws
+}
+
+extension LifecycleBenchmark {
+    /// The baseline of a payment whose store is not the SQLite file: `storeCommits` of the
+    /// `transactionsPerPayment` commits on `store`'s raw baseline, the rest (the processor's
+    /// ledger) on SQLite, in the same proportion as a payment makes them.
+    public final class MixedCommitBaseline: CommitBaseline {
+        let store: any CommitBaseline
+        let ledger: any CommitBaseline
+        let storeCommits: Int
+
+        public init(store: any CommitBaseline, storeCommits: Int, ledgerPath: String) throws {
+            self.store = store
+            self.storeCommits = storeCommits
+            self.ledger = try SQLiteCommitBaseline(path: ledgerPath)
+        }
+
+        public func write(transactions: Int) throws {
+            let payments = transactions / LifecycleBenchmark.transactionsPerPayment
+            try store.write(transactions: payments * storeCommits)
+            try ledger.write(transactions: transactions - payments * storeCommits)
+        }
+    }
+}
+
+extension LifecycleBenchmark {
     /// Raw SQLite: one insert per `BEGIN IMMEDIATE` transaction into a table shaped like the
     /// payments history (an indexed row of about 200 bytes).
     ///
     /// Raw SQL on purpose: this is the yardstick the payment lifecycle is compared with, so it
     /// must measure SQLite itself, not `PaymentStore` (which would measure the store twice).
-    private final class Baseline {
+    final class SQLiteCommitBaseline: CommitBaseline {
         let database: Database
         var next: Int64 = 0
 

@@ -9,7 +9,7 @@ enum CommonOptions {
         "--now", "time",
         help: "Use this ISO-8601 time as the current time, e.g. 2026-11-29T12:00:00Z (or $PAYPANEL_NOW). For tests and demos.")
     static let database = OptionSpec.value(
-        "--db", "path", help: "The payments database (default: ./paypanel.sqlite, or $PAYPANEL_DB). Created when missing.")
+        "--db", "path", help: "The payments database: a SQLite file (default: ./paypanel.sqlite, or $PAYPANEL_DB; created when missing), or postgresql://… for PostgreSQL (a build with --traits PostgreSQL).")
 
     static let processorDatabase = OptionSpec.value(
         "--processor-db", "path",

@@ -22,7 +22,11 @@ final class ServerProcess: @unchecked Sendable {
     var databasePath: String { directory.file("payments.sqlite") }
 
     /// Starts the server and waits (up to 60 s: a loaded 2-core machine) for its line.
-    init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil) throws {
+    /// `database`: the `--db` value (default: payments.sqlite in the directory).
+    init(
+        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil,
+        database: String? = nil
+    ) throws {
         let directory = try directory ?? TemporaryDirectory("paypanel-server")
         self.directory = directory
         let token = UUID().uuidString
@@ -32,7 +36,7 @@ final class ServerProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let process = Process()
         process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--port", "0", "--db", directory.file("payments.sqlite"),
+        process.arguments = ["serve", "--port", "0", "--db", database ?? directory.file("payments.sqlite"),
                              "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
         process.currentDirectoryURL = directory.url
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
@@ -74,9 +78,12 @@ final class ServerProcess: @unchecked Sendable {
     /// `init` on a thread of its own: starting waits for the listening line, and a blocked
     /// cooperative thread would starve the in-process servers of other test suites.
     static func start(
-        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil
+        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil,
+        database: String? = nil
     ) async throws -> ServerProcess {
-        try await onThread { try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key) }
+        try await onThread {
+            try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key, database: database)
+        }
     }
 
     deinit {

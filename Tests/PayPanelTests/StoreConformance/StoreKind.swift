@@ -28,9 +28,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqliteMemory
 
     #if PostgreSQL
-    /// The extension point for the PostgreSQL store (a later issue): PostgreSQL at
-    /// `$PAYPANEL_TEST_POSTGRES_URL`, in a fresh schema per test. (Not compiled until the
-    /// store exists and the package defines `PostgreSQL`.)
+    /// PostgreSQL at `$PAYPANEL_TEST_POSTGRES_URL`, in a fresh schema per test (dropped when the
+    /// test ends). Compiled only with the package trait `PostgreSQL`.
     case postgreSQL
     #endif
 
@@ -65,11 +64,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return StoreUnderTest(kind: self, store: store, keepAlive: nil, openAnother: nil)
         #if PostgreSQL
         case .postgreSQL:
-            guard let url = ProcessInfo.processInfo.environment["PAYPANEL_TEST_POSTGRES_URL"] else {
-                try Test.cancel("PAYPANEL_TEST_POSTGRES_URL is not set: the PostgreSQL store is not tested")
-            }
-            let schema = "conformance_\(UUID().uuidString.prefix(8).lowercased())"
+            let url = try PostgreSQLTestServer.url()
+            let schema = PostgreSQLTestServer.freshSchemaName("conformance")
             let store = try PostgreSQLPaymentStore(url: url, schema: schema, migrate: true)
+            // Dropped with the first store, which the test holds (through its ledger) to the end.
+            let cleanup = PostgreSQLTestSchema(url: url, schema: schema)
+            store.onClose = { withExtendedLifetime(cleanup) {} }
             return StoreUnderTest(kind: self, store: store, keepAlive: nil) {
                 try PostgreSQLPaymentStore(url: url, schema: schema, migrate: false)
             }

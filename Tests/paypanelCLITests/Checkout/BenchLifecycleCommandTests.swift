@@ -55,7 +55,7 @@ import Testing
         let result = try CLIRunner.run(["bench", "lifecycle", "--help"], in: directory)
         #expect(result.status == 0)
         let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        #expect(text.contains("USAGE: paypanel bench lifecycle [--count <n>] [--directory <path>] [--json]"))
+        #expect(text.contains("USAGE: paypanel bench lifecycle [--count <n>] [--directory <path>] [--db <url>] [--json]"))
         #expect(text.contains("7 per payment: five on the payments database, two on the processor's ledger"))
     }
 }

@@ -55,7 +55,7 @@ enum PaymentRows {
 
     // MARK: - Reading
 
-    static func intent(_ row: Row) throws(PaymentStoreError) -> PaymentIntent {
+    static func intent(_ row: some StoredRow) throws(PaymentStoreError) -> PaymentIntent {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
             PaymentStoreError(reason: .corruptRow(table: "intents", id: id, detail: detail))
@@ -97,7 +97,7 @@ enum PaymentRows {
             createdAt: date(row.int64(27)), updatedAt: date(row.int64(28)))
     }
 
-    static func attempt(_ row: Row) throws(PaymentStoreError) -> Attempt {
+    static func attempt(_ row: some StoredRow) throws(PaymentStoreError) -> Attempt {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
             PaymentStoreError(reason: .corruptRow(table: "attempts", id: id, detail: detail))
@@ -137,7 +137,7 @@ enum PaymentRows {
             createdAt: date(row.int64(20)), updatedAt: date(row.int64(21)))
     }
 
-    static func refund(_ row: Row) throws(PaymentStoreError) -> Refund {
+    static func refund(_ row: some StoredRow) throws(PaymentStoreError) -> Refund {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
             PaymentStoreError(reason: .corruptRow(table: "refunds", id: id, detail: detail))
@@ -185,7 +185,7 @@ enum PaymentRows {
     }
 
     /// Columns 3…29 of `intentColumns`.
-    private static func intentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
+    static func intentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
         let inFlight = intent.inFlight
         let failure = intent.lastError
         return [
@@ -200,33 +200,39 @@ enum PaymentRows {
     }
 
     static func upsertAttempt(_ attempt: Attempt, in database: Database) throws {
+        try database.execute(upsertAttemptSQL, attemptValues(attempt))
+    }
+
+    /// The values of `attemptColumns`, in order.
+    static func attemptValues(_ attempt: Attempt) -> [any DatabaseBindable] {
         let sheetStatus: String? = switch attempt.sheet {
         case .awaitingAnswer: "awaiting_answer"
         case .answered(.success, _): "answered_success"
         case .answered(.failure, _): "answered_failure"
         case nil: nil
         }
-        try database.execute(
-            upsertAttemptSQL,
-            [
-                attempt.id, attempt.intentID, attempt.sequence, attempt.status.rawValue, attempt.source.rawValue,
-                attempt.card.network?.rawValue, attempt.card.last4, attempt.card.expiryMonth, attempt.card.expiryYear,
-                attempt.card.eciPresent, attempt.amount.minorUnits, attempt.amount.currency.code,
-                attempt.approvedAmount?.minorUnits, attempt.approvedAmount?.currency.code, attempt.processorID,
-                attempt.failure?.code.rawValue, attempt.failure?.declineCode?.rawValue, attempt.failure?.message,
-                sheetStatus, attempt.sheet?.deadline, attempt.createdAt, attempt.updatedAt,
-            ])
+        return [
+            attempt.id, attempt.intentID, attempt.sequence, attempt.status.rawValue, attempt.source.rawValue,
+            attempt.card.network?.rawValue, attempt.card.last4, attempt.card.expiryMonth, attempt.card.expiryYear,
+            attempt.card.eciPresent, attempt.amount.minorUnits, attempt.amount.currency.code,
+            attempt.approvedAmount?.minorUnits, attempt.approvedAmount?.currency.code, attempt.processorID,
+            attempt.failure?.code.rawValue, attempt.failure?.declineCode?.rawValue, attempt.failure?.message,
+            sheetStatus, attempt.sheet?.deadline, attempt.createdAt, attempt.updatedAt,
+        ]
     }
 
     static func upsertRefund(_ refund: Refund, in database: Database) throws {
-        try database.execute(
-            upsertRefundSQL,
-            [
-                refund.id, refund.intentID, refund.attemptID, refund.amount.minorUnits, refund.amount.currency.code,
-                refund.status.rawValue, refund.reason?.rawValue, refund.processorAccepted, refund.processorID,
-                refund.failureCode, refund.outcomeUnknownSince, refund.reconciliationLookups, refund.processorRetries,
-                refund.createdAt, refund.updatedAt,
-            ])
+        try database.execute(upsertRefundSQL, refundValues(refund))
+    }
+
+    /// The values of `refundColumns`, in order.
+    static func refundValues(_ refund: Refund) -> [any DatabaseBindable] {
+        [
+            refund.id, refund.intentID, refund.attemptID, refund.amount.minorUnits, refund.amount.currency.code,
+            refund.status.rawValue, refund.reason?.rawValue, refund.processorAccepted, refund.processorID,
+            refund.failureCode, refund.outcomeUnknownSince, refund.reconciliationLookups, refund.processorRetries,
+            refund.createdAt, refund.updatedAt,
+        ]
     }
 
     static func placeholders(_ count: Int) -> String {

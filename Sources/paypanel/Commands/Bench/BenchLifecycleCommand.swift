@@ -21,6 +21,9 @@ struct BenchLifecycleCommand: CLICommand {
         options: [
             .value("--count", "n", help: "How many payments (default: \(defaultCount); 1 to \(maximumCount))."),
             .value("--directory", "path", help: "Where to create the temporary files (default: the system's temporary directory)."),
+            .value(
+                "--db", "url",
+                help: "Run the payments store on PostgreSQL at this postgresql:// URL (a schema of its own, dropped afterwards), against raw PostgreSQL commits (a build with --traits PostgreSQL)."),
             CommonOptions.json,
         ])
 
@@ -30,8 +33,10 @@ struct BenchLifecycleCommand: CLICommand {
     let count: Int
     let parent: String?
     let json: Bool
+    let database: String?
 
     init(arguments: ParsedArguments) throws {
+        database = arguments.value("--db")
         count = try arguments.integer("--count", in: 1...Self.maximumCount) ?? Self.defaultCount
         parent = arguments.value("--directory")
         json = arguments.flag(CommonOptions.json.name)
@@ -44,7 +49,11 @@ struct BenchLifecycleCommand: CLICommand {
         #endif
         let directory = try Self.makeDirectory(in: parent)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let benchmark = LifecycleBenchmark(count: count, directory: directory) { ledgerPath, clock in
+        let stores = try Self.postgreSQLStores(database, directory: directory)
+        defer { stores?.cleanup() }
+        let benchmark = LifecycleBenchmark(
+            count: count, directory: directory, makeStore: stores?.makeStore, makeBaseline: stores?.makeBaseline
+        ) { ledgerPath, clock in
             try MockProcessor(ledgerPath: ledgerPath, clock: clock)  // zero latency: nothing to wait for
         }
         let progress = Progress(total: count, enabled: console.stderrIsTerminal)
@@ -56,11 +65,55 @@ struct BenchLifecycleCommand: CLICommand {
             let rate = { (value: Double) in String(format: "%.1f", value) }
             console.print("Payment lifecycle (create → authorize → capture), \(count) payments, zero-latency mock processor")
             console.print("  payments/s  \(rate(result.paymentsPerSecond))")
-            console.print("  baseline/s  \(rate(result.baselinePerSecond))  (raw SQLite, \(result.transactionsPerPayment) durable write transactions per payment)")
+            console.print("  baseline/s  \(rate(result.baselinePerSecond))  (raw \(stores == nil ? "SQLite" : "PostgreSQL + SQLite ledger"), \(result.transactionsPerPayment) durable write transactions per payment)")
             console.print("  ratio       \(String(format: "%.3f", result.ratio))")
         }
         return .success
     }
+
+    /// The store and baseline of a PostgreSQL run, or nil for SQLite.
+    struct PostgreSQLStores {
+        let makeStore: @Sendable () throws -> any PaymentStore
+        let makeBaseline: @Sendable () throws -> any CommitBaseline
+        let cleanup: () -> Void
+    }
+
+    static func postgreSQLStores(_ database: String?, directory: String) throws -> PostgreSQLStores? {
+        guard let database else { return nil }
+        guard case .postgreSQL(let url, _) = try StoreLocation(database) else {
+            throw UsageError("'--db' for 'bench lifecycle' is a postgresql:// URL; without it the benchmark runs on SQLite files")
+        }
+        #if PostgreSQL
+        let schema = "bench_\(UUID().uuidString.prefix(8).lowercased())"
+        let baselineSchema = schema + "_raw"
+        let factory = try PostgreSQLStoreFactory(url: url, schema: schema)
+        return PostgreSQLStores(
+            makeStore: { try factory.openPostgreSQLStore() },
+            makeBaseline: {
+                // Five of a payment's seven commits are the payments store's; two the processor ledger's (SQLite).
+                try LifecycleBenchmark.MixedCommitBaseline(
+                    store: RawPostgreSQL(try PostgreSQLCommitBaseline(url: url, schema: baselineSchema)), storeCommits: 5,
+                    ledgerPath: directory + "/baseline-ledger.sqlite")
+            },
+            cleanup: {
+                try? PostgreSQLSchemaMaintenance.dropSchema(url: url, schema: schema)
+                try? PostgreSQLSchemaMaintenance.dropSchema(url: url, schema: baselineSchema)
+            })
+        #else
+        _ = url
+        throw CLIFailure(
+            code: "postgresql_not_built",
+            message: "this paypanel was built without PostgreSQL support, so it cannot benchmark a postgresql:// database: build it with 'swift build --traits PostgreSQL'")
+        #endif
+    }
+
+    #if PostgreSQL
+    final class RawPostgreSQL: CommitBaseline {
+        let baseline: PostgreSQLCommitBaseline
+        init(_ baseline: PostgreSQLCommitBaseline) { self.baseline = baseline }
+        func write(transactions: Int) throws { try baseline.write(transactions: transactions) }
+    }
+    #endif
 
     /// A new private directory for the run's files.
     static func makeDirectory(in parent: String?) throws -> String {

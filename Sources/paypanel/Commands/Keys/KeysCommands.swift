@@ -16,7 +16,7 @@ struct KeysCreateCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let ring = APIKeyRing(store: SQLiteAPIKeyStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)))
+        let ring = APIKeyRing(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openAPIKeyStore())
         let created = try ring.create(name: arguments.value("--name") ?? "default", at: clock.now())
         if arguments.flag(CommonOptions.json.name) {
             context.console.printJSON(.orderedObject([
@@ -45,7 +45,7 @@ struct KeysListCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let ring = APIKeyRing(store: SQLiteAPIKeyStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)))
+        let ring = APIKeyRing(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openAPIKeyStore())
         let keys = try ring.list()
         if arguments.flag(CommonOptions.json.name) {
             context.console.printJSON(.array(keys.map { key in
@@ -81,7 +81,7 @@ struct KeysRevokeCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let ring = APIKeyRing(store: SQLiteAPIKeyStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)))
+        let ring = APIKeyRing(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openAPIKeyStore())
         try ring.revoke(id: id, at: clock.now())
         context.console.print("revoked \(id)")
         return .success

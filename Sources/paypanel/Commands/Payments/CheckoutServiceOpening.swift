@@ -39,7 +39,8 @@ extension ParsedArguments {
     @MainActor
     /// `needsProcessor: false` (creating an intent) opens no processor ledger at all.
     func openCheckoutService(
-        environment: [String: String], clock given: (any WallClock)? = nil, needsProcessor: Bool = true
+        environment: [String: String], clock given: (any WallClock)? = nil, needsProcessor: Bool = true,
+        stores: (any PaymentStoreFactory)? = nil
     ) throws -> CheckoutService {
         let clock = try given ?? clock(environment: environment)
         let sleeper: any Sleeper = (clock as? ManualClock).map { ManualClockSleeper(clock: $0) } ?? TaskSleeper()
@@ -58,8 +59,9 @@ extension ParsedArguments {
             }
             configuration.processorTimeout = .milliseconds(Int64(seconds * 1000))
         }
+        let stores = try stores ?? openStoreFactory(environment: environment, clock: clock)
         return CheckoutService(
-            store: try SQLitePaymentStore(path: databasePath(environment: environment), clock: clock), processor: processor, clock: clock,
+            store: try stores.openPaymentStore(), processor: processor, clock: clock,
             configuration: configuration, faults: try KillingFaultInjector(environment: environment))
     }
 }

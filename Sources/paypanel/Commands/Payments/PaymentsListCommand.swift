@@ -30,7 +30,7 @@ struct PaymentsListCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let repository = PaymentLedger(store: SQLitePaymentStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)))
+        let repository = PaymentLedger(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openPaymentStore())
         let console = context.console
         var count = 0
         console.print(json ? "[" : PaymentsText.listHeader)

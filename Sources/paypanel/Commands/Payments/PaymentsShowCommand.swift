@@ -20,7 +20,7 @@ struct PaymentsShowCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let repository = PaymentLedger(store: SQLitePaymentStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)))
+        let repository = PaymentLedger(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openPaymentStore())
         guard let details = try repository.details(id) else {
             throw PaymentStoreError(reason: .intentNotFound(id))
         }

@@ -1,0 +1,236 @@
+#if PostgreSQL
+internal import CLibPQ
+import Foundation
+
+/// A named SQL statement: prepared once per connection under its name (`PQprepare`), then run
+/// with parameters only (`PQexecPrepared`). The name is what errors report.
+struct PostgreSQLStatement: Sendable {
+    let name: String
+    let sql: String
+
+    init(_ name: String, _ sql: String) {
+        self.name = name
+        self.sql = sql
+    }
+}
+
+/// The rows of one statement's result, copied out of libpq in text format.
+struct PostgreSQLResult {
+    let rows: [PostgreSQLRow]
+    /// Rows inserted, updated or deleted (`PQcmdTuples`).
+    let affectedRows: Int
+}
+
+/// One row in PostgreSQL's text output format.
+struct PostgreSQLRow: StoredRow {
+    let values: [String?]
+
+    func isNull(_ index: Int) -> Bool { values[index] == nil }
+    func optionalString(_ index: Int) -> String? { values[index] }
+    func string(_ index: Int) -> String { values[index] ?? "" }
+    func optionalInt64(_ index: Int) -> Int64? { values[index].flatMap { Int64($0) } }
+    func int64(_ index: Int) -> Int64 { optionalInt64(index) ?? 0 }
+    func int(_ index: Int) -> Int { Int(int64(index)) }
+    func bool(_ index: Int) -> Bool {
+        switch values[index] { case "1", "t", "true": true; default: false }
+    }
+
+    /// `bytea` in the hex output format (`\x0a1b…`).
+    func blob(_ index: Int) -> [UInt8] {
+        guard let text = values[index], text.hasPrefix("\\x") else { return [] }
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for scalar in text.utf8.dropFirst(2) {
+            guard let nibble = Self.nibble(scalar) else { return [] }
+            if let h = high { bytes.append(h << 4 | nibble); high = nil } else { high = nibble }
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+}
+
+/// One libpq connection (`PGconn`), with the statements prepared on it.
+///
+/// `@unchecked Sendable` because a `PostgreSQLConnectionPool` hands it to one borrower at a
+/// time: only that borrower uses it until it gives it back, so the handle is never used from
+/// two threads at once. It is never shared while borrowed.
+final class PostgreSQLConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private var prepared: Set<String> = []
+    /// Set once a statement failed for want of a connection: never trusted again.
+    private var lost = false
+
+    /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs) and sets the
+    /// session's `search_path` to `schema`.
+    init(conninfo: String, schema: String) throws(PostgreSQLError) {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw PostgreSQLError(kind: .connection, statement: "connect", detail: "libpq could not allocate a connection")
+        }
+        self.handle = handle
+        guard PQstatus(handle) == CONNECTION_OK else {
+            // libpq's message names the host and the problem, never a password.
+            let reason = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            PQfinish(handle)
+            throw PostgreSQLError(kind: .connection, statement: "connect", detail: Self.firstLine(reason))
+        }
+        // The library never prints: libpq's default notice processor writes NOTICEs (`drop
+        // cascades to …`) to standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // Parameters only, even here: set_config takes the schema as a value.
+        _ = try execute(PostgreSQLStatement("session.search_path", "SELECT pg_catalog.set_config('search_path', $1, false)"), [schema])
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// True once libpq has lost the server: the pool drops such a connection.
+    var isBroken: Bool { lost || PQstatus(handle) != CONNECTION_OK }
+
+    /// The server's transaction status: idle, in a transaction, in a failed one.
+    var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
+
+    /// Runs `statement` with `values` (text format; `nil` is NULL).
+    @discardableResult
+    func execute(_ statement: PostgreSQLStatement, _ values: [any DatabaseBindable]) throws(PostgreSQLError) -> PostgreSQLResult {
+        if !prepared.contains(statement.name) {
+            let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
+            try check(result, statement: statement.name, expecting: PGRES_COMMAND_OK)
+            PQclear(result)
+            prepared.insert(statement.name)
+        }
+        let texts = try values.enumerated().map { index, value throws(PostgreSQLError) in
+            try Self.text(value.databaseValue, parameter: index + 1, statement: statement.name)
+        }
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
+        defer { cStrings.forEach { free($0) } }
+        let result = cStrings.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { pointers in
+                PQexecPrepared(handle, statement.name, Int32(buffer.count), buffer.isEmpty ? nil : pointers, nil, nil, 0)
+            }
+        }
+        return try collect(result, statement: statement.name)
+    }
+
+    /// Runs SQL text with no parameters through the simple query protocol: transaction control
+    /// and the embedded migration scripts (several statements), never text built from input.
+    func executeScript(_ sql: String, name: String) throws(PostgreSQLError) {
+        let result = PQexec(handle, sql)
+        _ = try collect(result, statement: name)
+    }
+
+    /// Sends `sql` (simple query protocol) without reading the answer; `finishSent` reads it.
+    func send(_ sql: String, name: String) throws(PostgreSQLError) {
+        guard PQsendQuery(handle, sql) == 1 else {
+            lost = true
+            throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
+        }
+    }
+
+    /// Reads every result of what `send` sent; throws the first failure.
+    func finishSent(name: String) throws(PostgreSQLError) {
+        var failure: PostgreSQLError?
+        var sawResult = false
+        while let result = PQgetResult(handle) {
+            sawResult = true
+            do { _ = try collect(result, statement: name) } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+        if !sawResult || isBroken {
+            lost = true
+            throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
+        }
+    }
+
+    /// For tests: shuts the socket down under libpq, as a network failure would.
+    func breakSocket() {
+        lost = true
+        let descriptor = PQsocket(handle)
+        if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_RDWR)) }
+    }
+
+    private func collect(_ result: OpaquePointer?, statement: String) throws(PostgreSQLError) -> PostgreSQLResult {
+        defer { if let result { PQclear(result) } }
+        let status = result.map(PQresultStatus) ?? PGRES_FATAL_ERROR
+        guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY else {
+            throw error(result, statement: statement)
+        }
+        guard let result else { return PostgreSQLResult(rows: [], affectedRows: 0) }
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        var rows: [PostgreSQLRow] = []
+        rows.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            var values: [String?] = []
+            values.reserveCapacity(columnCount)
+            for column in 0..<columnCount {
+                if PQgetisnull(result, Int32(row), Int32(column)) == 1 {
+                    values.append(nil)
+                } else {
+                    values.append(String(cString: PQgetvalue(result, Int32(row), Int32(column))))
+                }
+            }
+            rows.append(PostgreSQLRow(values: values))
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        return PostgreSQLResult(rows: rows, affectedRows: affected)
+    }
+
+    private func check(_ result: OpaquePointer?, statement: String, expecting: ExecStatusType) throws(PostgreSQLError) {
+        guard let result, PQresultStatus(result) == expecting else {
+            let failure = error(result, statement: statement)
+            if let result { PQclear(result) }
+            throw failure
+        }
+    }
+
+    /// The error of a failed result: SQLSTATE, table, constraint; the message only when it is
+    /// one of this program's own triggers (SQLSTATE P0001), which never quote values.
+    private func error(_ result: OpaquePointer?, statement: String) -> PostgreSQLError {
+        guard let result, let state = paypanel_pq_sqlstate(result).map({ String(cString: $0) }) else {
+            lost = true
+            return PostgreSQLError(kind: .connection, statement: statement, detail: "the connection was lost")
+        }
+        let table = paypanel_pq_table_name(result).map { String(cString: $0) }
+        let constraint = paypanel_pq_constraint_name(result).map { String(cString: $0) }
+        let ownMessage = state == "P0001" ? paypanel_pq_primary_message(result).map { String(cString: $0) } : nil
+        let kind: PostgreSQLError.Kind = state.hasPrefix("08") ? .connection : .server
+        if kind == .connection || state == "57P01" { lost = true }
+        return PostgreSQLError(kind: kind, sqlState: state, statement: statement, table: table, constraint: constraint, detail: ownMessage)
+    }
+
+    private static func text(_ value: DatabaseValue, parameter: Int, statement: String) throws(PostgreSQLError) -> String? {
+        switch value {
+        case .null: return nil
+        case .integer(let number): return String(number)
+        case .real(let number): return String(number)
+        case .text(let text):
+            // A C string ends at NUL: sending it would silently cut the value short.
+            guard !text.utf8.contains(0) else {
+                throw PostgreSQLError(
+                    kind: .unsendableValue, statement: statement,
+                    detail: "parameter \(parameter) contains a NUL character, which PostgreSQL text cannot hold")
+            }
+            return text
+        case .blob(let bytes):
+            let digits = Array("0123456789abcdef".utf8)
+            var hex: [UInt8] = Array("\\x".utf8)
+            hex.reserveCapacity(2 + bytes.count * 2)
+            for byte in bytes { hex.append(digits[Int(byte >> 4)]); hex.append(digits[Int(byte & 0x0F)]) }
+            return String(decoding: hex, as: UTF8.self)
+        }
+    }
+
+    private static func firstLine(_ text: String) -> String {
+        String(text.split(separator: "\n", omittingEmptySubsequences: true).first ?? "")
+    }
+}
+#endif

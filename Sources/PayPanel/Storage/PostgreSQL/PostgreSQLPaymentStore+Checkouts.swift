@@ -1,0 +1,118 @@
+#if PostgreSQL
+import Foundation
+
+// Checkouts (Migrations/postgresql/0005) and API keys (0004) on the same pooled connections:
+// each call is one statement, so one autocommit transaction. The panel is kept as the compact
+// JSON its validator reads, and read back through that validator.
+extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
+    typealias S = PostgreSQLStatement
+
+    private static let checkoutColumns =
+        "id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id, created_at, updated_at, version"
+
+    static let insertCheckoutStatement = S(
+        "checkouts.insert", "INSERT INTO checkouts (\(checkoutColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+    static let checkoutByID = S("checkouts.by_id", "SELECT \(checkoutColumns) FROM checkouts WHERE id = $1")
+    static let updateCheckoutStatement = S("checkouts.update", """
+        UPDATE checkouts SET status = $1, panel = $2, capture_method = $3, expires_at = $4, payment_intent_id = $5,
+            updated_at = $6, version = $7
+        WHERE id = $8 AND version = $9
+        """)
+    static let checkoutsDue = S("checkouts.due", """
+        SELECT \(checkoutColumns) FROM checkouts
+        WHERE status = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2
+        """)
+    static let checkoutBySecret = S("checkouts.by_secret_hash", "SELECT id FROM checkouts WHERE client_secret_hash = $1::bytea")
+
+    /// One statement outside any transaction of this store (or inside the current one).
+    @discardableResult
+    private func statement(_ statement: S, _ values: [any DatabaseBindable]) throws -> PostgreSQLResult {
+        try pool.withConnection { try $0.execute(statement, values) }
+    }
+
+    public func insertCheckout(_ checkout: Checkout) throws {
+        try statement(Self.insertCheckoutStatement, [
+            checkout.id, checkout.status.rawValue, JSONWriter.string(checkout.panel.json, style: .compact), checkout.captureMethod.rawValue,
+            checkout.expiresAt, checkout.clientSecretHash, checkout.paymentIntentID, checkout.createdAt, checkout.updatedAt,
+            checkout.version,
+        ])
+    }
+
+    public func checkout(_ id: String) throws -> Checkout? {
+        try statement(Self.checkoutByID, [id]).rows.first.map(Self.checkout)
+    }
+
+    public func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool {
+        try statement(Self.updateCheckoutStatement, [
+            checkout.status.rawValue, JSONWriter.string(checkout.panel.json, style: .compact), checkout.captureMethod.rawValue,
+            checkout.expiresAt, checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.id, previousVersion,
+        ]).affectedRows == 1
+    }
+
+    public func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout] {
+        try statement(Self.checkoutsDue, [now, Int64(limit)]).rows.map(Self.checkout)
+    }
+
+    public func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
+        try statement(Self.checkoutBySecret, [hash]).rows.first?.optionalString(0)
+    }
+
+    private static func checkout(_ row: PostgreSQLRow) throws -> Checkout {
+        let id = row.string(0)
+        guard let status = CheckoutStatus(rawValue: row.string(1)) else {
+            throw CheckoutStoreError(checkoutID: id, detail: "unknown status")
+        }
+        let panelResult = PanelConfigReader.read(data: Array(row.string(2).utf8))
+        guard let panel = panelResult.panel else {
+            throw CheckoutStoreError(checkoutID: id, detail: "the panel no longer validates: \(panelResult.report.errors.first?.description ?? "unreadable")")
+        }
+        guard let captureMethod = CaptureMethod(rawValue: row.string(3)) else {
+            throw CheckoutStoreError(checkoutID: id, detail: "unknown capture method")
+        }
+        return Checkout(
+            id: id, status: status, panel: panel, captureMethod: captureMethod, paymentIntentID: row.optionalString(6),
+            clientSecretHash: row.blob(5), createdAt: PaymentRows.date(row.int64(7)), updatedAt: PaymentRows.date(row.int64(8)),
+            version: row.int64(9))
+    }
+
+    // MARK: - API keys
+
+    static let insertKey = S("api_keys.insert", "INSERT INTO api_keys (id, name, key_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)")
+    static let allKeys = S("api_keys.all", "SELECT id, name, key_hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
+    static let activeKeys = S(
+        "api_keys.active", "SELECT id, name, key_hash, created_at, revoked_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id")
+    static let revokeKey = S("api_keys.revoke", "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+
+    public func insertAPIKey(_ record: APIKeyRecord) throws {
+        try statement(Self.insertKey, [record.id, record.name, record.keyHash, record.createdAt, record.revokedAt])
+    }
+
+    public func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord] {
+        try statement(includeRevoked ? Self.allKeys : Self.activeKeys, []).rows.map { row in
+            APIKeyRecord(
+                id: row.string(0), name: row.string(1), keyHash: row.string(2), createdAt: PaymentRows.date(row.int64(3)),
+                revokedAt: row.optionalInt64(4).map(PaymentRows.date))
+        }
+    }
+
+    public func revokeAPIKey(id: String, at now: Date) throws -> Bool {
+        try statement(Self.revokeKey, [now, id]).affectedRows == 1
+    }
+
+    static let ping = S("health.ping", "SELECT 1")
+
+    /// Nil when the database answers and holds exactly this program's migrations; otherwise why not.
+    public func notReadyReason() -> String? {
+        do {
+            let applied = try pool.withConnection { connection in
+                try connection.execute(Self.ping, [])
+                return try PostgreSQLMigrator(set: .postgreSQL, clock: SystemClock()).verify(connection)
+            }
+            let pending = MigrationSet.postgreSQL.migrations.count - applied.count
+            return pending > 0 ? "the database lacks \(pending) migration(s): restart the server to apply them" : nil
+        } catch {
+            return "the payments database cannot be read (\((error as? any PayPanelError)?.code ?? "error"))"
+        }
+    }
+}
+#endif

@@ -1,0 +1,196 @@
+#if PostgreSQL
+import Foundation
+
+/// The `PaymentStore` on PostgreSQL (libpq), for several `serve` processes on one database.
+///
+/// Each `write` is one transaction on a pooled connection, with SQLite's semantics:
+/// `READ COMMITTED`, and every read of an intent inside a write is `SELECT … FOR NO KEY UPDATE`, so two
+/// writers racing on one intent queue on its row and the second sees the first's effects (the
+/// ledger's versioned `UPDATE … WHERE version = $n` and its row-count check remain the
+/// backstop). Idempotency keys and token transaction ids, whose rows may not exist yet, are
+/// serialized with a transaction-scoped advisory lock on the key. Timer and outbox claims use
+/// `FOR UPDATE SKIP LOCKED`, so several servers share that work without doing any twice.
+///
+/// A serialization failure (40001) or deadlock (40P01) rolls back and runs the whole body
+/// again, at most `maximumAttempts` times with a jittered pause. A connection lost during
+/// COMMIT is an unknown outcome: the transaction id is read back on a new connection
+/// (`pg_xact_status`); committed returns, aborted runs again, anything else throws
+/// `commitOutcomeUnknown`, never a blind retry.
+///
+/// One owner, like `SQLitePaymentStore`: not `Sendable`. Nested writes join the outer one.
+public final class PostgreSQLPaymentStore: PaymentStore {
+    /// How write transactions are isolated. `readCommitted` with row locks is the default;
+    /// `serializable` is what CockroachDB always runs, and retries more.
+    public enum Isolation: String, Sendable {
+        case readCommitted = "READ COMMITTED"
+        case serializable = "SERIALIZABLE"
+    }
+
+    let pool: PostgreSQLConnectionPool
+    public let isolation: Isolation
+    /// Runs of a write's body, at most (the first and the retries).
+    public let maximumAttempts: Int
+    private var current: PostgreSQLPaymentTransaction?
+    /// Called when the store goes away (tests drop their schema here).
+    package var onClose: (() -> Void)?
+    /// For tests: breaks the connection of the next write's COMMIT (then clears itself).
+    package var commitFault: CommitFault?
+    /// For tests: how many times the last transaction's body ran.
+    package private(set) var lastAttempts = 0
+
+    /// Where a test breaks the connection of a COMMIT.
+    package enum CommitFault: Sendable {
+        /// Before COMMIT is sent: the server aborts the transaction.
+        case beforeCommit
+        /// After the server committed, before its answer is read: the answer is lost.
+        case afterCommitBeforeAnswer
+    }
+
+    /// Opens a store on the database at `url` (`postgresql://user@host/db`, or libpq's
+    /// `key=value` form) in `schema`, creating the schema and applying the embedded PostgreSQL
+    /// migrations under an advisory lock when `migrate`, verifying them otherwise.
+    public convenience init(
+        url: String, schema: String = "public", migrate: Bool = true, clock: any WallClock = SystemClock(),
+        isolation: Isolation = .readCommitted
+    ) throws {
+        let pool = PostgreSQLConnectionPool(conninfo: url, schema: try PostgreSQLMigrator.validSchema(schema))
+        try self.init(pool: pool, migrate: migrate, clock: clock, isolation: isolation)
+    }
+
+    init(pool: PostgreSQLConnectionPool, migrate: Bool, clock: any WallClock, isolation: Isolation = .readCommitted) throws {
+        self.pool = pool
+        self.isolation = isolation
+        self.maximumAttempts = 8
+        let migrator = PostgreSQLMigrator(set: .postgreSQL, clock: clock)
+        try pool.withConnection { connection in
+            if migrate { try migrator.migrate(connection, schema: pool.schema) } else { try migrator.verify(connection) }
+        }
+    }
+
+    deinit {
+        onClose?()
+    }
+
+    public func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+        if let current { return try body(current) }
+        return try transaction(writing: true, body)
+    }
+
+    public func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+        if let current { return try body(current) }
+        return try transaction(writing: false, body)
+    }
+
+    private func transaction<T>(writing: Bool, _ body: (PostgreSQLPaymentTransaction) throws -> T) throws -> T {
+        let begin = writing
+            ? "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
+            : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"  // one snapshot for the whole read
+        var attempt = 0
+        while true {
+            attempt += 1
+            lastAttempts = attempt
+            let connection = try pool.borrow()
+            defer { pool.giveBack(connection) }
+            let transaction = PostgreSQLPaymentTransaction(connection: connection, writing: writing)
+            var began = false
+            do {
+                try connection.executeScript(begin, name: writing ? "begin" : "begin_read")
+                began = true
+                current = transaction
+                defer { current = nil }
+                let value = try body(transaction)
+                switch try commit(connection, writing: writing) {
+                case .committed: return value
+                case .aborted: break  // read back as not committed: safe to run again
+                }
+            } catch let error as PostgreSQLError where error.isRetryableConflict && attempt < maximumAttempts {
+                rollBack(connection)
+            } catch let error as PostgreSQLError where !began && error.isConnectionLost && attempt < maximumAttempts {
+                // An idle pooled connection the server dropped (a restart): nothing was sent yet.
+            } catch {
+                rollBack(connection)
+                throw error
+            }
+            guard attempt < maximumAttempts else {
+                throw PostgreSQLError(kind: .server, sqlState: "40001", statement: "commit", detail: "the transaction kept losing races")
+            }
+            Self.pause(beforeAttempt: attempt + 1)
+        }
+    }
+
+    private enum CommitOutcome { case committed, aborted }
+
+    /// COMMIT, and when the connection breaks under it, the outcome read back by transaction id.
+    private func commit(_ connection: PostgreSQLConnection, writing: Bool) throws -> CommitOutcome {
+        guard writing else {
+            try connection.executeScript("COMMIT", name: "commit_read")
+            return .committed
+        }
+        // NULL when the transaction wrote nothing: then there is nothing to lose.
+        let xid = try connection.execute(Self.currentTransactionID, []).rows.first?.optionalString(0)
+        let fault = commitFault
+        commitFault = nil
+        do {
+            switch fault {
+            case nil:
+                try connection.executeScript("COMMIT", name: "commit")
+            case .beforeCommit:
+                connection.breakSocket()
+                try connection.executeScript("COMMIT", name: "commit")
+            case .afterCommitBeforeAnswer:
+                try connection.send("COMMIT", name: "commit")
+                if let xid { try waitUntilCommitted(xid) }
+                connection.breakSocket()
+                try connection.finishSent(name: "commit")
+            }
+            return .committed
+        } catch let error as PostgreSQLError where error.isConnectionLost {
+            guard let xid else { return .committed }
+            return try readBackOutcome(of: xid)
+        }
+    }
+
+    /// Asks a new connection what became of transaction `xid`, waiting a little while the
+    /// server has not yet noticed the old connection is gone.
+    private func readBackOutcome(of xid: String) throws -> CommitOutcome {
+        for round in 0..<20 {
+            let status = try? pool.withConnection { connection in
+                try connection.execute(Self.transactionStatus, [xid]).rows.first?.optionalString(0)
+            }
+            switch status {
+            case "committed": return .committed
+            case "aborted": return .aborted
+            default:
+                Thread.sleep(forTimeInterval: 0.05 * Double(round + 1))
+            }
+        }
+        throw PostgreSQLError(kind: .commitOutcomeUnknown, statement: "commit")
+    }
+
+    /// For `afterCommitBeforeAnswer`: waits until another connection sees `xid` committed.
+    private func waitUntilCommitted(_ xid: String) throws {
+        for _ in 0..<400 {
+            let status = try pool.withConnection { try $0.execute(Self.transactionStatus, [xid]).rows.first?.optionalString(0) }
+            if status == "committed" { return }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+
+    private func rollBack(_ connection: PostgreSQLConnection) {
+        // A broken connection is dropped by the pool anyway.
+        try? connection.executeScript("ROLLBACK", name: "rollback")
+    }
+
+    /// 2, 4, 8… ms (at most 64), times a random factor between 0.5 and 1.5, so racing servers
+    /// do not collide again in step.
+    static func pause(beforeAttempt attempt: Int) {
+        let base = Double(min(64, 1 << min(attempt, 6))) / 1000
+        Thread.sleep(forTimeInterval: base * Double.random(in: 0.5...1.5))
+    }
+
+    static let currentTransactionID = PostgreSQLStatement(
+        "tx.current_id", "SELECT pg_catalog.pg_current_xact_id_if_assigned()::text")
+    static let transactionStatus = PostgreSQLStatement("tx.status", "SELECT pg_catalog.pg_xact_status($1::xid8)")
+}
+
+#endif

@@ -1,0 +1,88 @@
+#if PostgreSQL
+import Foundation
+
+// The rows of idempotency keys; the rules are `IdempotencyStore`'s.
+extension PostgreSQLPaymentTransaction {
+    // A key's row may not exist yet, so there is no row to lock: a transaction-scoped advisory
+    // lock on (scope, key) makes concurrent duplicates queue, and the second reads the first's
+    // committed row, as SQLite's single writer gives for free.
+    static let idempotencyLock = S(
+        "idempotency.lock",
+        "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel idempotency ' || $1 || ' ' || $2, 0))")
+    static let idempotencyByKey = S("idempotency.by_key", """
+        SELECT request_hash, status, outcome, response, error_code, error_message, created_at, locked_at, resource_id
+        FROM idempotency_keys WHERE key = $1 AND scope = $2
+        """)
+
+    func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
+        if writing { _ = try rows(Self.idempotencyLock, [scope, key]) }
+        return try rows(Self.idempotencyByKey, [key, scope]).first.map { row -> IdempotencyRecord in
+            let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
+            let result = state == .completed
+                ? StoredIdempotentResult(
+                    succeeded: row.optionalString(2) == "succeeded", response: row.optionalString(3),
+                    errorCode: row.optionalString(4), errorMessage: row.optionalString(5))
+                : nil
+            return IdempotencyRecord(
+                key: key, scope: scope, requestHash: row.string(0), state: state, result: result,
+                createdAt: PaymentRows.date(row.int64(6)), lockedAt: row.optionalInt64(7).map(PaymentRows.date),
+                resourceID: row.optionalString(8))
+        }
+    }
+
+    static let insertIdempotency = S("idempotency.insert", """
+        INSERT INTO idempotency_keys (key, scope, request_hash, status, outcome, response, error_code, error_message,
+            created_at, locked_at, completed_at, resource_id)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+        """)
+
+    func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
+        let result = record.result
+        _ = try run(Self.insertIdempotency, [
+            record.key, record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
+            result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
+            record.state == .completed ? record.createdAt : nil, record.resourceID,
+        ])
+    }
+
+    static let completeIdempotency = S("idempotency.complete", """
+        UPDATE idempotency_keys SET status = 'completed', outcome = $1, response = $2, error_code = $3, error_message = $4,
+            locked_at = NULL, completed_at = $5
+        WHERE key = $6 AND scope = $7 AND request_hash = $8
+        """)
+
+    func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
+        _ = try run(Self.completeIdempotency, [
+            result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, key, scope, requestHash,
+        ])
+    }
+
+    static let relockIdempotency = S("idempotency.relock", "UPDATE idempotency_keys SET locked_at = $1 WHERE key = $2 AND scope = $3")
+
+    func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
+        _ = try run(Self.relockIdempotency, [now, key, scope])
+    }
+
+    static let attachIdempotency = S(
+        "idempotency.attach",
+        "UPDATE idempotency_keys SET resource_id = $1 WHERE key = $2 AND scope = $3 AND status = 'in_progress'")
+
+    func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
+        _ = try run(Self.attachIdempotency, [resourceID, key, scope])
+    }
+
+    static let deleteIdempotency = S("idempotency.delete", "DELETE FROM idempotency_keys WHERE key = $1 AND scope = $2")
+    static let deleteIdempotencyInProgress = S(
+        "idempotency.delete_in_progress", "DELETE FROM idempotency_keys WHERE key = $1 AND scope = $2 AND status = 'in_progress'")
+
+    func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws {
+        _ = try run(onlyInProgress ? Self.deleteIdempotencyInProgress : Self.deleteIdempotency, [key, scope])
+    }
+
+    static let purgeIdempotency = S("idempotency.purge", "DELETE FROM idempotency_keys WHERE created_at <= $1")
+
+    func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int {
+        try run(Self.purgeIdempotency, [cutoff])
+    }
+}
+#endif

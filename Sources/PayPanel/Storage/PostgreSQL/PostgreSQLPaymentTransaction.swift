@@ -1,0 +1,194 @@
+#if PostgreSQL
+import Foundation
+
+/// The statements of one PostgreSQL transaction of `PostgreSQLPaymentStore`. Valid only inside
+/// the `write`/`read` that made it. In a write, reads of an intent lock its row: that is what
+/// serializes two writers on one intent, as `BEGIN IMMEDIATE` does in SQLite. The lock is
+/// `FOR NO KEY UPDATE` (an intent's id never changes): it excludes every other writer of the
+/// intent but not the key-share locks of rows that merely reference it (a checkout's foreign
+/// key), so the checkout desk never waits behind a transition.
+struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
+    let connection: PostgreSQLConnection
+    let writing: Bool
+
+    typealias S = PostgreSQLStatement
+
+    func rows(_ statement: S, _ values: [any DatabaseBindable] = []) throws -> [PostgreSQLRow] {
+        try connection.execute(statement, values).rows
+    }
+
+    func run(_ statement: S, _ values: [any DatabaseBindable] = []) throws -> Int {
+        try connection.execute(statement, values).affectedRows
+    }
+
+    // MARK: - Intents, attempts, refunds, history
+
+    static let intentByID = S("intents.by_id", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1")
+    static let intentByIDLocked = S("intents.by_id_for_update", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1 FOR NO KEY UPDATE")
+
+    func intent(_ id: String) throws -> PaymentIntent? {
+        try rows(writing ? Self.intentByIDLocked : Self.intentByID, [id]).first.map { row throws(PaymentStoreError) in
+            try PaymentRows.intent(row)
+        }
+    }
+
+    static let attemptsOfIntent = S(
+        "attempts.of_intent", "SELECT \(PaymentRows.attemptColumns) FROM attempts WHERE intent_id = $1 ORDER BY sequence")
+
+    func attempts(ofIntent intentID: String) throws -> [Attempt] {
+        try rows(Self.attemptsOfIntent, [intentID]).map { row throws(PaymentStoreError) in try PaymentRows.attempt(row) }
+    }
+
+    static let refundsOfIntent = S(
+        "refunds.of_intent", "SELECT \(PaymentRows.refundColumns) FROM refunds WHERE intent_id = $1 ORDER BY created_at, seq")
+
+    func refunds(ofIntent intentID: String) throws -> [Refund] {
+        try rows(Self.refundsOfIntent, [intentID]).map { row throws(PaymentStoreError) in try PaymentRows.refund(row) }
+    }
+
+    static let insertIntentStatement = S(
+        "intents.insert", "INSERT INTO intents (\(PaymentRows.intentColumns)) VALUES (\(placeholders(1...29)))")
+
+    func insertIntent(_ intent: PaymentIntent) throws {
+        _ = try run(Self.insertIntentStatement, [intent.id, intent.status.rawValue] + PaymentRows.intentValues(intent))
+    }
+
+    static let updateIntentStatement = S(
+        "intents.update",
+        "UPDATE intents SET (\(PaymentRows.intentColumns)) = (\(placeholders(1...29))) WHERE id = $30 AND version = $31")
+
+    func updateIntent(_ intent: PaymentIntent, previousVersion: Int64) throws -> Bool {
+        try run(Self.updateIntentStatement, [intent.id, intent.status.rawValue] + PaymentRows.intentValues(intent) + [intent.id, previousVersion]) == 1
+    }
+
+    static let upsertAttempt = S("attempts.upsert", """
+        INSERT INTO attempts (\(PaymentRows.attemptColumns)) VALUES (\(placeholders(1...22)))
+        ON CONFLICT (id) DO UPDATE SET
+            status = excluded.status, approved_amount = excluded.approved_amount,
+            approved_currency = excluded.approved_currency, processor_id = excluded.processor_id,
+            failure_code = excluded.failure_code, decline_code = excluded.decline_code,
+            failure_message = excluded.failure_message, sheet_status = excluded.sheet_status,
+            sheet_deadline = excluded.sheet_deadline, updated_at = excluded.updated_at
+        """)
+
+    func saveAttempt(_ attempt: Attempt) throws {
+        _ = try run(Self.upsertAttempt, PaymentRows.attemptValues(attempt))
+    }
+
+    static let upsertRefund = S("refunds.upsert", """
+        INSERT INTO refunds (\(PaymentRows.refundColumns)) VALUES (\(placeholders(1...15)))
+        ON CONFLICT (id) DO UPDATE SET
+            status = excluded.status, processor_accepted = excluded.processor_accepted,
+            processor_id = excluded.processor_id, failure_code = excluded.failure_code,
+            outcome_unknown_since = excluded.outcome_unknown_since,
+            reconciliation_lookups = excluded.reconciliation_lookups,
+            processor_retries = excluded.processor_retries, updated_at = excluded.updated_at
+        """)
+
+    func saveRefund(_ refund: Refund) throws {
+        _ = try run(Self.upsertRefund, PaymentRows.refundValues(refund))
+    }
+
+    static let insertEvent = S(
+        "events.insert",
+        "INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+
+    func appendEvent(_ event: StoredPaymentEvent) throws {
+        _ = try run(Self.insertEvent, [
+            event.intentID, event.version, event.type, event.fromStatus?.rawValue, event.toStatus.rawValue, event.data, event.occurredAt,
+        ])
+    }
+
+    static let eventsOfIntent = S(
+        "events.of_intent",
+        "SELECT version, type, from_status, to_status, data, occurred_at FROM events WHERE intent_id = $1 ORDER BY version")
+
+    func events(ofIntent intentID: String) throws -> [PaymentEventRecord] {
+        try rows(Self.eventsOfIntent, [intentID]).map { row in
+            PaymentEventRecord(
+                version: row.int64(0), type: row.string(1), fromStatus: row.optionalString(2).flatMap(PaymentStatus.init(rawValue:)),
+                toStatus: PaymentStatus(rawValue: row.string(3)), data: row.string(4), occurredAt: PaymentRows.date(row.int64(5)))
+        }
+    }
+
+    // A NULL status matches every intent; a NULL limit means none (LIMIT NULL is LIMIT ALL).
+    static let intentsNewestFirst = S("intents.newest_first", """
+        SELECT \(PaymentRows.intentColumns) FROM intents WHERE ($1::text IS NULL OR status = $1)
+        ORDER BY created_at DESC, id DESC LIMIT $2
+        """)
+
+    func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
+        // Pages of 500 keep memory flat however many intents there are.
+        var remaining = limit
+        var cursor: (createdAt: Date, id: String)?
+        while remaining.map({ $0 > 0 }) ?? true {
+            let size = min(remaining ?? 500, 500)
+            let page = try intents(status: status, page: cursor.map { .olderThan(createdAt: $0.createdAt, id: $0.id) } ?? .first, limit: size)
+            for intent in page { try body(intent) }
+            guard page.count == size, let last = page.last else { return }
+            cursor = (last.createdAt, last.id)
+            remaining = remaining.map { $0 - page.count }
+        }
+    }
+
+    static let intentsOlder = S("intents.page_older", """
+        SELECT \(PaymentRows.intentColumns) FROM intents
+        WHERE ($1::text IS NULL OR status = $1) AND (created_at < $2 OR (created_at = $2 AND id < $3))
+        ORDER BY created_at DESC, id DESC LIMIT $4
+        """)
+    static let intentsNewer = S("intents.page_newer", """
+        SELECT \(PaymentRows.intentColumns) FROM intents
+        WHERE ($1::text IS NULL OR status = $1) AND (created_at > $2 OR (created_at = $2 AND id > $3))
+        ORDER BY created_at ASC, id ASC LIMIT $4
+        """)
+
+    func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent] {
+        let read: [PostgreSQLRow]
+        switch page {
+        case .first:
+            read = try rows(Self.intentsNewestFirst, [status?.rawValue, Int64(limit)])
+        case .olderThan(let createdAt, let id):
+            read = try rows(Self.intentsOlder, [status?.rawValue, createdAt, id, Int64(limit)])
+        case .newerThan(let createdAt, let id):
+            // Read oldest first (nearest the cursor), then turned round.
+            read = try rows(Self.intentsNewer, [status?.rawValue, createdAt, id, Int64(limit)]).reversed()
+        }
+        return try read.map { row throws(PaymentStoreError) in try PaymentRows.intent(row) }
+    }
+
+    static let refundByID = S("refunds.by_id", "SELECT \(PaymentRows.refundColumns) FROM refunds WHERE id = $1")
+
+    func refund(_ id: String) throws -> Refund? {
+        try rows(Self.refundByID, [id]).first.map { row throws(PaymentStoreError) in try PaymentRows.refund(row) }
+    }
+
+    static let allIntentIDsStatement = S("intents.all_ids", "SELECT id FROM intents ORDER BY created_at, id")
+
+    func allIntentIDs() throws -> [String] {
+        try rows(Self.allIntentIDsStatement).map { $0.string(0) }
+    }
+
+    static let eventCountStatement = S("events.count", "SELECT count(*) FROM events")
+
+    func eventCount() throws -> Int {
+        try rows(Self.eventCountStatement).first.map { $0.int(0) } ?? 0
+    }
+
+    // PostgreSQL checks its own pages; what can drift is a row that breaks a rule the schema
+    // does not hold: an event history with a gap, or a child row whose intent is missing.
+    static let historyGaps = S("integrity.history_gaps", """
+        SELECT i.id FROM intents i LEFT JOIN (SELECT intent_id, count(*) AS n, max(version) AS top FROM events GROUP BY intent_id) e
+            ON e.intent_id = i.id
+        WHERE coalesce(e.n, 0) <> i.version OR coalesce(e.top, 0) <> i.version ORDER BY i.id
+        """)
+
+    func integrityFindings() throws -> [String] {
+        try rows(Self.historyGaps).map { "history: intent \($0.string(0)) has not exactly one event per version" }
+    }
+
+    /// `$first, …, $last`.
+    static func placeholders(_ range: ClosedRange<Int>) -> String {
+        range.map { "$\($0)" }.joined(separator: ", ")
+    }
+}
+#endif
