@@ -18,8 +18,8 @@ struct ServeCommand: CLICommand {
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8080)."),
             .value("--worker-interval", "ms", help: "How often the worker fires due timers and looks up unknown outcomes (default: 1000)."),
-        ] + TokenOptions.checking + CheckoutOptions.all,
-        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
+        ] + TokenOptions.checking + CheckoutOptions.all + APNsOptions.all,
+        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path>] [--processor-db <path>] [--now <time>] [--apns-key-file <p8> --apns-key-id <id> --apns-team-id <id> --apns-topic <bundle-id> [--apns-environment development|production] [--apns-url <url>]]")
 
     let arguments: ParsedArguments
     let host: String
@@ -50,7 +50,15 @@ struct ServeCommand: CLICommand {
         if verification.trust.isTestMode {
             Self.writeError("test mode: Apple Pay tokens signed by PayPanel's test root are accepted (--test-root); never use this in production")
         }
-        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: ApplePayTokenDecryptor(verifier: verification.verifier))
+        // Pushes (docs/notifications.md): devices and the push queue on a connection of their own.
+        let provider = try arguments.apnsProvider(clock: clock)
+        if provider == nil {
+            Self.writeError("push: no APNs key (--apns-key-file, --apns-key-id, --apns-team-id): checkouts are not pushed; devices can still be registered")
+        }
+        let outbox = PushOutbox(store: SQLiteDeviceStore(database: try arguments.openDatabase(environment: environment, clock: clock)),
+                                provider: provider, clock: clock)
+        let devices = DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name))
+        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: ApplePayTokenDecryptor(verifier: verification.verifier), pushes: outbox)
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()
@@ -59,8 +67,11 @@ struct ServeCommand: CLICommand {
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, providers: [checkouts], workerInterval: workerInterval,
-                alsoEachPass: { _ = try? await desk.expireDue() },
+                api: api, configuration: configuration, providers: [checkouts, devices], workerInterval: workerInterval,
+                alsoEachPass: {
+                    _ = try? await desk.expireDue()
+                    await Self.drainPushes(outbox)
+                },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {
             throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
@@ -82,6 +93,24 @@ struct ServeCommand: CLICommand {
         guard try !ring.hasActiveKey() else { return }
         let created = try ring.create(name: "default", at: clock.now())
         console.printError("API key created (shown once; 'paypanel keys create' makes more): \(created.key) id=\(created.record.id)")
+    }
+
+    /// The worker's push pass: due deliveries are sent; one line when something happened.
+    static func drainPushes(_ outbox: PushOutbox) async {
+        do {
+            let attempted = try await outbox.drain()
+            guard !attempted.isEmpty else { return }
+            var counts: [(String, JSONValue)] = [("worker", "push"), ("attempted", .number(attempted.count))]
+            for status in PushDeliveryStatus.allCases {
+                let count = attempted.filter { $0.status == status }.count
+                if count > 0 { counts.append((status.rawValue, .number(count))) }
+            }
+            let loud = attempted.filter { $0.status == .failed }.compactMap(\.reason)
+            if !loud.isEmpty { counts.append(("failure_reasons", .array(Array(Set(loud)).sorted().map(JSONValue.string)))) }
+            writeError(JSONWriter.string(.orderedObject(counts)))
+        } catch {
+            writeError(JSONWriter.string(.orderedObject([("worker", "push"), ("error", .string((error as? any PayPanelError)?.code ?? "internal_error"))])))
+        }
     }
 
     static func workerLine(_ report: ReconciliationReport?, _ error: (any Error)?) -> String {
