@@ -149,8 +149,12 @@ public struct PushAttemptResult: Sendable, Equatable {
     public let deliveryStatus: PushDeliveryStatus
     /// When to try again (with `.pending`).
     public let nextAttemptAt: Date?
+    /// 410's `timestamp`: since when APNs knows the token is invalid (the device's dead time).
+    public let invalidSince: Date?
 
-    public init(outcome: Outcome, httpStatus: Int?, reason: String?, deliveryStatus: PushDeliveryStatus, nextAttemptAt: Date?) {
+    public init(outcome: Outcome, httpStatus: Int?, reason: String?, deliveryStatus: PushDeliveryStatus, nextAttemptAt: Date?,
+                invalidSince: Date? = nil) {
+        self.invalidSince = invalidSince
         self.outcome = outcome
         self.httpStatus = httpStatus
         self.reason = reason

@@ -22,7 +22,9 @@ final class ServerProcess: @unchecked Sendable {
     var databasePath: String { directory.file("payments.sqlite") }
 
     /// Starts the server and waits (up to 60 s: a loaded 2-core machine) for its line.
-    init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil) throws {
+    /// `launcher`: a program and its arguments that exec the binary (`unshare -m …`); its pid is the server's.
+    init(directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil,
+         launcher: [String] = []) throws {
         let directory = try directory ?? TemporaryDirectory("paypanel-server")
         self.directory = directory
         let token = UUID().uuidString
@@ -31,9 +33,15 @@ final class ServerProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--port", "0", "--db", directory.file("payments.sqlite"),
-                             "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
+        let serveArguments = ["serve", "--port", "0", "--db", directory.file("payments.sqlite"),
+                              "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path] + serveArguments
+        } else {
+            process.executableURL = CLIRunner.binary
+            process.arguments = serveArguments
+        }
         process.currentDirectoryURL = directory.url
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
         env.merge(environment) { $1 }
@@ -74,9 +82,12 @@ final class ServerProcess: @unchecked Sendable {
     /// `init` on a thread of its own: starting waits for the listening line, and a blocked
     /// cooperative thread would starve the in-process servers of other test suites.
     static func start(
-        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil
+        directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil,
+        launcher: [String] = []
     ) async throws -> ServerProcess {
-        try await onThread { try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key) }
+        try await onThread {
+            try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key, launcher: launcher)
+        }
     }
 
     deinit {

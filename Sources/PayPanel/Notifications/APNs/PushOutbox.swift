@@ -105,7 +105,7 @@ public actor PushOutbox {
         let now = clock.now()
         try store.recordAttempt(id, attempt: claimed.attempts, result: result, at: max(now, startedAt))
         if result.outcome == .deviceDead, result.httpStatus != nil {
-            _ = try store.markDeviceDead(claimed.deviceID, reason: result.reason ?? "Unregistered", at: max(now, startedAt))
+            _ = try store.markDeviceDead(claimed.deviceID, reason: result.reason ?? "Unregistered", at: result.invalidSince ?? max(now, startedAt))
         }
         return try require(id)
     }
@@ -151,7 +151,8 @@ public actor PushOutbox {
         case .sent:
             return PushAttemptResult(outcome: .sent, httpStatus: 200, reason: nil, deliveryStatus: .sent, nextAttemptAt: nil)
         case .deviceDead:
-            return PushAttemptResult(outcome: .deviceDead, httpStatus: response.status, reason: reason, deliveryStatus: .deviceDead, nextAttemptAt: nil)
+            return PushAttemptResult(outcome: .deviceDead, httpStatus: response.status, reason: reason, deliveryStatus: .deviceDead,
+                                     nextAttemptAt: nil, invalidSince: response.invalidSince)
         case .refreshProviderToken:
             // The provider already made a new token and was refused again: fail loudly.
             return PushAttemptResult(outcome: .tokenRefused, httpStatus: response.status, reason: reason, deliveryStatus: .failed, nextAttemptAt: nil)
