@@ -181,14 +181,16 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
 
     /// URLSession's errors in our terms; the TLS ones named as such.
     static func failure(for error: any Error) -> Failure {
-        let description = (error as NSError).localizedDescription
-        guard let urlError = error as? URLError else { return .unreachable(description) }
-        switch urlError.code {
-        case .timedOut: return .timedOut
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-            .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired:
-            return .tls(description)
-        default: return .unreachable(description)
-        }
+        let nsError = error as NSError
+        let description = nsError.localizedDescription
+        // NSURLErrorSecureConnectionFailed (-1200) … NSURLErrorClientCertificateRequired (-1206).
+        if nsError.domain == NSURLErrorDomain, (-1206)...(-1200) ~= nsError.code { return .tls(description) }
+        if nsError.domain == NSURLErrorDomain, nsError.code == NSURLErrorTimedOut { return .timedOut }
+        // On Linux some TLS failures arrive as other codes with curl's message, which always
+        // names SSL or the certificate ("SSL certificate problem: unable to get local issuer
+        // certificate", "SSL: no alternative certificate subject name matches").
+        let lower = description.lowercased()
+        if lower.contains("ssl") || lower.contains("certificate") || lower.contains("tls") { return .tls(description) }
+        return .unreachable(description)
     }
 }
