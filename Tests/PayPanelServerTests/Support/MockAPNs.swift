@@ -130,7 +130,10 @@ final class MockAPNs: @unchecked Sendable {
             process.arguments = arguments
         }
         process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
+        var environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
+        // Under `swift test --sanitize=address` the binary needs the run's sanitizer settings.
+        for name in ["ASAN_OPTIONS", "SWIFT_BACKTRACE"] { environment[name] = ProcessInfo.processInfo.environment[name] }
+        process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
         process.standardInput = FileHandle.nullDevice
