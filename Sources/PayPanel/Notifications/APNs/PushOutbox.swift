@@ -138,7 +138,7 @@ public actor PushOutbox {
         case .answered(let response):
             return Self.result(for: response, attempts: delivery.attempts, now: now)
         case .unreachable:
-            return retryOrGiveUp(reason: "unreachable", httpStatus: nil, outcome: .unreachable, attempts: delivery.attempts, now: now)
+            return Self.retryOrGiveUp(reason: "unreachable", httpStatus: nil, outcome: .unreachable, attempts: delivery.attempts, now: now)
         case .signingFailed:
             return PushAttemptResult(outcome: .tokenRefused, httpStatus: nil, reason: "signing_failed", deliveryStatus: .failed, nextAttemptAt: nil)
         }
@@ -183,12 +183,6 @@ public actor PushOutbox {
     private func require(_ id: Int64) throws -> PushDelivery {
         guard let delivery = try store.delivery(id) else { throw DeviceStoreError(rowID: String(id), detail: "the delivery vanished") }
         return delivery
-    }
-
-    nonisolated func retryOrGiveUp(reason: String, httpStatus: Int?, outcome: PushAttemptResult.Outcome, attempts: Int, now: Date)
-        -> PushAttemptResult
-    {
-        Self.retryOrGiveUp(reason: reason, httpStatus: httpStatus, outcome: outcome, attempts: attempts, now: now)
     }
 }
 

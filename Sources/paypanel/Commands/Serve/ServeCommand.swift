@@ -12,7 +12,9 @@ struct ServeCommand: CLICommand {
             Prints one line, 'listening on http://HOST:PORT' (with --json one JSON object), then one JSON \
             access-log line per request on standard error. With no API key in the database, one is created \
             and printed once on standard error. SIGTERM or SIGINT: stop accepting, finish requests in flight \
-            (up to 10 s), stop the worker, exit 0. See docs/http-api.md.
+            (up to 10 s), stop the worker, exit 0. With --apns-key-file, --apns-key-id and --apns-team-id, \
+            checkouts created with a device are pushed through APNs and the worker retries pushes; without them \
+            it says so once and pushes nothing. See docs/http-api.md and docs/notifications.md.
             """,
         options: [
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
