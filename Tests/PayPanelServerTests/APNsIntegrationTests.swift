@@ -45,7 +45,8 @@ struct APNsIntegrationTests {
     }
 
     @Test func checkoutsArePushedDeadTokensMarkedDeadAndAGOAWAYLosesNothing() async throws {
-        let apns = try MockAPNs(rules: [Self.unregistered: (410, "Unregistered"), Self.badToken: (400, "BadDeviceToken")], goawayAfter: 2)
+        // A GOAWAY after every 2 requests, and the 3rd push cut off unanswered by a GOAWAY.
+        let apns = try MockAPNs(rules: [Self.unregistered: (410, "Unregistered"), Self.badToken: (400, "BadDeviceToken")], goawayAfter: 2, dropAt: 3)
         defer { apns.stop() }
         let server = try await ServerProcess.start(arguments: apns.options(), launcher: apns.launcher)
         defer { Task { [server] in await server.terminate() } }
@@ -86,10 +87,24 @@ struct APNsIntegrationTests {
             try await Task.sleep(for: .milliseconds(200))
         } while Date() < deadline
         #expect(statuses == Array(repeating: "sent", count: 5), "\(server.stderr)")
+        // An update goes to the same device with the same collapse id, as a new push.
+        let updated = try await server.request("POST", "/v1/checkouts/\(checkouts[0])", json: #"{"amount_options":[1000,2000,5000]}"#)
+        #expect(updated.status == 200, "\(updated.text)")
+        #expect(updated["push"]?["device"]?.stringValue == good)
+        let updateDeadline = Date().addingTimeInterval(120)
+        while try await server.request("GET", "/v1/checkouts/\(checkouts[0])")["push"]?["status"]?.stringValue != "sent", Date() < updateDeadline {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let collapsed = apns.log.filter { ($0["headers"] as? [String: String])?["apns-collapse-id"] == checkouts[0] && $0["status"] as? Int == 200 }
+        #expect(Set(collapsed.compactMap { ($0["headers"] as? [String: String])?["apns-id"] }).count == 2)
+        #expect(collapsed.last?["payload"].map { "\($0)".contains("5000") } == true)
         let log = apns.log
         #expect(log.contains { $0["event"] as? String == "goaway" })
+        // The push cut off by the GOAWAY arrived later with the same apns-id.
+        let dropped = try #require(log.first { $0["event"] as? String == "dropped" }?["apns_id"] as? String)
+        #expect(log.contains { ($0["headers"] as? [String: String])?["apns-id"] == dropped && $0["status"] as? Int == 200 })
         let delivered = log.filter { $0["path"] as? String == "/3/device/\(Self.good)" && $0["status"] as? Int == 200 }
-        #expect(Set(delivered.compactMap { ($0["headers"] as? [String: String])?["apns-id"] }).count == 5)
+        #expect(Set(delivered.compactMap { ($0["headers"] as? [String: String])?["apns-id"] }).count == 6)
         #expect(log.allSatisfy { $0["event"] != nil || $0["jwt"] as? String == "verified" })
         #expect(await server.terminate() == 0)
     }

@@ -38,8 +38,9 @@ final class MockAPNs: @unchecked Sendable {
     }()
 
     /// Starts the server. `rules`: device token → (status, reason); `goawayAfter`: GOAWAY and
-    /// close after every n requests on a connection; `media`: a directory served at /media/.
-    init(rules: [String: (Int, String)] = [:], goawayAfter: Int = 0, media: String? = nil) throws {
+    /// close after every n requests on a connection; `dropAt`: the n-th push gets no answer,
+    /// only a GOAWAY that says it was not processed; `media`: a directory served at /media/.
+    init(rules: [String: (Int, String)] = [:], goawayAfter: Int = 0, dropAt: Int = 0, media: String? = nil) throws {
         directory = try TemporaryDirectory("paypanel-mock-apns")
         let d = directory
         try Self.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", d.file("ca.key"),
@@ -66,7 +67,7 @@ final class MockAPNs: @unchecked Sendable {
         var arguments = Self.pythonArguments + [
             RepositoryPaths.fixture("apns/mock_apns.py"), "--cert", d.file("server.pem"), "--key", d.file("server.key"),
             "--public-key", d.file("public.pem"), "--key-id", Self.keyID, "--team-id", Self.teamID, "--log", d.file("log.jsonl"),
-            "--rules", d.file("rules.json"), "--goaway-after", String(goawayAfter),
+            "--rules", d.file("rules.json"), "--goaway-after", String(goawayAfter), "--drop-at", String(dropAt),
         ]
         if let media { arguments += ["--media", media] }
         process.arguments = arguments
