@@ -43,7 +43,6 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         var limit: Int
         var body: [UInt8] = []
         var response: HTTPURLResponse?
-        var failure: Failure?
         var redirects = 0
         let completion: @Sendable (Result<Response, Failure>) -> Void
     }
@@ -65,7 +64,9 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         session.invalidateAndCancel()
     }
 
-    /// Sends `request`; `completion` is called exactly once.
+    /// Sends `request`; `completion` is called exactly once: with the response, with the first
+    /// limit broken, or at the deadline, whichever comes first. It never waits on URLSession to
+    /// report a task it was told to cancel (on Linux a cancelled task is not always reported).
     func start(_ request: URLRequest, maximumBytes: Int, deadline: ContinuousClock.Instant,
                completion: @escaping @Sendable (Result<Response, Failure>) -> Void) {
         let task = session.dataTask(with: request)
@@ -75,8 +76,8 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         let remaining = ContinuousClock.now.duration(to: deadline)
         let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self, weak task] in
-            guard let self, let task else { return }
-            if self.fail(id, .timedOut) { task.cancel() }
+            guard let self else { return }
+            if self.finish(id, .failure(.timedOut)) { task?.cancel() }
         }
     }
 
@@ -99,13 +100,14 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         }
     }
 
-    /// Records the first failure of an exchange; true when this was it (cancel the task then).
-    private func fail(_ id: Int, _ failure: Failure) -> Bool {
-        exchanges.withLock { exchanges in
-            guard exchanges[id] != nil, exchanges[id]!.failure == nil else { return false }
-            exchanges[id]!.failure = failure
-            return true
-        }
+    /// Ends exchange `id` with `result` unless it already ended; true when this call ended it
+    /// (then the caller cancels the task). Removing the exchange under the lock is what makes
+    /// the completion run once.
+    @discardableResult
+    private func finish(_ id: Int, _ result: Result<Response, Failure>) -> Bool {
+        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: id) }) else { return false }
+        exchange.completion(result)
+        return true
     }
 
     // MARK: - URLSessionDataDelegate
@@ -118,8 +120,9 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
             return exchanges[id]?.limit
         }
         if let limit, response.expectedContentLength > Int64(limit) {
-            _ = fail(id, .tooLarge(limit: limit))
+            finish(id, .failure(.tooLarge(limit: limit)))
             completionHandler(.cancel)
+            dataTask.cancel()
             return
         }
         completionHandler(.allow)
@@ -127,18 +130,13 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
-        let over = exchanges.withLock { exchanges -> Bool in
-            guard var exchange = exchanges[id], exchange.failure == nil else { return false }
-            guard exchange.body.count + data.count <= exchange.limit else {
-                exchange.failure = .tooLarge(limit: exchange.limit)
-                exchanges[id] = exchange
-                return true
-            }
-            exchange.body.append(contentsOf: data)
-            exchanges[id] = exchange
-            return false
+        let overLimit = exchanges.withLock { exchanges -> Int? in
+            guard exchanges[id] != nil else { return nil }
+            guard exchanges[id]!.body.count + data.count <= exchanges[id]!.limit else { return exchanges[id]!.limit }
+            exchanges[id]!.body.append(contentsOf: data)
+            return nil
         }
-        if over { dataTask.cancel() }
+        if let overLimit, finish(id, .failure(.tooLarge(limit: overLimit))) { dataTask.cancel() }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -157,7 +155,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
             return nil
         }
         if let refusal {
-            _ = fail(id, refusal)
+            finish(id, .failure(refusal))
             completionHandler(nil)
             task.cancel()
         } else {
@@ -167,15 +165,13 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let id = task.taskIdentifier
-        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: id) }) else { return }
-        if let failure = exchange.failure {
-            exchange.completion(.failure(failure))
-        } else if let error {
-            exchange.completion(.failure(Self.failure(for: error)))
+        guard let exchange = exchanges.withLock({ $0[id] }) else { return }
+        if let error {
+            finish(id, .failure(Self.failure(for: error)))
         } else if let response = exchange.response ?? (task.response as? HTTPURLResponse) {
-            exchange.completion(.success(Response(http: response, body: exchange.body)))
+            finish(id, .success(Response(http: response, body: exchange.body)))
         } else {
-            exchange.completion(.failure(.unreachable("the server closed the connection without an HTTP response")))
+            finish(id, .failure(.unreachable("the server closed the connection without an HTTP response")))
         }
     }
 
