@@ -44,6 +44,9 @@ final class ServerProcess: @unchecked Sendable {
         }
         process.currentDirectoryURL = directory.url
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
+        // Under `swift test --sanitize=address` the server gets the run's sanitizer settings
+        // (LeakSanitizer off), as CLIRunner's children do; otherwise its exit status is LSan's.
+        for name in ["ASAN_OPTIONS", "SWIFT_BACKTRACE"] { env[name] = ProcessInfo.processInfo.environment[name] }
         env.merge(environment) { $1 }
         process.environment = env
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
