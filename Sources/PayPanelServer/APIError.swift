@@ -62,6 +62,10 @@ struct APIError: Error, Sendable {
             return from(idempotency: error)
         case let error as CheckoutError:
             return from(checkout: error)
+        case let error as PushError:
+            return error.kind == .deviceNotFound
+                ? APIError(status: .notFound, kind: .invalidRequest, code: error.code, message: error.message, param: "device")
+                : invalid(error.code, error.message)
         case let error as PaymentInputError:
             return invalid(error.code, error.message)
         case let error as WebhookStoreError:

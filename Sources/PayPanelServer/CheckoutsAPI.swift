@@ -11,11 +11,15 @@ public struct CheckoutsAPI: APIRouteProvider {
     /// Verifies and decrypts Apple Pay tokens for `/pay`; nil when the server has no
     /// merchant keys (tokens are then refused, cards still work).
     let decryptor: ApplePayTokenDecryptor?
+    /// Pushes a checkout to the device named at creation (`"device": "dev_…"`), and its
+    /// updates with the same collapse id (`CheckoutPushes`); nil: no device may be named.
+    let pushes: PushOutbox?
 
-    public init(desk: CheckoutDesk, api: PaymentsAPI, decryptor: ApplePayTokenDecryptor?) {
+    public init(desk: CheckoutDesk, api: PaymentsAPI, decryptor: ApplePayTokenDecryptor?, pushes: PushOutbox? = nil) {
         self.desk = desk
         self.api = api
         self.decryptor = decryptor
+        self.pushes = pushes
     }
 
     /// The path the device calls; the only `/v1` path that takes a client secret.
@@ -25,22 +29,29 @@ public struct CheckoutsAPI: APIRouteProvider {
     }
 
     public func addRoutes(to router: inout Router) {
+        let pushes = CheckoutPushes(outbox: pushes)
         router.post("/v1/checkouts") { [desk, api] context in
-            let json = try Self.body(context)
+            let (json, deviceID) = try Self.bodyAndDevice(context)
             return try await api.idempotent(context) {
-                APIResponse.json(try await desk.create(json: json).json)
+                // A device that cannot be pushed to is refused before the checkout exists.
+                if let deviceID { try await pushes.checkDevice(deviceID) }
+                let created = try await desk.create(json: json)
+                guard let deviceID else { return APIResponse.json(created.json) }
+                return APIResponse.json(CheckoutPushes.adding(try await pushes.push(created.checkout, to: deviceID), to: created.json))
             }
         }
         router.get("/v1/checkouts/{id}") { [desk] context in
             guard let checkout = try await desk.checkout(PaymentsAPI.id(context)) else {
                 throw APIError.missing("checkout", PaymentsAPI.id(context))
             }
-            return APIResponse.json(checkout.apiJSON())
+            return APIResponse.json(CheckoutPushes.adding(try await pushes.latest(checkout.id), to: checkout.apiJSON()))
         }
         router.post("/v1/checkouts/{id}") { [desk, api] context in
             let json = try Self.body(context)
             return try await api.idempotent(context) {
-                APIResponse.json(try await desk.update(PaymentsAPI.id(context), json: json).apiJSON())
+                let updated = try await desk.update(PaymentsAPI.id(context), json: json)
+                // The same device as the first push, the same collapse id: the panel is replaced.
+                return APIResponse.json(CheckoutPushes.adding(try await pushes.pushUpdate(updated), to: updated.apiJSON()))
             }
         }
         router.post("/v1/checkouts/{id}/cancel") { [desk, api] context in
@@ -62,6 +73,15 @@ public struct CheckoutsAPI: APIRouteProvider {
                 APIResponse.json(try await desk.pay(checkoutID, amount: amount, method: method).json)
             }
         }
+    }
+
+    /// The create body without `device`, and the device to push to.
+    static func bodyAndDevice(_ context: RequestContext) throws(APIError) -> (JSONValue, String?) {
+        let body = try RequestBody(context, allowed: Set(CheckoutParameters.keys + [CheckoutPushes.deviceKey]))
+        let deviceID = try body.string(CheckoutPushes.deviceKey)
+        var object = body.object
+        object[CheckoutPushes.deviceKey] = nil
+        return (.object(object), deviceID)
     }
 
     /// The whole JSON body for the desk's own reader (which reports every violation at once).

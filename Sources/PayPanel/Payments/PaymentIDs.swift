@@ -1,4 +1,4 @@
-/// Readable, prefixed random ids (`pi_…`, `att_…`, `re_…`, `co_…`), Stripe style: 24 base-62
+/// Readable, prefixed random ids (`pi_…`, `att_…`, `re_…`, `co_…`, `dev_…`), Stripe style: 24 base-62
 /// characters (about 143 bits) after the prefix, so ids are unguessable and never collide in
 /// practice. The random source is injected: the system generator in the program, a seeded one
 /// in tests.
@@ -9,6 +9,8 @@ public enum PaymentIDs {
         case attempt = "att"
         case refund = "re"
         case checkout = "co"
+        /// A push device registration (issue 16).
+        case device = "dev"
     }
 
     /// Characters after the prefix.

@@ -35,8 +35,11 @@ enum CommandTree {
                 children: [
                     .command(NotifyBuildCommand.self), .command(NotifyValidateCommand.self), .command(NotifyShowCommand.self),
                     .command(NotifyMutateCommand.self), .command(NotifyScheduleCommand.self), .command(NotifyDeliverCommand.self),
-                    .command(NotifyRespondCommand.self), .command(NotifyListCommand.self),
+                    .command(NotifyRespondCommand.self), .command(NotifyListCommand.self), .command(NotifySendCommand.self),
                 ]),
+            .group(
+                name: "devices", abstract: "Register and list the APNs device tokens checkouts are pushed to.",
+                children: [.command(DevicesAddCommand.self), .command(DevicesListCommand.self)]),
             .group(
                 name: "token", abstract: "Verify, decrypt and seal Apple Pay payment tokens.",
                 children: [.command(TokenVerifyCommand.self), .command(TokenDecryptCommand.self), .command(TokenSealCommand.self)]),

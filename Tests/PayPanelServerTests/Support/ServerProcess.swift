@@ -23,9 +23,10 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits (up to 60 s: a loaded 2-core machine) for its line.
     /// `database`: the `--db` value (default: payments.sqlite in the directory).
+    /// `launcher`: a program and its arguments that exec the binary (`unshare -m …`); its pid is the server's.
     init(
         directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil,
-        database: String? = nil
+        database: String? = nil, launcher: [String] = []
     ) throws {
         let directory = try directory ?? TemporaryDirectory("paypanel-server")
         self.directory = directory
@@ -35,11 +36,20 @@ final class ServerProcess: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--port", "0", "--db", database ?? directory.file("payments.sqlite"),
-                             "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
+        let serveArguments = ["serve", "--port", "0", "--db", database ?? directory.file("payments.sqlite"),
+                              "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path] + serveArguments
+        } else {
+            process.executableURL = CLIRunner.binary
+            process.arguments = serveArguments
+        }
         process.currentDirectoryURL = directory.url
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
+        // Under `swift test --sanitize=address` the server gets the run's sanitizer settings
+        // (LeakSanitizer off), as CLIRunner's children do; otherwise its exit status is LSan's.
+        for name in ["ASAN_OPTIONS", "SWIFT_BACKTRACE"] { env[name] = ProcessInfo.processInfo.environment[name] }
         env.merge(environment) { $1 }
         process.environment = env
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
@@ -79,10 +89,10 @@ final class ServerProcess: @unchecked Sendable {
     /// cooperative thread would starve the in-process servers of other test suites.
     static func start(
         directory: TemporaryDirectory? = nil, arguments: [String] = [], environment: [String: String] = [:], key: String? = nil,
-        database: String? = nil
+        database: String? = nil, launcher: [String] = []
     ) async throws -> ServerProcess {
         try await onThread {
-            try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key, database: database)
+            try ServerProcess(directory: directory, arguments: arguments, environment: environment, key: key, database: database, launcher: launcher)
         }
     }
 

@@ -32,8 +32,10 @@ public struct MediaFetchError: PayPanelError, Equatable {
         case httpStatus = "fetch_http_status"
         /// More bytes than the limit for the key.
         case tooLarge = "attachment_too_large"
-        /// A scheme or feature this fetcher does not support (https).
+        /// A scheme or feature this fetcher does not support.
         case unsupported = "fetch_unsupported"
+        /// The TLS handshake of an https fetch failed (untrusted or expired certificate, wrong host).
+        case tlsFailed = "fetch_tls_failed"
         /// A local path outside the attachments directory.
         case forbidden = "fetch_forbidden"
         /// The server broke HTTP (bad status line, bad chunking, too many redirects).
@@ -52,20 +54,25 @@ public struct MediaFetchError: PayPanelError, Equatable {
 }
 
 /// The fetcher the CLI uses: paths and `file://` URLs from the attachments directory, `http://`
-/// with `HTTPClient`. `https://` is reported as unsupported: PayPanel links no TLS library.
+/// with `HTTPClient`, and `https://` with `HTTPSMediaClient` (URLSession: TLS with the system's
+/// trusted certificates, which PayPanel's own socket client cannot do without libssl).
 public struct StandardMediaFetcher: MediaFetcher {
     public let files: LocalFileFetcher
     public let http: HTTPClient
+    public let https: HTTPSMediaClient
 
-    public init(attachmentsDirectory: String, http: HTTPClient = HTTPClient()) {
+    public init(attachmentsDirectory: String, http: HTTPClient = HTTPClient(), https: HTTPSMediaClient = HTTPSMediaClient()) {
         self.files = LocalFileFetcher(root: attachmentsDirectory)
         self.http = http
+        self.https = https
     }
 
     public func fetch(_ location: MediaLocation, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> FetchedMedia {
         switch location {
         case .path(let path), .file(let path):
             return try files.read(path, maximumBytes: maximumBytes)
+        case .web(let url) where url.isSecure:
+            return FetchedMedia(bytes: try https.get(url, maximumBytes: maximumBytes, timeout: timeout))
         case .web(let url):
             let response = try http.get(url, maximumBytes: maximumBytes, timeout: timeout)
             return FetchedMedia(bytes: response.body)

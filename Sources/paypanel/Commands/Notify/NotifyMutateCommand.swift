@@ -8,8 +8,9 @@ struct NotifyMutateCommand: CLICommand {
         discussion: """
             Only for mutable-content 1. Reads the Getui-style 'payload' string, sets the subtitle, \
             picks imageUrl, else videoUrl (on Wi-Fi only), else gifUrl, and fetches it within the \
-            deadline: a path or file:// URL inside the attachments directory, or an http:// URL \
-            (https:// is reported as unsupported). The file is kept only when its extension and its \
+            deadline: a path or file:// URL inside the attachments directory, an http:// URL, or an \
+            https:// URL (URLSession, trusting the system's CA bundle; a TLS failure is a fallback \
+            with fallbackCode fetch_tls_failed). The file is kept only when its extension and its \
             real type agree and it is within the limit for its type. Otherwise the original content \
             plus subtitle is delivered with a fallbackReason. Output: title, subtitle, body, \
             attachment {identifier, file, type, byteCount, source} or null, fallbackReason, \

@@ -12,14 +12,16 @@ struct ServeCommand: CLICommand {
             Prints one line, 'listening on http://HOST:PORT' (with --json one JSON object), then one JSON \
             access-log line per request on standard error. With no API key in the database, one is created \
             and printed once on standard error. SIGTERM or SIGINT: stop accepting, finish requests in flight \
-            (up to 10 s), stop the worker, exit 0. See docs/http-api.md.
+            (up to 10 s), stop the worker, exit 0. With --apns-key-file, --apns-key-id and --apns-team-id, \
+            checkouts created with a device are pushed through APNs and the worker retries pushes; without them \
+            it says so once and pushes nothing. See docs/http-api.md and docs/notifications.md.
             """,
         options: [
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8080)."),
             .value("--worker-interval", "ms", help: "How often the worker fires due timers and looks up unknown outcomes (default: 1000)."),
-        ] + WebhookServeOptions.all + TokenOptions.checking + CheckoutOptions.all,
-        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--allow-private-webhooks] [--processor-webhook-secret <secret>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path|postgresql://…>] [--processor-db <path>] [--now <time>]")
+        ] + WebhookServeOptions.all + TokenOptions.checking + CheckoutOptions.all + APNsOptions.all,
+        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--allow-private-webhooks] [--processor-webhook-secret <secret>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path|postgresql://…>] [--processor-db <path>] [--now <time>] [--apns-key-file <p8> --apns-key-id <id> --apns-team-id <id> --apns-topic <bundle-id> [--apns-environment development|production] [--apns-url <url>]]")
 
     let arguments: ParsedArguments
     let host: String
@@ -53,15 +55,27 @@ struct ServeCommand: CLICommand {
         }
         let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
         api.tokenDecryptor = decryptor
-        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor)
-        // Events and webhooks keep their tables in SQLite only, for now (docs/scaling.md).
+        // Events, webhooks, devices and the push queue keep their tables in SQLite only, for now
+        // (docs/scaling.md); on PostgreSQL those routes are off and serve says so.
         let webhooks: WebhookServeOptions.Composed?
+        let outbox: PushOutbox?
         if case .sqlite = try arguments.storeLocation(environment: environment) {
             webhooks = try WebhookServeOptions.compose(arguments: arguments, api: api, environment: environment, clock: clock)
+            // Pushes (docs/notifications.md): devices and the push queue on a connection of their own.
+            let provider = try arguments.apnsProvider(clock: clock)
+            if provider == nil {
+                Self.writeError("push: no APNs key (--apns-key-file, --apns-key-id, --apns-team-id): checkouts are not pushed; devices can still be registered")
+            }
+            outbox = PushOutbox(store: SQLiteDeviceStore(database: try arguments.openDatabase(environment: environment, clock: clock)),
+                                provider: provider, clock: clock)
         } else {
             webhooks = nil
-            Self.writeError("events and webhooks are not available on PostgreSQL yet: /v1/events, /v1/webhook_endpoints and /v1/processor/webhooks are off")
+            outbox = nil
+            Self.writeError("on PostgreSQL, events, webhooks, devices and pushes are not available yet: /v1/events, /v1/webhook_endpoints, /v1/processor/webhooks and /v1/devices are off")
         }
+        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor, pushes: outbox)
+        var providers: [any APIRouteProvider] = [checkouts] + (webhooks?.providers ?? [])
+        if let outbox { providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name))) }
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()
@@ -70,9 +84,10 @@ struct ServeCommand: CLICommand {
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, providers: [checkouts] + (webhooks?.providers ?? []), workerInterval: workerInterval,
+                api: api, configuration: configuration, providers: providers, workerInterval: workerInterval,
                 alsoEachPass: {
                     _ = try? await desk.expireDue()
+                    if let outbox { await Self.drainPushes(outbox) }
                     // Returns at once: a slow endpoint never holds up timers and lookups.
                     await webhooks?.relay.kick { report, error in Self.writeError(WebhookServeOptions.relayLine(report, error)) }
                 },
@@ -97,6 +112,24 @@ struct ServeCommand: CLICommand {
         guard try !ring.hasActiveKey() else { return }
         let created = try ring.create(name: "default", at: clock.now())
         console.printError("API key created (shown once; 'paypanel keys create' makes more): \(created.key) id=\(created.record.id)")
+    }
+
+    /// The worker's push pass: due deliveries are sent; one line when something happened.
+    static func drainPushes(_ outbox: PushOutbox) async {
+        do {
+            let attempted = try await outbox.drain()
+            guard !attempted.isEmpty else { return }
+            var counts: [(String, JSONValue)] = [("worker", "push"), ("attempted", .number(attempted.count))]
+            for status in PushDeliveryStatus.allCases {
+                let count = attempted.filter { $0.status == status }.count
+                if count > 0 { counts.append((status.rawValue, .number(count))) }
+            }
+            let loud = attempted.filter { $0.status == .failed }.compactMap(\.reason)
+            if !loud.isEmpty { counts.append(("failure_reasons", .array(Array(Set(loud)).sorted().map(JSONValue.string)))) }
+            writeError(JSONWriter.string(.orderedObject(counts)))
+        } catch {
+            writeError(JSONWriter.string(.orderedObject([("worker", "push"), ("error", .string((error as? any PayPanelError)?.code ?? "internal_error"))])))
+        }
     }
 
     static func workerLine(_ report: ReconciliationReport?, _ error: (any Error)?) -> String {

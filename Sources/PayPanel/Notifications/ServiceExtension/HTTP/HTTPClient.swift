@@ -3,10 +3,10 @@ import Foundation
 /// A small HTTP/1.1 GET client over POSIX sockets, with one hard deadline for the whole fetch
 /// (lookup, connect, request, response, redirects).
 ///
-/// Why not URLSession: on Linux it lives in FoundationNetworking, which needs libcurl at run
-/// time — a package PayPanel's documented setup (libsqlite3-dev, libssl-dev) does not install —
-/// and it would be linked into every program that uses the library. Consequence: `https://` is
-/// reported as unsupported (TLS would need libssl; only libcrypto is linked).
+/// Plain http stays on this client (one deadline for lookup, connect and every read, which
+/// URLSession cannot give: its timeouts are whole seconds and restart with each byte). It has
+/// no TLS (only libcrypto is linked), so it reports `https://` as unsupported; the standard
+/// fetcher sends https to `HTTPSMediaClient` (URLSession) instead.
 public struct HTTPClient: Sendable {
     /// Redirects followed before giving up.
     public var maximumRedirects: Int

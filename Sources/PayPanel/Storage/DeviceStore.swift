@@ -1,0 +1,174 @@
+import Foundation
+
+/// The storage boundary of push devices and push deliveries (issue 16), beside `PaymentStore`.
+/// Adopters hold the SQL and keep `PaymentStore`'s rules (serializable writes, epoch-millisecond
+/// times, errors without bound values). The rules above it are `PushOutbox`'s.
+///
+/// Adopters: `SQLiteDeviceStore`.
+public protocol DeviceStore: AnyObject {
+    func insertDevice(_ device: Device) throws
+    func device(_ id: String) throws -> Device?
+    /// The registration of `token` for `topic` in `environment`, dead or alive.
+    func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device?
+    /// Every device, oldest first.
+    func devices() throws -> [Device]
+    /// Marks the device dead; false when it already was (the first reason stays).
+    func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool
+
+    /// Inserts a delivery; returns its row id.
+    func insertDelivery(_ delivery: NewPushDelivery, at: Date) throws -> Int64
+    func delivery(_ id: Int64) throws -> PushDelivery?
+    /// The latest delivery to a checkout, or nil.
+    func latestDelivery(checkoutID: String) throws -> PushDelivery?
+    /// Ids of pending deliveries due at `now` whose claim (if any) has lapsed, oldest first.
+    func dueDeliveryIDs(at now: Date, limit: Int) throws -> [Int64]
+    /// In one write: re-checks that `id` is pending, due and unclaimed, claims it until
+    /// `claimUntil`, counts the attempt and records it in flight. Nil when someone else has it.
+    func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery?
+    /// Records how attempt `attempt` of delivery `id` ended, and the delivery's new state.
+    func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws
+    /// Every attempt of a delivery, first first.
+    func attempts(deliveryID: Int64) throws -> [PushAttempt]
+}
+
+/// One APNs registration of an app on a device.
+public struct Device: Sendable, Equatable {
+    /// `dev_…`.
+    public let id: String
+    /// Lower-case hex.
+    public let token: String
+    public let topic: String
+    public let environment: APNsEnvironment
+    /// Set when APNs said the token will never work again.
+    public var dead: (reason: String, at: Date)?
+    public let createdAt: Date
+
+    public init(id: String, token: String, topic: String, environment: APNsEnvironment, dead: (reason: String, at: Date)?, createdAt: Date) {
+        self.id = id
+        self.token = token
+        self.topic = topic
+        self.environment = environment
+        self.dead = dead
+        self.createdAt = createdAt
+    }
+
+    public var isDead: Bool { dead != nil }
+
+    public static func == (lhs: Device, rhs: Device) -> Bool {
+        lhs.id == rhs.id && lhs.token == rhs.token && lhs.topic == rhs.topic && lhs.environment == rhs.environment
+            && lhs.dead?.reason == rhs.dead?.reason && lhs.dead?.at == rhs.dead?.at && lhs.createdAt == rhs.createdAt
+    }
+}
+
+/// Where a delivery stands.
+public enum PushDeliveryStatus: String, Sendable, CaseIterable {
+    /// Not answered for good yet: due at `nextAttemptAt`.
+    case pending
+    /// APNs accepted it (200).
+    case sent
+    /// APNs refused it for a reason resending cannot fix, retries ran out, or it expired.
+    case failed
+    /// The device token is dead; the device is marked so.
+    case deviceDead = "device_dead"
+    /// Not sent: the server has no APNs credentials.
+    case skipped
+}
+
+/// A delivery about to be queued.
+public struct NewPushDelivery: Sendable, Equatable {
+    public let apnsID: String
+    public let deviceID: String
+    public let checkoutID: String?
+    public let collapseID: String?
+    public let payload: [UInt8]
+    public let expiresAt: Date?
+    /// `.pending`, or `.skipped` with a reason.
+    public let status: PushDeliveryStatus
+    public let reason: String?
+
+    public init(apnsID: String, deviceID: String, checkoutID: String?, collapseID: String?, payload: [UInt8], expiresAt: Date?,
+                status: PushDeliveryStatus = .pending, reason: String? = nil) {
+        self.apnsID = apnsID
+        self.deviceID = deviceID
+        self.checkoutID = checkoutID
+        self.collapseID = collapseID
+        self.payload = payload
+        self.expiresAt = expiresAt
+        self.status = status
+        self.reason = reason
+    }
+}
+
+/// A stored delivery.
+public struct PushDelivery: Sendable, Equatable {
+    public let id: Int64
+    public let apnsID: String
+    public let deviceID: String
+    public let checkoutID: String?
+    public let collapseID: String?
+    public let payload: [UInt8]
+    public let expiresAt: Date?
+    public var status: PushDeliveryStatus
+    /// APNs' reason, or PayPanel's (`retries_exhausted`, `expired`, `apns_not_configured`).
+    public var reason: String?
+    public var attempts: Int
+    public var nextAttemptAt: Date?
+
+    public init(id: Int64, apnsID: String, deviceID: String, checkoutID: String?, collapseID: String?, payload: [UInt8],
+                expiresAt: Date?, status: PushDeliveryStatus, reason: String?, attempts: Int, nextAttemptAt: Date?) {
+        self.id = id
+        self.apnsID = apnsID
+        self.deviceID = deviceID
+        self.checkoutID = checkoutID
+        self.collapseID = collapseID
+        self.payload = payload
+        self.expiresAt = expiresAt
+        self.status = status
+        self.reason = reason
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
+
+/// How one attempt ended, as stored.
+public struct PushAttemptResult: Sendable, Equatable {
+    public enum Outcome: String, Sendable {
+        case inFlight = "in_flight"
+        case sent
+        case deviceDead = "device_dead"
+        case retry
+        case rejected
+        case unreachable
+        case tokenRefused = "token_refused"
+    }
+
+    public let outcome: Outcome
+    public let httpStatus: Int?
+    public let reason: String?
+    /// The delivery's state after this attempt.
+    public let deliveryStatus: PushDeliveryStatus
+    /// When to try again (with `.pending`).
+    public let nextAttemptAt: Date?
+    /// 410's `timestamp`: since when APNs knows the token is invalid (the device's dead time).
+    public let invalidSince: Date?
+
+    public init(outcome: Outcome, httpStatus: Int?, reason: String?, deliveryStatus: PushDeliveryStatus, nextAttemptAt: Date?,
+                invalidSince: Date? = nil) {
+        self.invalidSince = invalidSince
+        self.outcome = outcome
+        self.httpStatus = httpStatus
+        self.reason = reason
+        self.deliveryStatus = deliveryStatus
+        self.nextAttemptAt = nextAttemptAt
+    }
+}
+
+/// One recorded attempt.
+public struct PushAttempt: Sendable, Equatable {
+    public let attempt: Int
+    public let startedAt: Date
+    public let finishedAt: Date?
+    public let outcome: PushAttemptResult.Outcome
+    public let httpStatus: Int?
+    public let reason: String?
+}

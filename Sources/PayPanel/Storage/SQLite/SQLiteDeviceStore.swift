@@ -1,0 +1,154 @@
+import Foundation
+
+/// `DeviceStore` on the payments database's `devices`, `push_deliveries` and `push_attempts`
+/// tables (migration 0007). One owner, like its `Database`.
+public final class SQLiteDeviceStore: DeviceStore {
+    public let database: Database
+
+    /// A store on an open, migrated payments database.
+    public init(database: Database) {
+        self.database = database
+    }
+
+    // MARK: - Devices
+
+    private static let deviceColumns = "id, token, topic, environment, dead_reason, dead_at, created_at"
+
+    public func insertDevice(_ device: Device) throws {
+        try database.write {
+            try database.execute(
+                "INSERT INTO devices (id, token, topic, environment, status, dead_reason, dead_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [device.id, device.token, device.topic, device.environment.rawValue, device.isDead ? "dead" : "active",
+                 device.dead?.reason, device.dead?.at, device.createdAt])
+        }
+    }
+
+    public func device(_ id: String) throws -> Device? {
+        try database.queryFirst("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [id], Self.device(from:))
+    }
+
+    public func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
+        try database.queryFirst(
+            "SELECT \(Self.deviceColumns) FROM devices WHERE token = ? AND topic = ? AND environment = ?",
+            [token, topic, environment.rawValue], Self.device(from:))
+    }
+
+    public func devices() throws -> [Device] {
+        try database.queryAll("SELECT \(Self.deviceColumns) FROM devices ORDER BY created_at, id", [], Self.device(from:))
+    }
+
+    public func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
+        try database.write {
+            try database.execute(
+                "UPDATE devices SET status = 'dead', dead_reason = ?, dead_at = ? WHERE id = ? AND status = 'active'", [reason, at, id])
+            return database.changes == 1
+        }
+    }
+
+    private static func device(from row: Row) throws -> Device {
+        let id = row.string(0)
+        guard let environment = APNsEnvironment(rawValue: row.string(3)) else {
+            throw DeviceStoreError(rowID: id, detail: "unknown environment")
+        }
+        let dead = row.optionalString(4).map { (reason: $0, at: Timestamp.date(epochMilliseconds: row.int64(5))) }
+        return Device(id: id, token: row.string(1), topic: row.string(2), environment: environment, dead: dead,
+                      createdAt: Timestamp.date(epochMilliseconds: row.int64(6)))
+    }
+
+    // MARK: - Deliveries
+
+    private static let deliveryColumns =
+        "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
+
+    public func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
+        try database.write {
+            try database.execute("""
+                INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, \
+                next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [delivery.apnsID, delivery.deviceID, delivery.checkoutID, delivery.collapseID,
+                 String(decoding: delivery.payload, as: UTF8.self), delivery.expiresAt, delivery.status.rawValue, delivery.reason,
+                 delivery.status == .pending ? now : nil, now, now])
+            return database.lastInsertRowID
+        }
+    }
+
+    public func delivery(_ id: Int64) throws -> PushDelivery? {
+        try database.queryFirst("SELECT \(Self.deliveryColumns) FROM push_deliveries WHERE id = ?", [id], Self.delivery(from:))
+    }
+
+    public func latestDelivery(checkoutID: String) throws -> PushDelivery? {
+        try database.queryFirst(
+            "SELECT \(Self.deliveryColumns) FROM push_deliveries WHERE checkout_id = ? ORDER BY id DESC LIMIT 1",
+            [checkoutID], Self.delivery(from:))
+    }
+
+    public func dueDeliveryIDs(at now: Date, limit: Int) throws -> [Int64] {
+        try database.queryAll("""
+            SELECT id FROM push_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
+            AND (claimed_until IS NULL OR claimed_until <= ?1) ORDER BY next_attempt_at, id LIMIT ?2
+            """, [now, Int64(limit)]) { $0.int64(0) }
+    }
+
+    public func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
+        try database.write {
+            try database.execute("""
+                UPDATE push_deliveries SET claimed_until = ?2, attempts = attempts + 1, updated_at = max(updated_at, ?1)
+                WHERE id = ?3 AND status = 'pending' AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
+                """, [now, claimUntil, id])
+            guard database.changes == 1, let claimed = try delivery(id) else { return nil }
+            try database.execute(
+                "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES (?, ?, ?, 'in_flight')",
+                [id, claimed.attempts, now])
+            return claimed
+        }
+    }
+
+    public func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
+        try database.write {
+            try database.execute(
+                "UPDATE push_attempts SET finished_at = ?, outcome = ?, http_status = ?, reason = ? WHERE delivery_id = ? AND attempt = ?",
+                [now, result.outcome.rawValue, result.httpStatus, result.reason, id, attempt])
+            try database.execute("""
+                UPDATE push_deliveries SET status = ?, reason = ?, next_attempt_at = ?, claimed_until = NULL,
+                updated_at = max(updated_at, ?) WHERE id = ?
+                """,
+                [result.deliveryStatus.rawValue, result.reason, result.deliveryStatus == .pending ? (result.nextAttemptAt ?? now) : nil, now, id])
+        }
+    }
+
+    public func attempts(deliveryID: Int64) throws -> [PushAttempt] {
+        try database.queryAll(
+            "SELECT attempt, started_at, finished_at, outcome, http_status, reason FROM push_attempts WHERE delivery_id = ? ORDER BY attempt",
+            [deliveryID]
+        ) { row in
+            PushAttempt(
+                attempt: row.int(0), startedAt: Timestamp.date(epochMilliseconds: row.int64(1)),
+                finishedAt: row.optionalInt64(2).map { Timestamp.date(epochMilliseconds: $0) },
+                outcome: PushAttemptResult.Outcome(rawValue: row.string(3)) ?? .inFlight,
+                httpStatus: row.optionalInt64(4).map { Int($0) }, reason: row.optionalString(5))
+        }
+    }
+
+    private static func delivery(from row: Row) throws -> PushDelivery {
+        let id = row.int64(0)
+        guard let status = PushDeliveryStatus(rawValue: row.string(7)) else {
+            throw DeviceStoreError(rowID: String(id), detail: "unknown delivery status")
+        }
+        return PushDelivery(
+            id: id, apnsID: row.string(1), deviceID: row.string(2), checkoutID: row.optionalString(3), collapseID: row.optionalString(4),
+            payload: Array(row.string(5).utf8), expiresAt: row.optionalInt64(6).map { Timestamp.date(epochMilliseconds: $0) },
+            status: status, reason: row.optionalString(8), attempts: row.int(9),
+            nextAttemptAt: row.optionalInt64(10).map { Timestamp.date(epochMilliseconds: $0) })
+    }
+}
+
+/// A devices or deliveries row this program cannot read back.
+public struct DeviceStoreError: PayPanelError, Equatable {
+    public let rowID: String
+    public let detail: String
+    public var code: String { "database_corrupt_row" }
+    public var message: String {
+        "the payments database holds a push row \(rowID) this program cannot read (\(detail)): restore the database from a backup"
+    }
+}
