@@ -52,6 +52,13 @@ struct ServeCommand: CLICommand {
         }
         let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
         api.tokenDecryptor = decryptor
+        // The device simulator page and its demo key exist in test mode only (docs/demo.md).
+        var demo: [any APIRouteProvider] = []
+        if verification.trust.isTestMode {
+            let key = DemoKey()
+            api.alternativeCredentials.append(key)
+            demo.append(DemoSite(key: key, sealing: DemoWalletSealing(clock: clock)))
+        }
         let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor)
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
@@ -61,7 +68,7 @@ struct ServeCommand: CLICommand {
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, providers: [checkouts], workerInterval: workerInterval,
+                api: api, configuration: configuration, providers: [checkouts] + demo, workerInterval: workerInterval,
                 alsoEachPass: { _ = try? await desk.expireDue() },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {
