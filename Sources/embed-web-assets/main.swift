@@ -62,15 +62,13 @@ enum EmbeddedWebAssets {
 // temporary file and renamed over the output, so a compile never reads half a file.
 if FileManager.default.contents(atPath: outputPath) != Data(source.utf8) {
     let temporary = outputPath + ".\(ProcessInfo.processInfo.processIdentifier).tmp"
-    do {
-        try Data(source.utf8).write(to: URL(fileURLWithPath: temporary))
-        if FileManager.default.fileExists(atPath: outputPath) {
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: outputPath), withItemAt: URL(fileURLWithPath: temporary))
-        } else {
-            try FileManager.default.moveItem(atPath: temporary, toPath: outputPath)
-        }
-    } catch {
-        try? FileManager.default.removeItem(atPath: temporary)
-        fail("cannot write \(outputPath): \(error.localizedDescription)")
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(source.utf8)) else {
+        fail("cannot write \(temporary)")
+    }
+    // rename(2) replaces the old file in one step (Foundation's replaceItemAt fails on Linux here).
+    if rename(temporary, outputPath) != 0 {
+        let reason = String(cString: strerror(errno))
+        unlink(temporary)
+        fail("cannot replace \(outputPath): \(reason)")
     }
 }

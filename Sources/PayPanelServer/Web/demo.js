@@ -12,6 +12,7 @@
     clientSecret: null,  // from the create answer; pays this one checkout only
     selected: null,      // the chosen amount (minor units); kept across updates
     pollTimer: null,
+    lastSeen: null,      // the last GET's JSON text, to draw only changes
     busy: false,
     opener: null,        // the element to focus when a dialog closes
   };
@@ -116,6 +117,8 @@
     state.clientSecret = created.json.client_secret;
     delete created.json.client_secret;
     state.checkout = created.json;
+    // A GET answers the create's object less its client secret: nothing to redraw until it changes.
+    state.lastSeen = JSON.stringify(created.json);
     state.selected = defaultAmount(state.checkout);
     $("checkout-id").textContent = state.checkout.id;
     renderBanner();
@@ -209,7 +212,10 @@
     if (!state.checkout || state.busy) return;
     const answer = await call("GET", "/v1/checkouts/" + encodeURIComponent(state.checkout.id), undefined, state.demoKey);
     if (answer.status !== 200 || !answer.json) return;
-    if (answer.json.updated === state.checkout.updated && answer.json.status === state.checkout.status) return;
+    // The whole object, not `updated`: that is in seconds, and two changes can share one.
+    const seen = JSON.stringify(answer.json);
+    if (seen === state.lastSeen) return;
+    state.lastSeen = seen;
     state.checkout = answer.json;
     renderBanner();
     if (!$("panel").hidden) {
