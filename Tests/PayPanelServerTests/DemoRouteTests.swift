@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// The device simulator's routes over a real `paypanel serve`: present with `--test-root` only,
-/// the page's security headers, the demo key's narrow powers, and the bounded token call.
+/// the page's security headers, the demo key's narrow powers, and the bounded token call; and
+/// the operator console's page, served in every mode.
 @Suite struct DemoRouteTests {
     static let csp = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
@@ -16,6 +17,14 @@ import TestSupport
         // With the server's own secret key the token route does not exist either.
         let tokens = try await server.request("POST", "/v1/demo/tokens", json: #"{"card":"card_4242","amount":1000}"#)
         #expect(tokens.status == 404, "\(tokens.text)")
+        // The operator console is served in every mode (it holds no secret), with the same headers.
+        for path in ["/console", "/console/console.js", "/console/console.css"] {
+            let response = try await server.request("GET", path, key: "")
+            #expect(response.status == 200 && response.headers["content-security-policy"] == Self.csp, "\(path)")
+            #expect(response.headers["x-content-type-options"] == "nosniff", "\(path)")
+        }
+        let console = try await server.request("GET", "/console", key: "")
+        #expect(console.text.contains(#"<script src="/console/console.js" defer></script>"#) && !console.text.contains("<script>"))
         #expect(await server.terminate() == 0)
     }
 

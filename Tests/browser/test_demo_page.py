@@ -1,4 +1,5 @@
-"""Browser test of the device simulator page (GET /demo) in a real headless Chromium.
+"""Browser tests of the device simulator page (GET /demo) and the operator console (GET /console)
+in a real headless Chromium.
 
 Starts a real `paypanel serve --test-root --port 0` in a temporary directory, drives the page
 with Selenium and checks the outcome through the API with the server's secret key. Every wait
@@ -24,7 +25,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 OPTIONS = {"binary": ".build/debug/paypanel", "screenshots": None}
 WAIT = 60  # seconds; bounds a hang only
@@ -199,6 +200,35 @@ class DemoPageTests(unittest.TestCase):
         self.driver.find_element(By.ID, "card-year").send_keys("2030")
         self.driver.find_element(By.ID, "card-form-submit").click()
         self.assertEqual(self.result_title(), "Done")
+
+    def test_console_captures_in_part_and_refunds_in_part(self):
+        intent = self.server.api("POST", "/v1/payment_intents", {"amount": 1000, "currency": "USD", "capture_method": "manual"})
+        self.server.api("POST", "/v1/payment_intents/%s/confirm" % intent["id"], {"payment_method": {
+            "type": "card", "number": "4242424242424242", "exp_month": 12, "exp_year": 2030}})
+        self.driver.get(self.server.url + "/console")
+        self.visible("#key").send_keys(self.server.key)
+        self.driver.find_element(By.CSS_SELECTOR, "#sign-in-form button[type=submit]").click()
+        self.visible("#intents")
+        self.assertNotIn(self.server.key, self.driver.current_url, "the key is never in the URL")
+        self.assertEqual(self.driver.execute_script("return document.cookie + JSON.stringify(localStorage) + JSON.stringify(sessionStorage)"), "{}{}")
+        Select(self.driver.find_element(By.ID, "status-filter")).select_by_value("requires_capture")
+        self.wait(lambda d: any(b.text == intent["id"] for b in d.find_elements(By.CSS_SELECTOR, "#intent-rows button")))
+        next(b for b in self.driver.find_elements(By.CSS_SELECTOR, "#intent-rows button") if b.text == intent["id"]).click()
+        self.visible("#detail")
+        self.driver.find_element(By.ID, "capture-amount").send_keys("600")
+        self.driver.find_element(By.ID, "capture").click()
+        self.wait(lambda d: "succeeded" in d.find_element(By.ID, "summary").text)
+        # A refund above what is refundable: the API's own error, shown as it is.
+        self.driver.find_element(By.ID, "refund-amount").send_keys("5000")
+        self.driver.find_element(By.ID, "refund").click()
+        self.wait(lambda d: "HTTP 4" in d.find_element(By.ID, "action-message").text)
+        self.driver.find_element(By.ID, "refund-amount").clear()
+        self.driver.find_element(By.ID, "refund-amount").send_keys("200")
+        self.driver.find_element(By.ID, "refund").click()
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#refund-rows tr")) == 1)
+        after = self.server.api("GET", "/v1/payment_intents/" + intent["id"])
+        self.assertEqual((after["amount_captured"], after["amount_refunded"]), (600, 200))
+        self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, "#attempt-rows tr"), "the attempt is listed")
 
 
 if __name__ == "__main__":

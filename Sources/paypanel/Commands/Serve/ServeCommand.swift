@@ -68,7 +68,7 @@ struct ServeCommand: CLICommand {
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, providers: [checkouts] + demo, workerInterval: workerInterval,
+                api: api, configuration: configuration, providers: [checkouts, ConsoleSite()] + demo, workerInterval: workerInterval,
                 alsoEachPass: { _ = try? await desk.expireDue() },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {
