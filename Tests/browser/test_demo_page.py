@@ -211,7 +211,7 @@ class DemoPageTests(unittest.TestCase):
         self.visible("#intents")
         self.assertNotIn(self.server.key, self.driver.current_url, "the key is never in the URL")
         self.assertEqual(self.driver.execute_script("return document.cookie + JSON.stringify(localStorage) + JSON.stringify(sessionStorage)"), "{}{}")
-        Select(self.driver.find_element(By.ID, "status-filter")).select_by_value("requires_capture")
+        Select(self.driver.find_element(By.ID, "status-filter")).select_by_visible_text("requires_capture")
         self.wait(lambda d: any(b.text == intent["id"] for b in d.find_elements(By.CSS_SELECTOR, "#intent-rows button")))
         next(b for b in self.driver.find_elements(By.CSS_SELECTOR, "#intent-rows button") if b.text == intent["id"]).click()
         self.visible("#detail")
