@@ -12,7 +12,8 @@ struct ServeCommand: CLICommand {
             Prints one line, 'listening on http://HOST:PORT' (with --json one JSON object), then one JSON \
             access-log line per request on standard error. With no API key in the database, one is created \
             and printed once on standard error. SIGTERM or SIGINT: stop accepting, finish requests in flight \
-            (up to 10 s), stop the worker, exit 0. See docs/http-api.md.
+            (up to 10 s), stop the worker, exit 0. See docs/http-api.md. GET /console is the operator \
+            console; with --test-root, GET /demo is the device simulator page (docs/demo.md).
             """,
         options: [
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
