@@ -60,6 +60,15 @@ let package = Package(
             path: "Sources/EmbedMigrationsPlugin"
         ),
 
+        // Embeds Sources/PayPanelServer/Web/* (the demo page) into the server at build time.
+        .executableTarget(name: "embed-web-assets", path: "Sources/embed-web-assets"),
+        .plugin(
+            name: "EmbedWebAssetsPlugin",
+            capability: .buildTool(),
+            dependencies: ["embed-web-assets"],
+            path: "Sources/EmbedWebAssetsPlugin"
+        ),
+
         // All the logic, in feature folders. Never prints.
         .target(
             name: "PayPanel",
@@ -93,7 +102,10 @@ let package = Package(
         ),
         // The HTTP API (/v1/payment_intents, /v1/refunds, health, OpenAPI) as thin translation
         // over CheckoutService, with API keys, idempotency keys and the reconciliation worker.
-        .target(name: "PayPanelServer", dependencies: ["PayPanel", "PayPanelHTTP"], path: "Sources/PayPanelServer"),
+        // Web/: the test-mode demo page (GET /demo), embedded by EmbedWebAssetsPlugin.
+        .target(
+            name: "PayPanelServer", dependencies: ["PayPanel", "PayPanelHTTP"], path: "Sources/PayPanelServer",
+            exclude: ["Web"], plugins: ["EmbedWebAssetsPlugin"]),
         // The mock processor over HTTP: a Stripe-compatible subset with test endpoints
         // (`paypanel processor serve`, docs/mock-processor.md).
         .target(name: "MockProcessorServer", dependencies: ["MockProcessor", "PayPanel", "PayPanelHTTP"], path: "Sources/MockProcessorServer"),

@@ -23,6 +23,9 @@ public struct PaymentsAPI: Sendable {
     /// Verifies and decrypts Apple Pay tokens for `confirm` with `payment_method[type]=apple_pay`
     /// (the same merchant keys and trust as the device's `/pay`); nil refuses them with 400.
     public var tokenDecryptor: ApplePayTokenDecryptor?
+    /// Credentials besides secret keys, asked first on `/v1/…` (the test-mode demo key); empty
+    /// in production.
+    public var alternativeCredentials: [any APIAlternativeCredential] = []
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// SQLite database) for key checks and idempotency keys.
@@ -63,12 +66,15 @@ public struct PaymentsAPI: Sendable {
     /// `/v1/…` needs an active secret key; health and the OpenAPI document do not. Unknown
     /// `/v1` paths are checked too, so their 404 tells nothing to a caller without a key.
     private var authentication: Middleware {
-        Middleware { [keys] context, next in
+        Middleware { [keys, alternativeCredentials] context, next in
             guard context.path == "/v1" || context.path.hasPrefix("/v1/") else { return await next(context) }
             // The device's pay call carries the checkout's client secret instead; its route checks it.
             if CheckoutsAPI.isPayPath(context.path) { return await next(context) }
             // The processor's webhooks carry its Stripe-Signature instead; their route checks it.
             if context.path == ProcessorWebhooksAPI.path { return await next(context) }
+            for credential in alternativeCredentials {
+                if let response = try await credential.authenticate(context, next: next) { return response }
+            }
             let record = try await keys.authenticate(context.headers["authorization"])
             return await AuthenticatedKey.$current.withValue(record) { await next(context) }
         }

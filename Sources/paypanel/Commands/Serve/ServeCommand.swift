@@ -14,7 +14,8 @@ struct ServeCommand: CLICommand {
             and printed once on standard error. SIGTERM or SIGINT: stop accepting, finish requests in flight \
             (up to 10 s), stop the worker, exit 0. With --apns-key-file, --apns-key-id and --apns-team-id, \
             checkouts created with a device are pushed through APNs and the worker retries pushes; without them \
-            it says so once and pushes nothing. See docs/http-api.md and docs/notifications.md.
+            it says so once and pushes nothing. GET /console is the operator console; with --test-root, GET /demo \
+            is the device simulator page. See docs/http-api.md, docs/notifications.md and docs/demo.md.
             """,
         options: [
             .value("--host", "address", help: "The address to listen on (default: 127.0.0.1)."),
@@ -55,6 +56,14 @@ struct ServeCommand: CLICommand {
         }
         let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
         api.tokenDecryptor = decryptor
+        // The device simulator page and its demo key exist in test mode only (docs/demo.md).
+        // Before anything copies `api`: the demo key is one of its credentials.
+        var demo: [any APIRouteProvider] = []
+        if verification.trust.isTestMode {
+            let key = DemoKey()
+            api.alternativeCredentials.append(key)
+            demo.append(DemoSite(key: key, sealing: DemoWalletSealing(clock: clock)))
+        }
         // Events, webhooks, devices and the push queue keep their tables in SQLite only, for now
         // (docs/scaling.md); on PostgreSQL those routes are off and serve says so.
         let webhooks: WebhookServeOptions.Composed?
@@ -74,7 +83,7 @@ struct ServeCommand: CLICommand {
             Self.writeError("on PostgreSQL, events, webhooks, devices and pushes are not available yet: /v1/events, /v1/webhook_endpoints, /v1/processor/webhooks and /v1/devices are off")
         }
         let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor, pushes: outbox)
-        var providers: [any APIRouteProvider] = [checkouts] + (webhooks?.providers ?? [])
+        var providers: [any APIRouteProvider] = [checkouts, ConsoleSite()] + demo + (webhooks?.providers ?? [])
         if let outbox { providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name))) }
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.

@@ -1,0 +1,26 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+
+/// The operator console, `GET /console` (every mode): a static page that holds no secret. The
+/// operator signs in with a secret key that the page keeps in memory only and sends in the
+/// `Authorization` header only; everything it shows comes from the `/v1` API with that key.
+/// Same headers as the demo page: only this origin's script and style files, `nosniff`.
+public struct ConsoleSite: APIRouteProvider {
+    public init() {}
+
+    public func addRoutes(to router: inout Router) {
+        router.get("/console") { _ in try DemoSite.asset("console.html") }
+        router.get("/console/console.css") { _ in try DemoSite.asset("console.css") }
+        router.get("/console/console.js") { _ in try DemoSite.asset("console.js") }
+    }
+
+    public var openAPIPaths: [(path: String, item: JSONValue)] {
+        let page = { (what: String) in
+            OpenAPIDocument.item(["get": OpenAPIDocument.operation(
+                "The operator console's \(what) (sign in with a secret key, kept in the page's memory only).", auth: false,
+                responses: ["200": what])])
+        }
+        return [("/console", page("HTML page")), ("/console/console.css", page("stylesheet")), ("/console/console.js", page("script"))]
+    }
+}
