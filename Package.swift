@@ -137,7 +137,7 @@ let package = Package(
         // Starts the real `paypanel serve` on port 0 and drives it over sockets.
         .testTarget(
             name: "PayPanelServerTests",
-            dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "PayPanelDemo", "TestSupport"],
+            dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "PayPanelDemo", "PayPanelReliability", "TestSupport"],
             path: "Tests/PayPanelServerTests"
         ),
         // Starts the real `paypanel processor serve` on port 0 and drives it over sockets, and the

@@ -33,7 +33,13 @@ import TestSupport
         }
         let resident = Self.residentBytes(of: server.process.processIdentifier)
         print("paypanel serve with \(count) idle keep-alive connections: resident \(resident >> 10) KiB")
-        #expect(resident > 0 && resident < 64 * 1024 * 1024, "resident \(resident >> 20) MiB")
+        #expect(resident > 0)
+        // Under AddressSanitizer the server's heap carries shadow memory and a quarantine of
+        // freed blocks (measured: 425 MiB at rest), so the bound speaks of the ordinary build
+        // only, which every `swift test` run checks.
+        if !Sanitizers.areActive {
+            #expect(resident < 64 * 1024 * 1024, "resident \(resident >> 20) MiB")
+        }
         let fresh = try await server.request("GET", "/healthz", key: "")
         #expect(fresh.status == 200)
         withExtendedLifetime(clients) {}

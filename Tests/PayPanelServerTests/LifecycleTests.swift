@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelReliability
 import PayPanel
 import PayPanelHTTP
 import PayPanelServer
@@ -96,7 +97,7 @@ struct UnusedProcessor: PaymentProcessor {
         let process = Process()
         process.executableURL = CLIRunner.binary
         process.arguments = ["serve", "--port", "0", "--json", "--db", directory.file("p.sqlite"), "--processor-db", directory.file("q.sqlite")]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path]
+        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path].merging(ChildProcess.sanitizerEnvironment) { $1 }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

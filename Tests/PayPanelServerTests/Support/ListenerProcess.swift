@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelReliability
 import Glibc
 import TestSupport
 
@@ -22,6 +23,7 @@ final class ListenerProcess: @unchecked Sendable {
         process.arguments = ["webhooks", "listen", "--port", "0"] + arguments
         process.currentDirectoryURL = directory.url
         process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
+            .merging(ChildProcess.sanitizerEnvironment) { $1 }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardInput = FileHandle.nullDevice

@@ -16,6 +16,7 @@ import Testing
         (403, "BadCertificate", .refreshProviderToken), (403, "BadCertificateEnvironment", .refreshProviderToken),
         (403, "ExpiredProviderToken", .refreshProviderToken), (403, "Forbidden", .refreshProviderToken),
         (403, "InvalidProviderToken", .refreshProviderToken), (403, "MissingProviderToken", .refreshProviderToken),
+        (403, "UnrelatedKeyIdInToken", .refreshProviderToken), (403, "BadEnvironmentKeyIdInToken", .refreshProviderToken),
         (404, "BadPath", .reject), (405, "MethodNotAllowed", .reject), (410, "ExpiredToken", .deviceDead), (410, "Unregistered", .deviceDead),
         (413, "PayloadTooLarge", .reject), (429, "TooManyProviderTokenUpdates", .retry), (429, "TooManyRequests", .retry),
         (500, "InternalServerError", .retry), (503, "ServiceUnavailable", .retry), (503, "Shutdown", .retry),

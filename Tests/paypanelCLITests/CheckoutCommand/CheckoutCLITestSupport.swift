@@ -91,6 +91,7 @@ final class InteractiveCheckout: @unchecked Sendable {
         process.currentDirectoryURL = directory.url
         process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb", "HOME": directory.path]
             .merging(ChildProcess.sanitizerEnvironment) { $1 }
+            .merging(ChildProcess.sanitizerEnvironment) { $1 }
         process.standardInput = input
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = FileHandle.nullDevice

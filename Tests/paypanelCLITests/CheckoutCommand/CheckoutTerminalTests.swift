@@ -182,6 +182,7 @@ final class TerminalSession: @unchecked Sendable {
         process.currentDirectoryURL = directory.url
         process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": term, "NO_COLOR": "1"]
             .merging(ChildProcess.sanitizerEnvironment) { $1 }
+            .merging(ChildProcess.sanitizerEnvironment) { $1 }
         process.standardInput = handle
         process.standardOutput = handle
         process.standardError = handle

@@ -70,6 +70,7 @@ public enum APNsReasonTable {
         (403, "BadCertificate", .refreshProviderToken), (403, "BadCertificateEnvironment", .refreshProviderToken),
         (403, "ExpiredProviderToken", .refreshProviderToken), (403, "Forbidden", .refreshProviderToken),
         (403, "InvalidProviderToken", .refreshProviderToken), (403, "MissingProviderToken", .refreshProviderToken),
+        (403, "UnrelatedKeyIdInToken", .refreshProviderToken), (403, "BadEnvironmentKeyIdInToken", .refreshProviderToken),
         (404, "BadPath", .reject), (405, "MethodNotAllowed", .reject),
         (410, "ExpiredToken", .deviceDead), (410, "Unregistered", .deviceDead),
         (413, "PayloadTooLarge", .reject),
