@@ -77,14 +77,6 @@ public final class LoopbackHTTPServer: Sendable {
         close(listener)
     }
 
-    /// A port on 127.0.0.1 where nothing listens: bound, read, and released at once.
-    public static func closedPort() throws -> Int {
-        let server = try LoopbackHTTPServer(routes: [:])
-        let port = server.port
-        server.stop()
-        return port
-    }
-
     private static func localPort(of descriptor: Int32) -> Int {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -124,14 +124,12 @@ import TestSupport
         }
     }
 
+    /// Refused, not waited out: the error is the refusal's, not the deadline's. Port 1, where
+    /// nothing listens (a port found free can be taken by another test before the connect).
     @Test func anUnreachablePortFailsAtOnce() throws {
-        let port = try LoopbackHTTPServer.closedPort()
-        let started = ContinuousClock.now
-        #expect { try HTTPClient().get(try url("http://127.0.0.1:\(port)/a.png"), maximumBytes: 1000, timeout: .seconds(25)) } throws: {
+        #expect { try HTTPClient().get(try url("http://127.0.0.1:1/a.png"), maximumBytes: 1000, timeout: .seconds(25)) } throws: {
             ($0 as? MediaFetchError)?.kind == .unreachable && ($0 as? MediaFetchError)?.message.contains("connection refused") == true
         }
-        // Refused, not waited out: generous bound so a loaded machine does not fail it.
-        #expect(started.duration(to: .now) < .seconds(10))
     }
 
     @Test func aServerThatNeverAnswersTimesOutAtTheDeadline() throws {
