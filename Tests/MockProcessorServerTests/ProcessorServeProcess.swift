@@ -80,21 +80,13 @@ final class ServedProcess: @unchecked Sendable {
     /// SIGKILL, as a crash would, and waits until the process is gone.
     func crash() async {
         kill(process.processIdentifier, SIGKILL)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        await process.waitForExit(within: 30)
     }
 
     /// SIGTERM, then the exit status (waits up to 30 s, then SIGKILL and -1).
     @discardableResult
     func terminate() async -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            return -1
-        }
-        return process.terminationStatus
+        await process.stopGracefully(within: 30)
     }
 }
 

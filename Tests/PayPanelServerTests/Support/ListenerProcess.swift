@@ -70,13 +70,6 @@ final class ListenerProcess: @unchecked Sendable {
     /// SIGTERM, then the exit status (SIGKILL after 20 s).
     @discardableResult
     func terminate() async -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            return -1
-        }
-        return process.terminationStatus
+        await process.stopGracefully(within: 20)
     }
 }

@@ -106,14 +106,7 @@ final class ServerProcess: @unchecked Sendable {
     /// SIGTERM, then the exit status (waits up to 20 s, then SIGKILL and a failure status).
     @discardableResult
     func terminate() async -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            return -1
-        }
-        return process.terminationStatus
+        await process.stopGracefully(within: 20)
     }
 
     // MARK: - Requests

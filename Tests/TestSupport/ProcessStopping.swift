@@ -1,0 +1,26 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// How the tests stop a server they started: by its pid, never left behind.
+extension Process {
+    /// SIGTERM, then the exit status; when the process is still running after `seconds`,
+    /// SIGKILL and -1 (a failure status, so the test that expected a clean exit fails).
+    public func stopGracefully(within seconds: TimeInterval) async -> Int32 {
+        kill(processIdentifier, SIGTERM)
+        guard await waitForExit(within: seconds) else {
+            kill(processIdentifier, SIGKILL)
+            return -1
+        }
+        return terminationStatus
+    }
+
+    /// Polls until the process has exited; false if it still runs after `seconds`.
+    @discardableResult
+    public func waitForExit(within seconds: TimeInterval) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        return !isRunning
+    }
+}
