@@ -15,6 +15,9 @@ public final class Database {
     public let busyTimeout: Duration
     private var statementCache: [String: Statement] = [:]
     private var transactionDepth = 0
+    /// Shared with this process's other connections to the same file (nil in memory or
+    /// read-only): see `WriteGate`.
+    private let writeGate: WriteGate?
 
     /// How to open a database.
     public struct Options: Sendable {
@@ -56,6 +59,7 @@ public final class Database {
             throw DatabaseError(extendedCode: code, sqliteMessage: message, sql: nil)
         }
         self.handle = connection
+        self.writeGate = inMemory || options.readOnly ? nil : WriteGate.forFile(at: path)
         sqlite3_extended_result_codes(connection, 1)
         _ = paypanel_sqlite3_enable_defensive(connection)
         _ = paypanel_sqlite3_disable_load_extension(connection)
@@ -224,6 +228,12 @@ public final class Database {
         var pause = Duration.milliseconds(1)
         while true {
             do {
+                // This process's other writers queue here first (see WriteGate); the file lock
+                // below then only meets writers of other processes.
+                guard writeGate?.enter(before: deadline) ?? true else {
+                    throw DatabaseError(.busy, sqliteMessage: "another connection of this process kept the database locked", sql: "BEGIN IMMEDIATE")
+                }
+                defer { writeGate?.leave() }
                 return try runTransaction(begin: "BEGIN IMMEDIATE", body)
             } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
                 Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)

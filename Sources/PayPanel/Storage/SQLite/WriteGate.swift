@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// Queues the writers of one database file inside this process, so they wait for each other
+/// here instead of in SQLite's busy handler.
+///
+/// Why: `serve` has several connections to one file (the payment service, the checkout desk,
+/// the key ring, the webhook and push queues). SQLite lets one of them write at a time and makes
+/// the others sleep in its busy handler, which polls with growing naps (1, 2, 5, 10 … 100 ms).
+/// Under load a writer that lost the race sleeps long after the lock is free, so throughput fell
+/// as clients were added. A writer waiting on this gate is woken the moment the other commits.
+///
+/// Writers in other processes still meet at SQLite's lock and its busy handler, as before. The
+/// wait here is bounded by the connection's busy timeout and then fails as "busy", exactly what
+/// SQLite would have said, so a thread that writes on one connection while inside a write on
+/// another connection to the same file gets the same error after the same time, not a deadlock.
+final class WriteGate: Sendable {
+    private let condition = NSCondition()
+    private nonisolated(unsafe) var held = false
+
+    /// Waits until the gate is free or `deadline` (a `ContinuousClock` instant) passes; true when
+    /// this caller now holds it.
+    func enter(before deadline: ContinuousClock.Instant) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while held {
+            let left = ContinuousClock().now.duration(to: deadline)
+            guard left > .zero else { return false }
+            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+        held = true
+        return true
+    }
+
+    func leave() {
+        condition.lock()
+        held = false
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The gate of the file at `path`, shared by every connection of this process to it. Files
+    /// are told apart by device and inode, so two spellings of one path share a gate. Nil for an
+    /// in-memory database or a file that cannot be examined (nothing to share there).
+    static func forFile(at path: String) -> WriteGate? {
+        guard path != ":memory:" else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let key = FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
+        return registry.withLock { gates in
+            if let gate = gates[key]?.gate { return gate }
+            // Entries of files nobody has open any more are dropped as new ones come.
+            gates = gates.filter { $0.value.gate != nil }
+            let gate = WriteGate()
+            gates[key] = WeakGate(gate: gate)
+            return gate
+        }
+    }
+
+    private struct FileIdentity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    private struct WeakGate {
+        weak var gate: WriteGate?
+    }
+
+    private static let registry = Mutex<[FileIdentity: WeakGate]>([:])
+}
