@@ -1,9 +1,11 @@
 // Linux-only declarations the Glibc module leaves out. The server core is Linux-first: epoll
 // for readiness, an eventfd to wake the loop, accept4 to get non-blocking close-on-exec
-// descriptors in one atomic call (no window in which a spawned child could inherit them).
+// descriptors in one atomic call (no window in which a spawned child could inherit them);
+// mallopt, to bound a long-running server's malloc arenas.
 #ifndef PAYPANEL_HTTP_SHIM_H
 #define PAYPANEL_HTTP_SHIM_H
 
+#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>

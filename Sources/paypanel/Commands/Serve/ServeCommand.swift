@@ -39,6 +39,7 @@ struct ServeCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
+        ServerMemory.limitMallocArenas()
         let environment = context.environment
         let clock = try arguments.clock(environment: environment)
         // SQLite (a file) or PostgreSQL (a URL): every store below comes from this factory.
