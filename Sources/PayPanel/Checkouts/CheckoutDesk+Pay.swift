@@ -65,9 +65,7 @@ extension CheckoutDesk {
             case .canceled, .expired:
                 break
             case .requiresCapture, .succeeded:
-                checkout.status = .paid
-                checkout = try save(checkout, at: clock.now())
-                throw CheckoutError(.notOpen(id: checkout.id, status: .paid))
+                throw CheckoutError(.notOpen(id: checkout.id, status: try markPaid(checkout).status))
             case .processing, .requiresAction, .requiresMerchantAction:
                 throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: existing))
             }
@@ -87,23 +85,7 @@ extension CheckoutDesk {
     private func finish(_ checkout: Checkout, outcome: PaymentOutcome) throws -> CheckoutPayment {
         let intent = outcome.intent
         let paid = outcome.sheetAnswer == .success || intent.status == .requiresCapture || intent.status == .succeeded
-        var status = checkout.status
-        if paid {
-            var current = checkout
-            // The row may have moved (an update of the panel meanwhile): apply to the latest.
-            // Any other error is the store's and is reported, never swallowed.
-            for attempt in 1...3 {
-                current.status = .paid
-                do {
-                    status = try save(current, at: clock.now()).status
-                    break
-                } catch let error as CheckoutError {
-                    guard case .versionConflict = error.reason, attempt < 3 else { throw error }
-                    current = try require(checkout.id)
-                    if current.status != .open { status = current.status; break }
-                }
-            }
-        }
+        let status = paid ? try markPaid(checkout).status : checkout.status
         let sheet: SheetAnswer = outcome.sheetAnswer ?? (paid ? .success : .failure)
         return CheckoutPayment(
             sheet: sheet, status: status, paymentIntentID: intent.id, paymentIntentStatus: intent.status,

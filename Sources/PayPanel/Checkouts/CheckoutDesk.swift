@@ -51,9 +51,12 @@ public actor CheckoutDesk {
         return CreatedCheckout(checkout: checkout, clientSecret: secret)
     }
 
-    /// `GET /v1/checkouts/{id}`: the checkout, or nil.
-    public func checkout(_ id: String) throws -> Checkout? {
-        try store.checkout(id)
+    /// `GET /v1/checkouts/{id}`: the checkout, or nil. An open checkout whose intent was
+    /// authorized elsewhere (a 3-D Secure challenge answered after `/pay` returned) is marked
+    /// paid first, so the merchant never reads a paid checkout as open.
+    public func checkout(_ id: String) async throws -> Checkout? {
+        guard let checkout = try store.checkout(id) else { return nil }
+        return try await settledIfPaid(checkout)
     }
 
     /// `POST /v1/checkouts/{id}`: new panel fields (typically the amount options) read over the
@@ -131,12 +134,42 @@ public actor CheckoutDesk {
             switch intent.status {
             case .requiresPaymentMethod: _ = try await service.cancel(intentID, reason: reason)
             case .canceled, .expired: break
-            default: throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: intentID))
+            case .requiresCapture, .succeeded:
+                // Paid outside /pay (a challenge answered later): the checkout is paid, not closed.
+                throw CheckoutError(.notOpen(id: checkout.id, status: try markPaid(checkout).status))
+            case .processing, .requiresAction, .requiresMerchantAction:
+                throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: intentID))
             }
         }
         var closed = checkout
         closed.status = status
         return try save(closed, at: clock.now())
+    }
+
+    /// `checkout` as it stands once its intent's state is taken into account: marked paid when
+    /// it is still open but its intent is authorized or captured; otherwise unchanged.
+    func settledIfPaid(_ checkout: Checkout) async throws -> Checkout {
+        guard checkout.status == .open, !paying.contains(checkout.id), let intentID = checkout.paymentIntentID,
+              let status = try await service.details(intentID)?.intent.status,
+              status == .requiresCapture || status == .succeeded else { return checkout }
+        return try markPaid(checkout)
+    }
+
+    /// Marks an open checkout paid, applied to the latest row when it moved meanwhile (an update
+    /// of the panel); a checkout no longer open is returned as it is. Store errors are thrown.
+    func markPaid(_ checkout: Checkout) throws -> Checkout {
+        var current = checkout
+        for attempt in 1...3 {
+            guard current.status == .open else { return current }
+            current.status = .paid
+            do {
+                return try save(current, at: clock.now())
+            } catch let error as CheckoutError {
+                guard case .versionConflict = error.reason, attempt < 3 else { throw error }
+                current = try require(checkout.id)
+            }
+        }
+        return current
     }
 }
 

@@ -125,6 +125,36 @@ import Testing
         await #expect(throws: CheckoutError(.notOpen(id: id, status: .canceled))) { _ = try await harness.desk.cancel(id) }
     }
 
+    @Test func aChallengeAnsweredAfterPayMakesTheCheckoutPaidNotExpired() async throws {
+        let harness = try CheckoutDeskHarness()
+        let start = Int64(CheckoutHarness.start.timeIntervalSince1970)
+        let id = try await harness.create(#"{"expires_at": \#(start + 600), "capture_method": "manual"}"#).checkout.id
+        // A 3-D Secure card: /pay answers the sheet with failure and the intent waits for the challenge.
+        let payment = try await harness.desk.pay(id, amount: 500, method: try CheckoutDeskHarness.card("4000002760003184"))
+        #expect(payment.sheet == .failure && payment.paymentIntentStatus == .requiresAction && payment.status == .open)
+        let intentID = payment.paymentIntentID
+        // Answered outside /pay (the merchant's page, the API): the checkout reads paid from then on.
+        let answered = try await harness.base.service.completeChallenge(intentID, result: .passed)
+        #expect(answered.intent.status == .requiresCapture)
+        #expect(try await harness.desk.checkout(id)?.status == .paid)
+        // And the expiry sweep leaves it paid instead of skipping it as "in progress" for ever.
+        harness.clock.advance(by: 600)
+        #expect(try await harness.desk.expireDue().isEmpty)
+        #expect(try await harness.desk.checkout(id)?.status == .paid)
+    }
+
+    @Test func theExpirySweepMarksPaidACheckoutWhoseChallengeWasPassed() async throws {
+        let harness = try CheckoutDeskHarness()
+        let start = Int64(CheckoutHarness.start.timeIntervalSince1970)
+        let id = try await harness.create(#"{"expires_at": \#(start + 60), "capture_method": "manual"}"#).checkout.id
+        let payment = try await harness.desk.pay(id, amount: 500, method: try CheckoutDeskHarness.card("4000002760003184"))
+        _ = try await harness.base.service.completeChallenge(payment.paymentIntentID, result: .passed)
+        harness.clock.advance(by: 60)
+        // Nobody read the checkout in between: the sweep itself settles it.
+        #expect(try await harness.desk.expireDue().isEmpty)
+        await #expect(throws: CheckoutError(.notOpen(id: id, status: .paid))) { _ = try await harness.desk.cancel(id) }
+    }
+
     @Test func theWorkerExpiresCheckoutsAtTheirExpiry() async throws {
         let harness = try CheckoutDeskHarness()
         let start = Int64(CheckoutHarness.start.timeIntervalSince1970)
