@@ -323,6 +323,7 @@
     $("older").addEventListener("click", () => loadList({ name: "starting_after", id: page.last }));
     $("newer").addEventListener("click", () => loadList({ name: "ending_before", id: page.first }));
     $("back").addEventListener("click", () => { show("detail", false); show("intents", true); loadList(); });
+    $("reload").addEventListener("click", () => { if (current) openIntent(current.id); });
     $("capture").addEventListener("click", capture);
     $("cancel").addEventListener("click", () => act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/cancel", {}));
     $("refund").addEventListener("click", refund);

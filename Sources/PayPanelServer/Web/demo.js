@@ -160,7 +160,9 @@
     cancelPress();
     state.pressTimer = setTimeout(() => {
       state.pressTimer = null;
-      if (!$("banner").hidden) { setStatus("Long-press: the panel opens."); expand(); }
+      if ($("banner").hidden) return;
+      expand();
+      setStatus("Long-press: the panel is open.");
     }, LONG_PRESS_MS);
   }
 
