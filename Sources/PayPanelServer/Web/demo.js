@@ -244,7 +244,10 @@
     renderBanner();
     if (!$("panel").hidden) {
       renderPanel();
-      setStatus("The checkout was updated: the panel shows its new options.");
+      // Paying changes the checkout too (its intent): say "updated" only while nothing else is on screen.
+      if ($("sheet").hidden && $("challenge").hidden && $("card-form-dialog").hidden) {
+        setStatus("The checkout was updated: the panel shows its new options.");
+      }
     }
     if (!$("sheet").hidden) renderSheet();
   }
