@@ -118,7 +118,7 @@ struct APIError: Error, Sendable {
         switch error.reason {
         case .notFound(let id): return missing("checkout", id)
         case .invalidParameters, .amountNotOffered: return invalid(error.code, error.message)
-        case .notOpen, .versionConflict, .paymentInProgress:
+        case .notOpen, .versionConflict, .paymentInProgress, .noChallenge:
             return APIError(status: .conflict, kind: .invalidRequest, code: error.code, message: error.message)
         }
     }

@@ -22,10 +22,12 @@ public struct CheckoutsAPI: APIRouteProvider {
         self.pushes = pushes
     }
 
-    /// The path the device calls; the only `/v1` path that takes a client secret.
-    static func isPayPath(_ path: String) -> Bool {
+    /// The paths the device calls (`/pay`, and `/challenge` for 3-D Secure); the only `/v1`
+    /// paths that take a client secret.
+    static func isDevicePath(_ path: String) -> Bool {
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 5 && parts[1] == "v1" && parts[2] == "checkouts" && !parts[3].isEmpty && parts[4] == "pay"
+        return parts.count == 5 && parts[1] == "v1" && parts[2] == "checkouts" && !parts[3].isEmpty
+            && (parts[4] == "pay" || parts[4] == "challenge")
     }
 
     public func addRoutes(to router: inout Router) {
@@ -73,6 +75,7 @@ public struct CheckoutsAPI: APIRouteProvider {
                 APIResponse.json(try await desk.pay(checkoutID, amount: amount, method: method).json)
             }
         }
+        addChallengeRoute(to: &router)
     }
 
     /// The create body without `device`, and the device to push to.

@@ -48,6 +48,14 @@ enum CheckoutsOpenAPI {
                     ], required: ["amount"]),
                     responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too; Idempotency-Key replays it)", "401": "not this checkout's client secret"]),
             ])),
+            ("/v1/checkouts/{id}/challenge", Doc.item([
+                "post": Doc.operation(
+                    "The device's answer to 3-D Secure, authorized by the checkout's client_secret (Bearer): after /pay answered authentication_required, complete the challenge of this checkout's intent (passed or failed). Answers like /pay.",
+                    auth: false, path: true,
+                    body: Doc.schema(["passed": .orderedObject([("type", "boolean")])], required: ["passed"]),
+                    responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too)", "401": "not this checkout's client secret",
+                                "409": "no challenge waiting, checkout not open, or another call in flight"]),
+            ])),
         ]
     }
 }

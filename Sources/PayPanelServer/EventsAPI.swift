@@ -47,6 +47,7 @@ public struct EventsAPI: APIRouteProvider {
             try await desk.remove(id)
             return APIResponse.json(.orderedObject([("object", "webhook_endpoint"), ("id", .string(id)), ("deleted", true)]))
         }
+        addDeliveryRoutes(to: &router)
     }
 
     /// The stored body, parsed back: exactly what was delivered.
@@ -67,7 +68,7 @@ public struct EventsAPI: APIRouteProvider {
         return types
     }
 
-    public var openAPIPaths: [(path: String, item: JSONValue)] { WebhooksOpenAPI.paths }
+    public var openAPIPaths: [(path: String, item: JSONValue)] { WebhooksOpenAPI.paths + Self.deliveryOpenAPIPaths }
 }
 
 /// `GET /v1/events?limit&starting_after&ending_before&type`.

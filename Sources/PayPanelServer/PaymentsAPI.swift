@@ -68,8 +68,8 @@ public struct PaymentsAPI: Sendable {
     private var authentication: Middleware {
         Middleware { [keys, alternativeCredentials] context, next in
             guard context.path == "/v1" || context.path.hasPrefix("/v1/") else { return await next(context) }
-            // The device's pay call carries the checkout's client secret instead; its route checks it.
-            if CheckoutsAPI.isPayPath(context.path) { return await next(context) }
+            // The device's pay and challenge calls carry the checkout's client secret instead; their routes check it.
+            if CheckoutsAPI.isDevicePath(context.path) { return await next(context) }
             // The processor's webhooks carry its Stripe-Signature instead; their route checks it.
             if context.path == ProcessorWebhooksAPI.path { return await next(context) }
             for credential in alternativeCredentials {

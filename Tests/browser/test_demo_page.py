@@ -22,6 +22,7 @@ import unittest
 import urllib.request
 
 from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -34,14 +35,14 @@ WAIT = 60  # seconds; bounds a hang only
 class Server:
     """One `paypanel serve --test-root --port 0`, stopped by its pid."""
 
-    def __init__(self, binary):
+    def __init__(self, binary, extra=()):
         self.directory = tempfile.mkdtemp(prefix="paypanel-browser-")
         self.stdout = open(os.path.join(self.directory, "serve.out"), "w+")
         self.stderr = open(os.path.join(self.directory, "serve.err"), "w+")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", "0", "--test-root", "--worker-interval", "200",
              "--db", os.path.join(self.directory, "payments.sqlite"),
-             "--processor-db", os.path.join(self.directory, "processor.sqlite")],
+             "--processor-db", os.path.join(self.directory, "processor.sqlite"), *extra],
             stdout=self.stdout, stderr=self.stderr, stdin=subprocess.DEVNULL, cwd=self.directory)
         deadline = time.monotonic() + WAIT
         self.url = None
@@ -81,7 +82,8 @@ class Server:
 class DemoPageTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = Server(OPTIONS["binary"])
+        # Loopback webhook URLs are allowed so the console test can record a delivery attempt.
+        cls.server = Server(OPTIONS["binary"], extra=["--allow-private-webhooks"])
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=900,1000",
@@ -112,8 +114,8 @@ class DemoPageTests(unittest.TestCase):
     def visible(self, css):
         return self.wait(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
 
-    def open_panel(self):
-        self.driver.get(self.server.url + "/demo")
+    def open_panel(self, server=None):
+        self.driver.get((server or self.server).url + "/demo")
         self.visible("#banner").click()
         self.visible("#panel")
         return self.driver.find_element(By.ID, "checkout-id").text
@@ -172,14 +174,65 @@ class DemoPageTests(unittest.TestCase):
         self.assertEqual(self.result_title(), "Done")
         self.assertEqual(self.server.api("GET", "/v1/payment_intents/" + self.intent_id())["status"], "succeeded")
 
-    def test_three_d_secure_shows_what_pay_answers(self):
-        self.open_panel()
+    def pay_into_three_d_secure(self):
+        checkout = self.open_panel()
         self.driver.find_element(By.ID, "buy").click()
         self.visible("#sheet")
         self.choose_card("card_3184")
         self.confirm()
-        self.assertEqual(self.result_title(), "3-D Secure")
-        self.assertEqual(self.server.api("GET", "/v1/payment_intents/" + self.intent_id())["status"], "requires_action")
+        self.visible("#challenge")
+        self.assertFalse(self.driver.find_element(By.ID, "sheet").is_displayed(), "the bank's step replaces the sheet")
+        intent = self.server.api("GET", "/v1/checkouts/" + checkout)["payment_intent"]
+        self.assertEqual(self.server.api("GET", "/v1/payment_intents/" + intent)["status"], "requires_action")
+        return intent
+
+    def test_three_d_secure_pass_completes_the_payment(self):
+        intent = self.pay_into_three_d_secure()
+        self.wait(EC.element_to_be_clickable((By.ID, "challenge-pass"))).click()
+        self.assertEqual(self.result_title(), "Done")
+        self.assertEqual(self.intent_id(), intent)
+        self.assertEqual(self.server.api("GET", "/v1/payment_intents/" + intent)["status"], "succeeded")
+
+    def test_three_d_secure_fail_is_declined_then_another_card(self):
+        intent = self.pay_into_three_d_secure()
+        self.wait(EC.element_to_be_clickable((By.ID, "challenge-fail"))).click()
+        self.wait(lambda d: "declined after 3-d secure" in d.find_element(By.ID, "sheet-message").text.lower())
+        self.assertTrue(self.driver.find_element(By.ID, "sheet").is_displayed(), "back on the sheet to pick another card")
+        self.assertEqual(self.server.api("GET", "/v1/payment_intents/" + intent)["status"], "requires_payment_method")
+        self.choose_card("card_4242")
+        self.confirm()
+        self.assertEqual(self.result_title(), "Done")
+        self.assertEqual(self.server.api("GET", "/v1/payment_intents/" + self.intent_id())["status"], "succeeded")
+
+    def test_a_long_press_on_the_banner_expands_it(self):
+        self.driver.get(self.server.url + "/demo")
+        banner = self.visible("#banner")
+        ActionChains(self.driver).click_and_hold(banner).perform()
+        try:
+            # Still held: the panel opens from the long-press, not from a click.
+            self.visible("#panel")
+            self.assertIn("Long-press", self.driver.find_element(By.ID, "status").text)
+        finally:
+            ActionChains(self.driver).release().perform()
+        self.assertTrue(self.driver.find_element(By.ID, "panel").is_displayed())
+
+    def test_the_sheet_deadline_ends_in_payment_not_completed(self):
+        # A server on a virtual clock (--now): the bank's 30 s answer and the sheet's 25 s
+        # deadline pass in virtual time, so the test does not wait them out.
+        server = Server(OPTIONS["binary"], extra=["--now", "2026-12-01T10:00:00Z"])
+        try:
+            self.open_panel(server)
+            self.driver.find_element(By.ID, "buy").click()
+            self.visible("#sheet")
+            self.choose_card("card_5556")
+            self.confirm()
+            self.assertEqual(self.result_title(), "Payment not completed")
+            intent = self.intent_id()
+            self.assertNotEqual(server.api("GET", "/v1/payment_intents/" + intent)["status"], "succeeded")
+            self.driver.find_element(By.ID, "dismiss-result").click()
+            self.visible("#again")
+        finally:
+            server.stop()
 
     def test_an_update_arrives_while_the_panel_is_open_and_keeps_the_selection(self):
         checkout = self.open_panel()
@@ -202,6 +255,8 @@ class DemoPageTests(unittest.TestCase):
         self.assertEqual(self.result_title(), "Done")
 
     def test_console_captures_in_part_and_refunds_in_part(self):
+        # Nothing listens on port 1: the delivery attempts fail, and each is recorded.
+        endpoint = self.server.api("POST", "/v1/webhook_endpoints", {"url": "http://127.0.0.1:1/hooks"})
         intent = self.server.api("POST", "/v1/payment_intents", {"amount": 1000, "currency": "USD", "capture_method": "manual"})
         self.server.api("POST", "/v1/payment_intents/%s/confirm" % intent["id"], {"payment_method": {
             "type": "card", "number": "4242424242424242", "exp_month": 12, "exp_year": 2030}})
@@ -229,6 +284,27 @@ class DemoPageTests(unittest.TestCase):
         after = self.server.api("GET", "/v1/payment_intents/" + intent["id"])
         self.assertEqual((after["amount_captured"], after["amount_refunded"]), (600, 200))
         self.assertTrue(self.driver.find_elements(By.CSS_SELECTOR, "#attempt-rows tr"), "the attempt is listed")
+
+        # Its place on the state diagram: succeeded now, requires_capture on the way.
+        current = self.driver.find_element(By.CSS_SELECTOR, '#state-diagram g[aria-current="true"]')
+        self.assertEqual(current.get_attribute("data-state"), "succeeded")
+        passed = self.driver.find_element(By.CSS_SELECTOR, '#state-diagram g[data-state="requires_capture"]')
+        self.assertIn("visited", passed.get_attribute("class"))
+        # The processor's ledger beside PayPanel's rows: authorize, capture, refund.
+        self.wait(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#ledger-rows tr")) == 3)
+        ledger = self.driver.find_element(By.ID, "ledger-rows").text
+        for word in ("authorize", "capture", "refund", "4242"):
+            self.assertIn(word, ledger)
+        self.assertNotIn("4242424242424242", self.driver.page_source)
+        # A webhook delivery with its failed attempt (reload until the relay has tried).
+        def delivery_attempted(driver):
+            rows = driver.find_element(By.ID, "delivery-rows").text
+            if endpoint["id"] in rows and "no answer" in rows:
+                return True
+            driver.find_element(By.ID, "reload").click()
+            time.sleep(0.3)
+            return False
+        self.wait(delivery_attempted)
 
 
 if __name__ == "__main__":

@@ -82,7 +82,7 @@ extension CheckoutDesk {
     /// authorized (manual capture) or captured, or once the sheet was told success (the
     /// authorization was approved; an automatic capture whose answer is still unknown is the
     /// reconciler's business, not the payer's).
-    private func finish(_ checkout: Checkout, outcome: PaymentOutcome) throws -> CheckoutPayment {
+    func finish(_ checkout: Checkout, outcome: PaymentOutcome) throws -> CheckoutPayment {
         let intent = outcome.intent
         let paid = outcome.sheetAnswer == .success || intent.status == .requiresCapture || intent.status == .succeeded
         let status = paid ? try markPaid(checkout).status : checkout.status

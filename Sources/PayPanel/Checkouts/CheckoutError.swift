@@ -12,6 +12,8 @@ public struct CheckoutError: PayPanelError, Equatable {
         case versionConflict(String)
         /// A payment of this checkout is in flight, or its outcome is still unknown.
         case paymentInProgress(id: String, intentID: String?)
+        /// The device answered a 3-D Secure challenge, but the checkout's payment is not waiting for one.
+        case noChallenge(id: String)
     }
 
     public let reason: Reason
@@ -28,6 +30,7 @@ public struct CheckoutError: PayPanelError, Equatable {
         case .amountNotOffered: "amount_not_offered"
         case .versionConflict: "version_conflict"
         case .paymentInProgress: "payment_in_progress"
+        case .noChallenge: "no_challenge_pending"
         }
     }
 
@@ -45,6 +48,8 @@ public struct CheckoutError: PayPanelError, Equatable {
             "checkout \(id) changed while this request was working on it: reload it and try again"
         case .paymentInProgress(let id, let intentID):
             "a payment of checkout \(id) is in progress\(intentID.map { " (payment intent \($0))" } ?? ""): wait for its outcome before paying again"
+        case .noChallenge(let id):
+            "checkout \(id) has no 3-D Secure challenge waiting: answer a challenge only after /pay answered authentication_required"
         }
     }
 

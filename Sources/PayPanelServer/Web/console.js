@@ -122,6 +122,115 @@
     show("intents", false);
     show("detail", true);
     $("detail").focus();
+    // The processor's side and the webhooks come from their own routes; each says its own errors.
+    await Promise.all([loadLedger(id), loadDeliveries(id)]);
+  }
+
+  // --- the state diagram ---------------------------------------------------------------
+
+  // The statuses of docs/state-machine.md (PaymentStatus) and the moves between them, drawn as
+  // an inline SVG: boxes and arrows, the current state filled, the states its history passed
+  // through outlined. Built with DOM calls (no markup strings), so nothing inline runs.
+  const STATES = {
+    requires_payment_method: [100, 30], processing: [330, 30], requires_capture: [560, 30],
+    requires_action: [100, 130], requires_merchant_action: [330, 130], succeeded: [560, 130],
+    canceled: [215, 230], expired: [560, 230],
+  };
+  const MOVES = [
+    ["requires_payment_method", "processing"], ["requires_payment_method", "canceled"],
+    ["requires_action", "processing"], ["requires_action", "requires_payment_method"], ["requires_action", "canceled"],
+    ["processing", "requires_capture"], ["processing", "requires_merchant_action"], ["processing", "requires_payment_method"],
+    ["processing", "requires_action"], ["processing", "succeeded"], ["processing", "canceled"],
+    ["requires_capture", "processing"], ["requires_capture", "expired"],
+    ["requires_merchant_action", "requires_payment_method"], ["requires_merchant_action", "canceled"],
+    ["requires_merchant_action", "processing"], ["requires_merchant_action", "succeeded"], ["requires_merchant_action", "requires_capture"],
+  ];
+  const BOX = { width: 190, height: 34 };
+  const SVG = "http://www.w3.org/2000/svg";
+
+  function svg(name, attributes) {
+    const element = document.createElementNS(SVG, name);
+    Object.entries(attributes || {}).forEach(([key, value]) => element.setAttribute(key, String(value)));
+    return element;
+  }
+
+  // Where the line from a box's centre towards (dx, dy) leaves the box.
+  function edgePoint(centre, dx, dy) {
+    const t = Math.min(dx === 0 ? Infinity : (BOX.width / 2) / Math.abs(dx), dy === 0 ? Infinity : (BOX.height / 2) / Math.abs(dy));
+    return [centre[0] + dx * t, centre[1] + dy * t];
+  }
+
+  function renderDiagram(intent) {
+    const visited = new Set((intent.events || []).flatMap((event) => [event.from_status, event.to_status]).filter(Boolean));
+    const root = svg("svg", { viewBox: "0 0 660 260", role: "img", "aria-labelledby": "diagram-text" });
+    const text = svg("title", { id: "diagram-text" });
+    text.textContent = "State diagram: the intent is " + intent.status + (visited.size ? "; its history passed through " + Array.from(visited).join(", ") : "") + ".";
+    const defs = svg("defs");
+    const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+    marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "state-arrow" }));
+    defs.append(marker);
+    root.append(text, defs);
+    MOVES.forEach(([from, to]) => {
+      const a = STATES[from], b = STATES[to];
+      const dx = b[0] - a[0], dy = b[1] - a[1];
+      const length = Math.hypot(dx, dy);
+      // Two moves between the same pair (there and back) are drawn apart, each to its right.
+      const ox = (-dy / length) * 5, oy = (dx / length) * 5;
+      const start = edgePoint(a, dx, dy), end = edgePoint(b, -dx, -dy);
+      root.append(svg("line", { x1: start[0] + ox, y1: start[1] + oy, x2: end[0] + ox, y2: end[1] + oy, class: "state-edge", "marker-end": "url(#arrow)" }));
+    });
+    Object.entries(STATES).forEach(([name, centre]) => {
+      const kind = name === intent.status ? " current" : visited.has(name) ? " visited" : "";
+      const group = svg("g", { class: "state-box" + kind, "data-state": name });
+      if (name === intent.status) group.setAttribute("aria-current", "true");
+      group.append(svg("rect", { x: centre[0] - BOX.width / 2, y: centre[1] - BOX.height / 2, width: BOX.width, height: BOX.height, rx: 8 }));
+      const label = svg("text", { x: centre[0], y: centre[1] });
+      label.textContent = name;
+      group.append(label);
+      root.append(group);
+    });
+    $("state-diagram").replaceChildren(root);
+  }
+
+  // --- the processor's ledger and the webhook deliveries -------------------------------
+
+  async function loadLedger(id) {
+    const rows = $("ledger-rows");
+    rows.replaceChildren();
+    $("ledger-message").textContent = "Reading the processor's ledger…";
+    const answer = await call("GET", "/v1/payment_intents/" + encodeURIComponent(id) + "/processor_ledger");
+    if (answer.status !== 200 || !answer.json) { $("ledger-message").textContent = errorText(answer); return; }
+    if (!answer.json.available) { $("ledger-message").textContent = "The processor's ledger is not available: " + answer.json.reason; return; }
+    const data = answer.json.data || [];
+    $("ledger-message").textContent = data.length ? "" : "The processor recorded nothing for this intent's attempts.";
+    data.forEach((entry) => {
+      const row = document.createElement("tr");
+      cell(row, entry.id); cell(row, entry.attempt); cell(row, entry.operation + (entry.refund ? " " + entry.refund : ""));
+      cell(row, money(entry.amount, entry.currency));
+      cell(row, entry.status + (entry.decline_code ? " (" + entry.decline_code + ")" : ""));
+      cell(row, entry.last4 ? (entry.network || "card") + " •••• " + entry.last4 : "—");
+      rows.append(row);
+    });
+  }
+
+  async function loadDeliveries(id) {
+    const rows = $("delivery-rows");
+    rows.replaceChildren();
+    $("deliveries-message").textContent = "Reading the webhook deliveries…";
+    const answer = await call("GET", "/v1/webhook_deliveries?" + new URLSearchParams({ payment_intent: id, limit: "20" }).toString());
+    if (answer.status !== 200 || !answer.json) { $("deliveries-message").textContent = errorText(answer); return; }
+    const data = answer.json.data || [];
+    $("deliveries-message").textContent = data.length ? (answer.json.has_more ? "The newest 20 events' deliveries." : "")
+      : "No webhook delivery for this intent's events (no endpoint registered, or none wants these events).";
+    data.forEach((delivery) => {
+      const row = document.createElement("tr");
+      cell(row, delivery.event); cell(row, delivery.event_type); cell(row, delivery.endpoint); cell(row, delivery.status);
+      cell(row, String(delivery.attempt_count));
+      const last = delivery.attempts && delivery.attempts.length ? delivery.attempts[delivery.attempts.length - 1] : null;
+      cell(row, last ? (last.response_code ? "HTTP " + last.response_code : "no answer") + (last.error ? ": " + last.error : "") + " (" + time(last.started) + ")"
+        : delivery.next_attempt ? "first try due " + time(delivery.next_attempt) : "—");
+      rows.append(row);
+    });
   }
 
   function renderIntent() {
@@ -146,6 +255,7 @@
     $("cancel").disabled = ["succeeded", "canceled", "processing"].includes(intent.status);
     $("refund").disabled = !(intent.amount_refundable > 0);
     $("resolve").disabled = intent.status !== "requires_merchant_action";
+    renderDiagram(intent);
 
     const attempts = $("attempt-rows");
     attempts.replaceChildren();
@@ -213,6 +323,7 @@
     $("older").addEventListener("click", () => loadList({ name: "starting_after", id: page.last }));
     $("newer").addEventListener("click", () => loadList({ name: "ending_before", id: page.first }));
     $("back").addEventListener("click", () => { show("detail", false); show("intents", true); loadList(); });
+    $("reload").addEventListener("click", () => { if (current) openIntent(current.id); });
     $("capture").addEventListener("click", capture);
     $("cancel").addEventListener("click", () => act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/cancel", {}));
     $("refund").addEventListener("click", refund);

@@ -5,6 +5,8 @@
 
 (function () {
   const POLL_MS = 1000;
+  // A press held this long on the banner expands it, as a long-press does on iOS.
+  const LONG_PRESS_MS = 500;
   const state = {
     demoKey: null,       // from GET /demo/session; in memory only
     wallet: [],          // [{id, network, last4, behaviour}]
@@ -15,6 +17,8 @@
     lastSeen: null,      // the last GET's JSON text, to draw only changes
     busy: false,
     opener: null,        // the element to focus when a dialog closes
+    pressTimer: null,    // the pending long-press on the banner
+    challengeFrom: null, // the dialog (sheet or card form) that paid into a 3-D Secure challenge
   };
 
   const $ = (id) => document.getElementById(id);
@@ -129,7 +133,7 @@
 
   function resetViews() {
     stopPolling();
-    ["banner", "panel", "sheet", "card-form-dialog", "result", "again"].forEach((id) => show(id, false));
+    ["banner", "panel", "sheet", "card-form-dialog", "challenge", "result", "again"].forEach((id) => show(id, false));
     $("banner").setAttribute("aria-expanded", "false");
     state.busy = false;
   }
@@ -149,7 +153,27 @@
 
   // --- the panel -----------------------------------------------------------------------
 
+  // A long-press (pointer held LONG_PRESS_MS) expands the banner too; a press that moves off
+  // or ends sooner is an ordinary click. The keyboard's way stays the button's Enter or Space.
+  function startPress(event) {
+    if (event.button !== undefined && event.button !== 0) return;
+    cancelPress();
+    state.pressTimer = setTimeout(() => {
+      state.pressTimer = null;
+      if ($("banner").hidden) return;
+      expand();
+      setStatus("Long-press: the panel is open.");
+    }, LONG_PRESS_MS);
+  }
+
+  function cancelPress() {
+    if (state.pressTimer) clearTimeout(state.pressTimer);
+    state.pressTimer = null;
+  }
+
   function expand() {
+    cancelPress();
+    if ($("banner").hidden) return;
     $("banner").setAttribute("aria-expanded", "true");
     show("banner", false);
     renderPanel();
@@ -220,7 +244,10 @@
     renderBanner();
     if (!$("panel").hidden) {
       renderPanel();
-      setStatus("The checkout was updated: the panel shows its new options.");
+      // Paying changes the checkout too (its intent): say "updated" only while nothing else is on screen.
+      if ($("sheet").hidden && $("challenge").hidden && $("card-form-dialog").hidden) {
+        setStatus("The checkout was updated: the panel shows its new options.");
+      }
     }
     if (!$("sheet").hidden) renderSheet();
   }
@@ -331,9 +358,14 @@
     }
     const error = result.error || {};
     if (error.code === "authentication_required") {
-      finish("action", "3-D Secure",
-             "The bank asks for 3-D Secure. /pay answered: " + (error.message || "authentication required") +
-             " The intent " + result.payment_intent + " waits in requires_action for the merchant's challenge call.", dialogID);
+      openChallenge(result, dialogID);
+      return;
+    }
+    if (error.code === "sheet_deadline_exceeded") {
+      // The bank did not answer within the sheet's budget: the sheet is told failure; a late
+      // approval is reversed by PayPanel. Nothing for the payer to pick: dismiss.
+      finish("failed", "Payment not completed", (error.message || "The bank did not answer in time.") +
+             " Payment intent " + result.payment_intent + " is still processing; if the bank approves late, PayPanel reverses it.", dialogID);
       return;
     }
     if (result.status && result.status !== "open") {
@@ -343,6 +375,58 @@
     $(messageID).textContent = (error.message || "The payment failed.") + (error.code ? " (" + error.code + ")" : "") +
       (dialogID === "sheet" ? " Pick another card." : " Try another card.");
     setStatus("Declined: pick another card.");
+  }
+
+  // --- 3-D Secure ----------------------------------------------------------------------
+
+  // The bank's check, answered by the device through its checkout (client secret): the page
+  // never holds the secret key that /v1/payment_intents/{id}/challenge needs.
+  function openChallenge(result, dialogID) {
+    state.challengeFrom = dialogID;
+    show(dialogID, false);
+    $("challenge-merchant").textContent = "Pay " + merchantName(state.checkout);
+    $("challenge-total").textContent = money(state.selected, state.checkout.currency);
+    $("challenge-message").textContent = "";
+    setChallengeBusy(false);
+    show("challenge", true);
+    setStatus("3-D Secure: the bank asks to confirm the payment (intent " + result.payment_intent + ").");
+    $("challenge-pass").focus();
+  }
+
+  function setChallengeBusy(busy) {
+    state.busy = busy;
+    $("challenge-pass").disabled = busy;
+    $("challenge-fail").disabled = busy;
+  }
+
+  async function answerChallenge(passed) {
+    if (state.busy) return;
+    setChallengeBusy(true);
+    setStatus(passed ? "3-D Secure passed: processing…" : "3-D Secure failed: processing…");
+    const answer = await call("POST", "/v1/checkouts/" + encodeURIComponent(state.checkout.id) + "/challenge", { passed },
+                              state.clientSecret, { "Idempotency-Key": tapKey() });
+    setChallengeBusy(false);
+    if (answer.status !== 200 || !answer.json) {
+      $("challenge-message").textContent = apiMessage(answer, "answering the challenge");
+      return;
+    }
+    const result = answer.json;
+    const from = state.challengeFrom;
+    if (result.sheet === "success") {
+      finish("done", "Done", money(state.selected, state.checkout.currency) + " paid to " + merchantName(state.checkout) +
+             " after 3-D Secure. Payment intent " + result.payment_intent + ".", "challenge");
+      return;
+    }
+    // Declined (a failed check, or the bank declined after it): back to where the payer paid, to pick another card.
+    show("challenge", false);
+    show(from, true);
+    const messageID = from === "sheet" ? "sheet-message" : "card-form-message";
+    const error = result.error || {};
+    $(messageID).textContent = "Declined after 3-D Secure: " + (error.message || "the payment failed.") +
+      (error.code ? " (" + error.code + ")" : "") + (from === "sheet" ? " Pick another card." : " Try another card.");
+    setStatus("Declined: pick another card.");
+    const checked = document.querySelector(from === "sheet" ? "#cards input:checked" : "#card-number");
+    if (checked) checked.focus();
   }
 
   function finish(kind, title, detail, dialogID) {
@@ -411,6 +495,12 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     $("banner").addEventListener("click", expand);
+    $("banner").addEventListener("pointerdown", startPress);
+    ["pointerup", "pointerleave", "pointercancel"].forEach((name) => $("banner").addEventListener(name, cancelPress));
+    // A long-press on a touch screen would open the context menu instead.
+    $("banner").addEventListener("contextmenu", (event) => event.preventDefault());
+    $("challenge-pass").addEventListener("click", () => answerChallenge(true));
+    $("challenge-fail").addEventListener("click", () => answerChallenge(false));
     $("buy").addEventListener("click", openSheet);
     $("pay-in-app").addEventListener("click", openCardForm);
     $("dismiss-panel").addEventListener("click", dismiss);

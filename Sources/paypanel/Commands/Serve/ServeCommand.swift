@@ -86,6 +86,8 @@ struct ServeCommand: CLICommand {
         let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor, pushes: outbox)
         var providers: [any APIRouteProvider] = [checkouts, ConsoleSite()] + demo + (webhooks?.providers ?? [])
         if let outbox { providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name))) }
+        // The console's view of the processor's own ledger (the mock's file, or --processor's admin endpoint).
+        providers.append(ProcessorLedgerAPI(service: service, ledger: try arguments.processorLedgerReader(environment: environment, clock: clock)))
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()

@@ -1,0 +1,22 @@
+import Foundation
+import PayPanel
+import PayPanelHTTP
+
+// `POST /v1/checkouts/{id}/challenge {"passed": bool}`: the device's answer to 3-D Secure.
+// The merchant's `/v1/payment_intents/{id}/challenge` takes the secret key, which a device
+// must never hold; this route takes the checkout's client secret, like `/pay`, and can only
+// complete the challenge of that checkout's own intent.
+extension CheckoutsAPI {
+    func addChallengeRoute(to router: inout Router) {
+        router.post("/v1/checkouts/{id}/challenge") { [desk, api] context in
+            let checkoutID = PaymentsAPI.id(context)
+            try await Self.authenticateDevice(context, checkoutID: checkoutID, desk: desk)
+            let body = try RequestBody(context, allowed: ["passed"])
+            guard let passed = try body.bool("passed", required: true) else { throw RequestBody.missing("passed") }
+            // A tap answered twice (a lost response, a retry) gets the first answer.
+            return try await api.idempotent(context, owner: "checkout \(checkoutID)") {
+                APIResponse.json(try await desk.answerChallenge(checkoutID, passed: passed).json)
+            }
+        }
+    }
+}
