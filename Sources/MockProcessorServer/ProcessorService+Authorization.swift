@@ -31,6 +31,12 @@ extension ProcessorService {
         let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
         let saved = intent
         update(tag) { $0.intents[intentID] = saved }
+        // Written ahead of the ledger call: a crash after the ledger approved but before the
+        // request's snapshot would otherwise lose the intent while its money stays held, and a
+        // client that searches instead of retrying (the backend's worker) would find nothing.
+        // Restarted, the server settles a `processing` intent from the ledger. Found by the
+        // processor crash soak.
+        persist(tag)
 
         let fault = WireFault(holderName: card.method.holderName)
         if fault == .dropBefore {

@@ -215,25 +215,35 @@ extension ProcessorService {
     }
 
     /// GET /v1/payment_intents/search — `metadata['key']:'value'` and `status:'value'`
-    /// clauses joined by AND. Immediate here; Stripe's index can lag by about a minute.
+    /// clauses joined by AND, `limit`, and Stripe's `page` token (the `next_page` of the page
+    /// before: the SDKs' `auto_paging_iter` follows it, and loops on the first page forever
+    /// when `has_more` is true without one). Immediate here; Stripe's index can lag a minute.
     func searchIntents(_ tag: String, _ query: Parameters) -> Reply {
         do throws(StripeError) {
             guard let text = try query.string("query") else { throw StripeError.missing("query") }
             let clauses = try SearchQuery.parse(text)
-            let limit = try query.integer("limit", in: 1...100) ?? 10
+            let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
             let account = account(tag)
-            let matches = account.intentOrder.reversed().compactMap { account.intents[$0] }.filter { intent in
+            var matches = account.intentOrder.reversed().compactMap { account.intents[$0] }.filter { intent in
                 clauses.allSatisfy { clause in
                     switch clause {
                     case .metadata(let key, let value): intent.metadata.contains { $0.0 == key && $0.1 == value }
                     case .status(let value): intent.status == value
                     }
                 }
+            }[...]
+            if let page = try query.string("page") {
+                // The token names the last intent of the page before; results continue after it.
+                guard page.hasPrefix(SearchQuery.pagePrefix), let index = matches.firstIndex(where: { $0.id == page.dropFirst(SearchQuery.pagePrefix.count) }) else {
+                    throw .invalidRequest("page is not a next_page token of this search: pass the next_page of the previous result unchanged.", param: "page")
+                }
+                matches = matches[(index + 1)...]
             }
-            let data = matches.prefix(Int(limit)).map { ObjectJSON.intent($0, baseURL: baseURL) }
+            let shown = matches.prefix(limit)
+            let hasMore = matches.count > limit
             return .ok(.orderedObject([
-                ("object", "search_result"), ("data", .array(Array(data))), ("has_more", .bool(matches.count > limit)),
-                ("next_page", .null), ("url", "/v1/payment_intents/search"),
+                ("object", "search_result"), ("data", .array(shown.map { ObjectJSON.intent($0, baseURL: baseURL) })), ("has_more", .bool(hasMore)),
+                ("next_page", hasMore ? .string(SearchQuery.pagePrefix + (shown.last?.id ?? "")) : .null), ("url", "/v1/payment_intents/search"),
             ]))
         } catch {
             return .error(error)
@@ -282,6 +292,9 @@ enum SearchQuery {
         case metadata(key: String, value: String)
         case status(String)
     }
+
+    /// How a `next_page` token starts; the rest is the last intent id of the page.
+    static let pagePrefix = "pgtok_"
 
     static func parse(_ text: String) throws(StripeError) -> [Clause] {
         guard text.count <= 1000 else { throw .invalidRequest("query is longer than 1000 characters.", param: "query") }

@@ -57,7 +57,10 @@ enum CommandTree {
                 ]),
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
-                children: [.command(SoakCrashCommand.self), .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self)]),
+                children: [
+                    .command(SoakCrashCommand.self), .command(SoakProcessorCommand.self), .command(SoakConcurrencyCommand.self),
+                    .command(SoakSecurityCommand.self),
+                ]),
             .group(
                 name: "fuzz", abstract: "Feed mutated requests, pushes and Apple Pay tokens to their readers: no crash, no hang, clean rejections.",
                 children: [.command(FuzzRequestCommand.self), .command(FuzzPayloadCommand.self), .command(FuzzTokenCommand.self)]),

@@ -42,10 +42,14 @@ final class BenchmarkHTTPClient {
         close(descriptor)
     }
 
-    /// Sends one request and reads its response. `bearer` goes in `Authorization`.
-    func request(_ method: String, _ path: String, bearer: String?, body: [UInt8]?) throws(BenchmarkHTTPError) -> BenchmarkHTTPResponse {
+    /// Sends one request and reads its response. `bearer` goes in `Authorization`; `headers`
+    /// are added as given (the processor crash soak's `Idempotency-Key`).
+    func request(
+        _ method: String, _ path: String, bearer: String?, body: [UInt8]?, headers: [(String, String)] = []
+    ) throws(BenchmarkHTTPError) -> BenchmarkHTTPResponse {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
         head += "\r\n"
         try send(Array(head.utf8) + (body ?? []))

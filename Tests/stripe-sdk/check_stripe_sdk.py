@@ -1,0 +1,247 @@
+"""The real Stripe SDK for Python (the `stripe` package from PyPI) against `paypanel processor serve`.
+
+Starts `paypanel processor serve --port 0` in a temporary directory, points the SDK at it with
+`stripe.api_base`, and drives what another project's integration tests would: PaymentIntent
+create + confirm with `pm_card_visa`, capture, a decline (`CardError` with `decline_code`), an
+idempotent replay with the same `idempotency_key` (and a mismatch), list with pagination,
+search by metadata, Refund create, 404, 3-D Secure and account isolation. Where the SDK and the
+mock disagree, the mock is wrong. The server is stopped by its pid; the directory is removed.
+docs/mock-processor.md shows the same calls as its Python example.
+
+    python Tests/stripe-sdk/check_stripe_sdk.py --binary .build/debug/paypanel
+
+Loopback only; every wait bounds a hang (generous, for a loaded 2-core machine).
+"""
+import argparse
+import itertools
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import urllib.request
+
+import stripe
+
+OPTIONS = {"binary": ".build/debug/paypanel"}
+WAIT = 60  # seconds; bounds a hang only
+
+
+class ProcessorServer:
+    """One `paypanel processor serve --port 0`, stopped by its pid."""
+
+    def __init__(self, binary):
+        self.directory = tempfile.mkdtemp(prefix="paypanel-stripe-sdk-")
+        self.stdout = open(os.path.join(self.directory, "processor.out"), "w+")
+        self.stderr = open(os.path.join(self.directory, "processor.err"), "w+")
+        self.process = subprocess.Popen(
+            [binary, "processor", "serve", "--port", "0", "--now", "2026-12-01T10:00:00Z",
+             "--processor-db", os.path.join(self.directory, "processor.sqlite")],
+            stdout=self.stdout, stderr=self.stderr, stdin=subprocess.DEVNULL, cwd=self.directory)
+        deadline = time.monotonic() + WAIT
+        self.url = None
+        while time.monotonic() < deadline and self.process.poll() is None:
+            self.stdout.seek(0)
+            match = re.search(r"listening on (http://\S+)", self.stdout.read())
+            if match:
+                self.url = match.group(1)
+                break
+            time.sleep(0.05)
+        if not self.url:
+            self.stderr.seek(0)
+            error = self.stderr.read()
+            self.stop()
+            raise RuntimeError("paypanel processor serve printed no listening line: " + error[-1500:])
+
+    def stop(self):
+        """SIGTERM, then its exit status (SIGKILL after WAIT seconds)."""
+        status = self.process.poll()
+        if status is None:
+            self.process.terminate()
+            try:
+                status = self.process.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+                status = -1
+        self.stdout.close()
+        self.stderr.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+        return status
+
+
+class StripeSDKAgainstTheMock(unittest.TestCase):
+    server = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = ProcessorServer(OPTIONS["binary"])
+        stripe.api_base = cls.server.url
+        stripe.api_key = "sk_test_stripe_sdk_suite"  # any sk_test_ key: this suite's own account
+        stripe.max_network_retries = 0
+
+    @classmethod
+    def tearDownClass(cls):
+        status = cls.server.stop()
+        if status != 0:
+            raise AssertionError("paypanel processor serve exited with %s on SIGTERM" % status)
+
+    def test_create_confirm_capture_and_refund(self):
+        # docs/mock-processor.md's Python example, call for call.
+        intent = stripe.PaymentIntent.create(
+            amount=1500, currency="usd", confirm=True, capture_method="manual",
+            payment_method="pm_card_visa", metadata={"order_id": "o-42"},
+            idempotency_key="order-o-42",
+        )
+        self.assertEqual(intent.object, "payment_intent")
+        self.assertEqual((intent.status, intent.currency, intent.amount), ("requires_capture", "usd", 1500))
+        self.assertEqual(intent.amount_capturable, 1500)
+        self.assertTrue(intent.latest_charge)
+        self.assertEqual(intent.metadata["order_id"], "o-42")
+
+        captured = stripe.PaymentIntent.capture(intent.id, amount_to_capture=1000)
+        self.assertEqual((captured.status, captured.amount_received), ("succeeded", 1000))
+
+        refund = stripe.Refund.create(payment_intent=intent.id, amount=400)
+        self.assertEqual(refund.object, "refund")
+        self.assertEqual((refund.status, refund.amount, refund.payment_intent), ("succeeded", 400, intent.id))
+        self.assertEqual(stripe.Refund.retrieve(refund.id).amount, 400)
+        self.assertEqual([r.id for r in stripe.Refund.list(payment_intent=intent.id).data], [refund.id])
+        self.assertEqual([i.id for i in stripe.PaymentIntent.search(query="metadata['order_id']:'o-42'").data], [intent.id])
+
+    def test_create_then_confirm_separately(self):
+        intent = stripe.PaymentIntent.create(amount=900, currency="eur")
+        self.assertEqual(intent.status, "requires_payment_method")
+        confirmed = stripe.PaymentIntent.confirm(intent.id, payment_method="pm_card_mastercard")
+        self.assertEqual((confirmed.status, confirmed.amount_received), ("succeeded", 900))
+        canceled = stripe.PaymentIntent.cancel(
+            stripe.PaymentIntent.create(amount=300, currency="usd", confirm=True, capture_method="manual",
+                                        payment_method="pm_card_visa").id)
+        self.assertEqual(canceled.status, "canceled")
+
+    def test_declines_raise_card_error_with_the_decline_code(self):
+        for method, decline in [("pm_card_chargeDeclined", "generic_decline"),
+                                ("pm_card_chargeDeclinedInsufficientFunds", "insufficient_funds")]:
+            with self.assertRaises(stripe.error.CardError) as raised:
+                stripe.PaymentIntent.create(amount=1500, currency="usd", confirm=True, payment_method=method)
+            error = raised.exception
+            self.assertEqual(error.http_status, 402)
+            self.assertEqual(error.code, "card_declined")
+            self.assertEqual(error.error.decline_code, decline)
+            self.assertTrue(error.user_message)
+            # The declined intent comes with the error, as at Stripe.
+            self.assertEqual(error.error.payment_intent.status, "requires_payment_method")
+
+    def test_the_same_idempotency_key_replays_and_a_mismatch_is_refused(self):
+        first = stripe.PaymentIntent.create(amount=700, currency="usd", confirm=True, payment_method="pm_card_visa",
+                                            idempotency_key="sdk-key-1")
+        again = stripe.PaymentIntent.create(amount=700, currency="usd", confirm=True, payment_method="pm_card_visa",
+                                            idempotency_key="sdk-key-1")
+        self.assertEqual(again.id, first.id)
+        self.assertEqual(again.last_response.headers.get("Idempotent-Replayed"), "true")
+        self.assertTrue(again.last_response.request_id)
+        with self.assertRaises(stripe.error.IdempotencyError) as raised:
+            stripe.PaymentIntent.create(amount=701, currency="usd", confirm=True, payment_method="pm_card_visa",
+                                        idempotency_key="sdk-key-1")
+        self.assertEqual(raised.exception.http_status, 400)
+
+    def test_list_paginates(self):
+        created = {stripe.PaymentIntent.create(amount=100 + n, currency="usd", metadata={"batch": "paging"}).id
+                   for n in range(5)}
+        page = stripe.PaymentIntent.list(limit=2)
+        self.assertEqual(len(page.data), 2)
+        self.assertTrue(page.has_more)
+        following = stripe.PaymentIntent.list(limit=2, starting_after=page.data[-1].id)
+        self.assertFalse({i.id for i in page.data} & {i.id for i in following.data})
+        # Bounded: a mock whose pages never end must fail the check, not hang it.
+        seen = [intent.id for intent in itertools.islice(stripe.PaymentIntent.list(limit=2).auto_paging_iter(), 1000)]
+        self.assertLess(len(seen), 1000, "list pages never end")
+        self.assertEqual(len(seen), len(set(seen)))
+        self.assertTrue(created <= set(seen))
+
+    def test_search_by_metadata(self):
+        intent = stripe.PaymentIntent.create(amount=1200, currency="usd", confirm=True, capture_method="manual",
+                                             payment_method="pm_card_visa", metadata={"attempt_id": "att_sdk_1"})
+        found = stripe.PaymentIntent.search(query="metadata['attempt_id']:'att_sdk_1'")
+        self.assertEqual(found.object, "search_result")
+        self.assertEqual([i.id for i in found.data], [intent.id])
+        self.assertEqual(stripe.PaymentIntent.search(query="metadata['attempt_id']:'att_none'").data, [])
+
+    def test_a_missing_intent_is_invalid_request_error_404(self):
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.retrieve("pi_missing")
+        self.assertEqual((raised.exception.http_status, raised.exception.code), (404, "resource_missing"))
+
+    def test_three_d_secure_is_requires_action_completed_at_the_test_endpoint(self):
+        intent = stripe.PaymentIntent.create(amount=800, currency="usd", confirm=True, capture_method="manual",
+                                             payment_method="pm_card_authenticationRequired")
+        self.assertEqual(intent.status, "requires_action")
+        self.assertEqual(intent.next_action.type, "redirect_to_url")
+        request = urllib.request.Request(intent.next_action.redirect_to_url.url, data=b"outcome=pass", method="POST",
+                                         headers={"Authorization": "Bearer " + stripe.api_key})
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            self.assertEqual(response.status, 200)
+        self.assertEqual(stripe.PaymentIntent.retrieve(intent.id).status, "requires_capture")
+
+    def test_another_key_is_another_account(self):
+        intent = stripe.PaymentIntent.create(amount=500, currency="usd")
+        with self.assertRaises(stripe.error.InvalidRequestError):
+            stripe.PaymentIntent.retrieve(intent.id, api_key="sk_test_someone_else")
+
+    def test_the_stripe_client_interface_too(self):
+        client = stripe.StripeClient("sk_test_stripe_sdk_client", base_addresses={"api": self.server.url},
+                                     max_network_retries=0)
+        intent = client.v1.payment_intents.create(params={"amount": 2000, "currency": "usd", "confirm": True,
+                                                       "payment_method": "pm_card_visa"})
+        self.assertEqual(intent.status, "succeeded")
+        refund = client.v1.refunds.create(params={"payment_intent": intent.id})
+        self.assertEqual((refund.status, refund.amount), ("succeeded", 2000))
+
+
+    def test_instance_methods_and_search_paging(self):
+        intent = stripe.PaymentIntent.create(amount=1100, currency="usd", confirm=True, capture_method="manual",
+                                             payment_method="pm_card_amex", metadata={"batch": "instances"})
+        self.assertEqual(intent.capture().status, "succeeded")
+        stripe.PaymentIntent.create(amount=1101, currency="usd", metadata={"batch": "instances"})
+        pages = stripe.PaymentIntent.search(query="metadata['batch']:'instances'", limit=1).auto_paging_iter()
+        found = [i.id for i in itertools.islice(pages, 10)]  # bounded: a search that repeats its first page fails
+        self.assertEqual(len(found), 2, "search pages: %s" % found)
+        self.assertIn(intent.id, found)
+
+    def test_refund_errors_are_invalid_request_errors(self):
+        intent = stripe.PaymentIntent.create(amount=500, currency="usd", confirm=True, payment_method="pm_card_visa")
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.Refund.create(payment_intent=intent.id, amount=501)
+        self.assertEqual(raised.exception.http_status, 400)
+        self.assertEqual(raised.exception.code, "amount_too_large")
+        pending = stripe.PaymentIntent.create(amount=500, currency="usd")
+        with self.assertRaises(stripe.error.InvalidRequestError):
+            stripe.Refund.create(payment_intent=pending.id)
+
+    def test_network_faults_reach_the_sdk_as_its_error_types(self):
+        for holder, error_type, status in [("HTTP_429", stripe.error.RateLimitError, 429),
+                                           ("HTTP_503", stripe.error.APIError, 503)]:
+            with self.assertRaises(error_type) as raised:
+                stripe.PaymentIntent.create(amount=500, currency="usd", confirm=True, payment_method="pm_card_visa",
+                                            payment_method_data={"billing_details": {"name": holder}})
+            self.assertEqual(raised.exception.http_status, status)
+        with self.assertRaises(stripe.error.APIConnectionError):
+            stripe.PaymentIntent.create(amount=500, currency="usd", confirm=True, payment_method="pm_card_visa",
+                                        payment_method_data={"billing_details": {"name": "DROP_AFTER"}})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default=OPTIONS["binary"], help="the paypanel binary (default: %(default)s)")
+    arguments, rest = parser.parse_known_args()
+    OPTIONS["binary"] = os.path.abspath(arguments.binary)
+    print("stripe-python %s against %s" % (stripe.VERSION, OPTIONS["binary"]), flush=True)
+    program = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2)
+    sys.exit(0 if program.result.wasSuccessful() else 1)
+
+
+if __name__ == "__main__":
+    main()
