@@ -23,7 +23,9 @@ struct AccountSnapshots: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let data = try JSONEncoder().encode(PersistedAccount(account))
         let path = directory + "/" + account.tag + ".json"
-        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        // Not Foundation's `.atomic`: on Linux it leaves an empty TemporaryDirectory.* folder in
+        // /tmp on every write (thousands after one test run).
+        try AtomicFile.replace(path, with: Array(data), durable: false)
         chmod(path, 0o600)
     }
 

@@ -9,12 +9,12 @@ import Foundation
 /// not left to the platform's Foundation: the temporary file is `.<name>.<random>.tmp` beside
 /// the target and is removed when a step fails (only a process killed between the write and the
 /// rename leaves one, named after the file it was for).
-enum AtomicFile {
+package enum AtomicFile {
     /// Puts `bytes` at `path`, replacing any file there. A new file gets mode 0666 less the
     /// umask, as `open(2)` gives. With `durable`, the new file is flushed (`fsync`) before the
     /// rename and the directory after it, so that after a power loss `path` holds the old bytes
     /// or the new ones and never a short file.
-    static func replace(_ path: String, with bytes: [UInt8], durable: Bool) throws(AtomicFileError) {
+    package static func replace(_ path: String, with bytes: [UInt8], durable: Bool) throws(AtomicFileError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let (descriptor, temporary) = try createTemporaryFile(beside: url)
@@ -75,7 +75,7 @@ enum AtomicFile {
 
 /// A step of `AtomicFile.replace` failed: what it was doing, on which path, and the system's
 /// reason.
-struct AtomicFileError: Error, Equatable {
+package struct AtomicFileError: Error, Equatable {
     let step: String
     let path: String
     /// The `errno` of the failed call.
