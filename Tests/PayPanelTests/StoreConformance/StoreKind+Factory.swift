@@ -14,12 +14,15 @@ final class FactoryUnderTest: @unchecked Sendable {
     let factory: any PaymentStoreFactory
     /// The SQLite file's directory (nil on PostgreSQL).
     let directory: TemporaryDirectory?
+    /// The PostgreSQL schema (nil on SQLite).
+    let schema: String?
     private let keepAlive: AnyObject?
 
-    init(kind: StoreKind, factory: any PaymentStoreFactory, directory: TemporaryDirectory?, keepAlive: AnyObject?) {
+    init(kind: StoreKind, factory: any PaymentStoreFactory, directory: TemporaryDirectory?, schema: String? = nil, keepAlive: AnyObject?) {
         self.kind = kind
         self.factory = factory
         self.directory = directory
+        self.schema = schema
         self.keepAlive = keepAlive
     }
 }
@@ -42,7 +45,8 @@ extension StoreKind {
             let schema = PostgreSQLTestServer.freshSchemaName("factory")
             let cleanup = PostgreSQLTestSchema(url: url, schema: schema)
             return FactoryUnderTest(
-                kind: self, factory: try PostgreSQLStoreFactory(url: url, schema: schema, clock: clock), directory: nil, keepAlive: cleanup)
+                kind: self, factory: try PostgreSQLStoreFactory(url: url, schema: schema, clock: clock), directory: nil, schema: schema,
+                keepAlive: cleanup)
         #endif
         }
     }
