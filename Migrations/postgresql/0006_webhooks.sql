@@ -67,6 +67,8 @@ CREATE TABLE webhook_events (
 );
 
 CREATE INDEX webhook_events_by_type ON webhook_events (type, seq);
+-- The events of one object (an intent, a refund), for the operator console's deliveries.
+CREATE INDEX webhook_events_by_object ON webhook_events (object_id, seq);
 
 CREATE TABLE webhook_endpoints (
     id                        TEXT PRIMARY KEY NOT NULL CHECK (id ~ '^we_.'),

@@ -4,11 +4,12 @@ import PayPanel
 import TestSupport
 import Testing
 
-/// What only PostgreSQL's webhook and device stores need showing, beyond the conformance suites
-/// (`WebhookRelayTests`, `PushOutboxTests`, which run on it too): the schema as `pg_dump` writes
-/// it holds no endpoint secret in any form.
+/// What only PostgreSQL's webhook store needs showing, beyond the conformance suites
+/// (`WebhookRelayTests`, `PushOutboxTests`, which run on it too): the events of some objects
+/// (the console's query), and a schema that, as `pg_dump` writes it, holds no endpoint secret in
+/// any form.
 @Suite struct PostgreSQLWebhookStoreTests {
-    /// `pg_dump` of one schema's data, or nil (with the reason) when the tool is missing.
+    /// `pg_dump` of one schema's data; the test is cancelled, with the reason, without the tool.
     static func dump(url: String, schema: String) throws -> String {
         let candidates = ["/usr/bin/pg_dump"] + ((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? [])
             .sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/pg_dump" }
@@ -26,6 +27,20 @@ import Testing
         process.waitUntilExit()
         #expect(process.terminationStatus == 0, "pg_dump exited \(process.terminationStatus)")
         return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func theEventsAboutSomeObjectsAreNewestFirstAndLimited() async throws {
+        let harness = try RelayHarness(kind: .postgreSQL)
+        let first = try harness.createIntent()
+        let second = try harness.createIntent()
+        let third = try harness.createIntent()
+        try await harness.relay.runPass()
+        let store = try #require(harness.webhookStore as? PostgreSQLWebhookStore)
+        let both = try store.events(aboutObjects: [first.id, third.id, first.id], limit: 10)
+        #expect(both.map(\.objectID) == [third.id, first.id])
+        #expect(try store.events(aboutObjects: [first.id, second.id, third.id], limit: 2).map(\.objectID) == [third.id, second.id])
+        #expect(try store.events(aboutObjects: ["pi_unknown"], limit: 10).isEmpty)
+        #expect(try store.events(aboutObjects: [], limit: 10).isEmpty)
     }
 
     @Test func theSchemaHoldsNoEndpointSecretInAnyForm() async throws {

@@ -91,6 +91,22 @@ extension PostgreSQLWebhookStore {
         }
     }
 
+    static let eventsAboutObject = S("webhooks.events_about_object", """
+        SELECT seq, \(eventColumns) FROM webhook_events WHERE object_id = $1 ORDER BY seq DESC LIMIT $2
+        """)
+
+    /// The events about `objectIDs` (an intent and its refunds), newest first, at most `limit`:
+    /// what main's console route asks `WebhookStore` for (`SQLiteWebhookStore` has the same
+    /// method). One prepared statement per object on the `(object_id, seq)` index, merged by
+    /// `seq`, so no SQL is built from the number of ids.
+    public func events(aboutObjects objectIDs: [String], limit: Int) throws -> [StoredEvent] {
+        guard !objectIDs.isEmpty, limit > 0 else { return [] }
+        let rows = try read { connection in
+            try Set(objectIDs).flatMap { id in try connection.execute(Self.eventsAboutObject, [id, Int64(limit)]).rows }
+        }
+        return rows.sorted { $0.int64(0) > $1.int64(0) }.prefix(limit).map { Self.event($0, offset: 1) }
+    }
+
     static let eventExists = S("webhooks.event_exists", "SELECT 1 FROM webhook_events WHERE id = $1")
     static let endpointExists = S("webhooks.endpoint_exists", "SELECT 1 FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL")
     static let replayDelivery = S("webhooks.replay", """
