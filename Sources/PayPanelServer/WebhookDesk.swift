@@ -1,18 +1,22 @@
 import Foundation
 import PayPanel
 
-/// The routes' window on events and webhook endpoints: one actor owning its own connection
-/// to the payments database (a `Database` has one owner), and the relay, whose
-/// `publishPending` runs before a list so the newest changes are already events.
+/// The routes' window on events and webhook endpoints: one actor owning its own webhook store
+/// (a store has one owner: a SQLite connection, or a PostgreSQL store on the shared pool), and
+/// the relay, whose `publishPending` runs before a list so the newest changes are already events.
 public actor WebhookDesk {
-    let store: SQLiteWebhookStore
+    let store: any WebhookStore
     let endpoints: WebhookEndpoints
     let relay: WebhookRelay?
     let clock: any WallClock
 
     /// A desk on its own connection `database`, sealing secrets with `box`.
     public init(database: sending Database, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
-        let store = SQLiteWebhookStore(database: database)
+        self.init(store: SQLiteWebhookStore(database: database), box: box, relay: relay, clock: clock)
+    }
+
+    /// A desk on a webhook store of its own (`PaymentStoreFactory.openWebhookStore`).
+    public init(store: sending any WebhookStore, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
         self.store = store
         self.endpoints = WebhookEndpoints(store: store, box: box)
         self.relay = relay

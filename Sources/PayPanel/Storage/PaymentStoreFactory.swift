@@ -12,6 +12,10 @@ public protocol PaymentStoreFactory: Sendable {
     func openPaymentStore() throws -> sending any PaymentStore
     func openCheckoutStore() throws -> sending any CheckoutStore
     func openAPIKeyStore() throws -> sending any APIKeyStore
+    /// Events, webhook endpoints and deliveries (migration 0006), for the relay and the routes.
+    func openWebhookStore() throws -> sending any WebhookStore
+    /// Devices and the push queue (migration 0007).
+    func openDeviceStore() throws -> sending any DeviceStore
     /// Nil when the database answers and holds exactly this program's migrations; otherwise
     /// why not, in words for a readiness probe.
     func notReadyReason() -> String?
@@ -38,6 +42,14 @@ public struct SQLiteStoreFactory: PaymentStoreFactory {
 
     public func openAPIKeyStore() throws -> sending any APIKeyStore {
         SQLiteAPIKeyStore(database: try Database.openMigrated(path: path, set: .main, clock: clock))
+    }
+
+    public func openWebhookStore() throws -> sending any WebhookStore {
+        SQLiteWebhookStore(database: try Database.openMigrated(path: path, set: .main, clock: clock))
+    }
+
+    public func openDeviceStore() throws -> sending any DeviceStore {
+        SQLiteDeviceStore(database: try Database.openMigrated(path: path, set: .main, clock: clock))
     }
 
     public func notReadyReason() -> String? {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where events, webhook endpoints, deliveries and their attempts are kept (migration 0006).
-/// Adopters hold the SQL (`SQLiteWebhookStore`); the rules (what becomes an event, who gets
+/// Adopters hold the SQL (`SQLiteWebhookStore`, `PostgreSQLWebhookStore`); the rules (what becomes an event, who gets
 /// it, when to retry, how secrets are sealed) are `WebhookRelay`'s and `WebhookEndpoints`',
 /// written once above every store. Every method is one transaction.
 public protocol WebhookStore: AnyObject {
@@ -18,6 +18,9 @@ public protocol WebhookStore: AnyObject {
     /// A page of events, newest first (by publication order), optionally of one type: those
     /// after the cursor event (`.olderThan`), before it (`.newerThan`), or the newest.
     func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent]
+    /// The newest events (at most `limit`) whose object is one of `objectIDs`: an intent's and
+    /// its refunds' events, for the console.
+    func events(aboutObjects objectIDs: [String], limit: Int) throws -> [StoredEvent]
 
     // MARK: Endpoints
 

@@ -59,16 +59,15 @@ enum APNsFixtures {
                      baseURL: "https://apns.test")
     }
 
-    /// An outbox on a file database in `directory`; `secondConnection` opens another store on it
-    /// (a second sender, or the test looking at rows).
-    static func outbox(_ transport: ScriptedAPNsTransport?, clock: ManualClock, in directory: TemporaryDirectory) throws -> PushOutbox {
-        let database = try Database.openMigrated(path: directory.file("push.sqlite"), clock: clock)
-        return PushOutbox(store: SQLiteDeviceStore(database: database), provider: try transport.map { try provider($0, clock: clock) },
-                          clock: clock, randomSeed: 7)
+    /// An outbox on a device store of `database` (a SQLite file or a PostgreSQL schema);
+    /// `secondConnection` opens another store on it (a second sender, or the test looking at rows).
+    static func outbox(_ transport: ScriptedAPNsTransport?, clock: ManualClock, on database: FactoryUnderTest) throws -> PushOutbox {
+        PushOutbox(store: try database.factory.openDeviceStore(), provider: try transport.map { try provider($0, clock: clock) },
+                   clock: clock, randomSeed: 7)
     }
 
-    static func secondConnection(_ directory: TemporaryDirectory, clock: ManualClock) throws -> SQLiteDeviceStore {
-        SQLiteDeviceStore(database: try Database.openMigrated(path: directory.file("push.sqlite"), clock: clock))
+    static func secondConnection(_ database: FactoryUnderTest) throws -> any DeviceStore {
+        try database.factory.openDeviceStore()
     }
 
     static let payload = Array(#"{"aps":{"alert":{"title":"Pay","body":"5 USD"},"mutable-content":1}}"#.utf8)

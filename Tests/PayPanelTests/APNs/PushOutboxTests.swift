@@ -4,6 +4,8 @@ import TestSupport
 import Testing
 
 /// Every answer of APNs → its action, and what the outbox does about it, with a scripted transport.
+/// The outbox tests run on every `StoreKind` that holds several stores on one database (a SQLite
+/// file, PostgreSQL): the `DeviceStore` conformance suite.
 @Suite struct PushOutboxTests {
     /// Apple's reasons and the action the brief asks for, written out here independently of
     /// `APNsReasonTable` so a changed row fails this test.
@@ -42,11 +44,12 @@ import Testing
         try await outbox.register(token: APNsFixtures.token, topic: APNsFixtures.topic, environment: .development)
     }
 
-    @Test func aSentPushCarriesTheHeadersAndTheProviderToken() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func aSentPushCarriesTheHeadersAndTheProviderToken(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport([.status(200)])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         let expiry = APNsFixtures.start.addingTimeInterval(3600)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: "co_abc", expiresAt: expiry)
@@ -65,12 +68,17 @@ import Testing
         #expect(try await outbox.attempts(deliveryID: delivery.id).map(\.outcome) == [.sent])
     }
 
-    @Test(arguments: [(400, "BadDeviceToken", nil), (400, "DeviceTokenNotForTopic", nil), (410, "Unregistered", Int64(1_795_999_000_000))])
-    func aDeadTokenMarksTheDeviceDeadAndIsNeverUsedAgain(_ status: Int, _ reason: String, _ timestamp: Int64?) async throws {
-        let directory = try TemporaryDirectory()
+    static let deadAnswers: [(Int, String, Int64?)] = [
+        (400, "BadDeviceToken", nil), (400, "DeviceTokenNotForTopic", nil), (410, "Unregistered", Int64(1_795_999_000_000)),
+    ]
+
+    @Test(arguments: StoreKind.shared, deadAnswers.indices)
+    func aDeadTokenMarksTheDeviceDeadAndIsNeverUsedAgain(kind: StoreKind, _ index: Int) async throws {
+        let (status, reason, timestamp) = Self.deadAnswers[index]
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport([.status(status, reason: reason, timestamp: timestamp)])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(delivery.status == .deviceDead)
@@ -87,11 +95,12 @@ import Testing
         #expect(transport.requests.count == 1)
     }
 
-    @Test func a413IsNeverRetried() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func a413IsNeverRetried(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport([.status(413, reason: "PayloadTooLarge")])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(delivery.status == .failed)
@@ -102,13 +111,16 @@ import Testing
         #expect(try await outbox.device(device.id)?.isDead == false)
     }
 
-    @Test(arguments: [(429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable"), (0, "no answer")])
-    func busyAnswersAreRetriedWithBackoff(_ status: Int, _ reason: String) async throws {
-        let directory = try TemporaryDirectory()
+    static let busyAnswers: [(Int, String)] = [(429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable"), (0, "no answer")]
+
+    @Test(arguments: StoreKind.shared, busyAnswers.indices)
+    func busyAnswersAreRetriedWithBackoff(kind: StoreKind, _ index: Int) async throws {
+        let (status, reason) = Self.busyAnswers[index]
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let failure: ScriptedAPNsTransport.Answer = status == 0 ? .noAnswer : .status(status, reason: reason)
         let transport = ScriptedAPNsTransport([failure, failure, .status(200)])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         let first = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(first.status == .pending)
@@ -129,11 +141,12 @@ import Testing
         #expect(try await outbox.attempts(deliveryID: third.id).map(\.outcome) == [status == 0 ? .unreachable : .retry, status == 0 ? .unreachable : .retry, .sent])
     }
 
-    @Test func retriesRunOutAfterTheLastAttempt() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func retriesRunOutAfterTheLastAttempt(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport(Array(repeating: .status(503, reason: "ServiceUnavailable"), count: 20))
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         var delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         while delivery.status == .pending {
@@ -145,11 +158,12 @@ import Testing
         #expect(transport.requests.count == PushOutbox.maximumAttempts)
     }
 
-    @Test func anExpiredProviderTokenIsRefreshedOnceAndTheSameApnsIDResent() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func anExpiredProviderTokenIsRefreshedOnceAndTheSameApnsIDResent(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport([.status(403, reason: "ExpiredProviderToken"), .status(200)])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(delivery.status == .sent)
@@ -159,11 +173,12 @@ import Testing
         #expect(requests[0].headers["apns-id"] == requests[1].headers["apns-id"])
     }
 
-    @Test func aProviderTokenRefusedTwiceFailsLoudly() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func aProviderTokenRefusedTwiceFailsLoudly(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport([.status(403, reason: "InvalidProviderToken"), .status(403, reason: "InvalidProviderToken")])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(delivery.status == .failed)
@@ -173,15 +188,16 @@ import Testing
         #expect(try await outbox.device(device.id)?.isDead == false)
     }
 
-    @Test func aCrashBetweenSendingAndRecordingResendsWithTheSameApnsID() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func aCrashBetweenSendingAndRecordingResendsWithTheSameApnsID(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         // Queued without a provider's first attempt: a second connection plays the sender that
         // claimed it, sent it, and died before recording the answer.
         let transport = ScriptedAPNsTransport([.status(200)])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await registered(outbox)
-        let crashed = try APNsFixtures.secondConnection(directory, clock: clock)
+        let crashed = try APNsFixtures.secondConnection(database)
         let id = try crashed.insertDelivery(
             NewPushDelivery(apnsID: "6f1e7a2c-0b4d-4e55-9a0e-2f3c4d5e6f70", deviceID: device.id, checkoutID: nil, collapseID: nil,
                             payload: APNsFixtures.payload, expiresAt: nil), at: clock.now())
@@ -196,11 +212,12 @@ import Testing
         #expect(try await outbox.attempts(deliveryID: id).map(\.outcome) == [.inFlight, .sent])
     }
 
-    @Test func aTokenOfTheOtherEnvironmentIsNotSentAndNotKilled() async throws {
-        let directory = try TemporaryDirectory()
+    @Test(arguments: StoreKind.shared)
+    func aTokenOfTheOtherEnvironmentIsNotSentAndNotKilled(kind: StoreKind) async throws {
         let clock = ManualClock(APNsFixtures.start)
+        let database = try kind.makeFactory(clock: clock)
         let transport = ScriptedAPNsTransport([])
-        let outbox = try APNsFixtures.outbox(transport, clock: clock, in: directory)
+        let outbox = try APNsFixtures.outbox(transport, clock: clock, on: database)
         let device = try await outbox.register(token: APNsFixtures.token, topic: APNsFixtures.topic, environment: .production)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(delivery.status == .failed)
@@ -209,19 +226,20 @@ import Testing
         #expect(try await outbox.device(device.id)?.isDead == false)
     }
 
-    @Test func withoutAProviderPushesAreRecordedAsSkipped() async throws {
-        let directory = try TemporaryDirectory()
-        let outbox = try APNsFixtures.outbox(nil, clock: ManualClock(APNsFixtures.start), in: directory)
+    @Test(arguments: StoreKind.shared)
+    func withoutAProviderPushesAreRecordedAsSkipped(kind: StoreKind) async throws {
+        let database = try kind.makeFactory(clock: ManualClock(APNsFixtures.start))
+        let outbox = try APNsFixtures.outbox(nil, clock: ManualClock(APNsFixtures.start), on: database)
         let device = try await registered(outbox)
         let delivery = try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: nil, expiresAt: nil)
         #expect(delivery.status == .skipped)
         #expect(delivery.reason == "apns_not_configured")
     }
 
-    @Test(arguments: ["", "xyz", String(repeating: "a", count: 63), String(repeating: "g", count: 64)])
-    func malformedDeviceTokensAreRefused(_ token: String) async throws {
-        let directory = try TemporaryDirectory()
-        let outbox = try APNsFixtures.outbox(nil, clock: ManualClock(APNsFixtures.start), in: directory)
+    @Test(arguments: StoreKind.shared, ["", "xyz", String(repeating: "a", count: 63), String(repeating: "g", count: 64)])
+    func malformedDeviceTokensAreRefused(kind: StoreKind, _ token: String) async throws {
+        let database = try kind.makeFactory(clock: ManualClock(APNsFixtures.start))
+        let outbox = try APNsFixtures.outbox(nil, clock: ManualClock(APNsFixtures.start), on: database)
         await #expect(throws: PushError.self) { try await outbox.register(token: token, topic: APNsFixtures.topic, environment: .development) }
     }
 }

@@ -4,39 +4,41 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// One relay test: a payments database in a temporary directory, a `ManualClock`, endpoints,
-/// and a relay whose transport answers from a script and records every request.
+/// One relay test: a payments database of one `StoreKind` (a SQLite file in a temporary
+/// directory, or a PostgreSQL schema) behind its store factory, a `ManualClock`, endpoints, and
+/// a relay whose transport answers from a script and records every request.
 final class RelayHarness: @unchecked Sendable {
     // Immutable after init; the relay is an actor, the transport and clock thread-safe.
     static let start = Date(timeIntervalSince1970: 1_795_939_200)  // 2026-11-29T08:00:00Z
     static let masterKey = [UInt8](repeating: 0x5a, count: 32)
 
-    let directory: TemporaryDirectory
+    let database: FactoryUnderTest
     let clock: ManualClock
     let ledger: PaymentLedger
     let endpoints: WebhookEndpoints
-    let webhookStore: SQLiteWebhookStore
+    let webhookStore: any WebhookStore
     let transport = ScriptedTransport()
     var relay: WebhookRelay
 
-    init(allowPrivate: Bool = true, afterSend: (@Sendable (ClaimedDelivery) throws -> Void)? = nil) throws {
-        directory = try TemporaryDirectory("paypanel-webhook-test")
+    init(kind: StoreKind = .sqliteFile, allowPrivate: Bool = true, afterSend: (@Sendable (ClaimedDelivery) throws -> Void)? = nil) throws {
         clock = ManualClock(Self.start)
-        ledger = PaymentLedger(store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock))
+        database = try kind.makeFactory(clock: clock)
+        ledger = PaymentLedger(store: try database.factory.openPaymentStore())
         let box = try WebhookSecretBox(masterKey: Self.masterKey)
-        webhookStore = SQLiteWebhookStore(database: try Database.openMigrated(path: directory.file("payments.sqlite"), set: .main, clock: clock))
+        webhookStore = try database.factory.openWebhookStore()
         endpoints = WebhookEndpoints(store: webhookStore, box: box)
-        relay = try Self.makeRelay(directory: directory, clock: clock, transport: transport, allowPrivate: allowPrivate, afterSend: afterSend)
+        relay = try Self.makeRelay(database: database, clock: clock, transport: transport, allowPrivate: allowPrivate, afterSend: afterSend)
     }
 
+    /// A relay on a webhook store of its own (another server, or this one restarted).
     static func makeRelay(
-        directory: TemporaryDirectory, clock: ManualClock, transport: ScriptedTransport, allowPrivate: Bool,
+        database: FactoryUnderTest, clock: ManualClock, transport: ScriptedTransport, allowPrivate: Bool, seed: UInt64 = 7,
         afterSend: (@Sendable (ClaimedDelivery) throws -> Void)? = nil
     ) throws -> WebhookRelay {
         WebhookRelay(
-            store: SQLiteWebhookStore(database: try Database.openMigrated(path: directory.file("payments.sqlite"), set: .main, clock: clock)),
+            store: try database.factory.openWebhookStore(),
             box: try WebhookSecretBox(masterKey: masterKey), transport: transport,
-            policy: WebhookDestinationPolicy(allowPrivate: allowPrivate) { _ in [IPAddress("93.184.216.34")!] }, clock: clock, randomSeed: 7,
+            policy: WebhookDestinationPolicy(allowPrivate: allowPrivate) { _ in [IPAddress("93.184.216.34")!] }, clock: clock, randomSeed: seed,
             render: { message in
                 switch message {
                 case .payment(let message): .orderedObject([("object", "payment_intent"), ("id", .string(message.intentID))])

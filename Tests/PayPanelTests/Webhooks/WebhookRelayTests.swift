@@ -5,10 +5,13 @@ import Testing
 
 /// The relay in virtual time: signed deliveries, every retry outcome over the ~3-day schedule,
 /// Retry-After, 410 disabling, a crash between send and record, rotation, refused destinations,
-/// replays, checkout events from the trigger, and secrets never stored in clear.
+/// replays, checkout events from the trigger, and secrets never stored in clear. Each test runs
+/// on every `StoreKind` that holds several stores on one database (a SQLite file, PostgreSQL):
+/// the `WebhookStore` conformance suite.
 @Suite struct WebhookRelayTests {
-    @Test func aDeliveryIsSignedWithTheEventIDAndVerifiesWithTheEndpointSecret() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func aDeliveryIsSignedWithTheEventIDAndVerifiesWithTheEndpointSecret(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         let created = try harness.endpoints.create(url: "https://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now())
         let intent = try harness.createIntent()
         let report = try await harness.relay.runPass()
@@ -32,8 +35,9 @@ import Testing
         #expect(harness.transport.sent.count == 1)
     }
 
-    @Test func failuresRetryOnTheScheduleForAboutThreeDaysThenFailAndCanBeReplayed() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func failuresRetryOnTheScheduleForAboutThreeDaysThenFailAndCanBeReplayed(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         let endpoint = try harness.endpoints.create(url: "https://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now()).record
         try harness.createIntent()
         // 500, a timeout, 404, a 3xx, and so on: everything but 2xx and 410 is retried.
@@ -80,8 +84,9 @@ import Testing
         #expect(try harness.onlyDelivery(of: eventID).status == .delivered)
     }
 
-    @Test func tooManyRequestsAndUnavailableHonourRetryAfter() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func tooManyRequestsAndUnavailableHonourRetryAfter(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         _ = try harness.endpoints.create(url: "https://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now())
         try harness.createIntent()
         harness.transport.answer(.response(status: 429, retryAfter: 3600))
@@ -100,8 +105,9 @@ import Testing
         #expect(wait >= 1800 * 0.9 && wait <= 1800 * 1.1)
     }
 
-    @Test func goneDisablesTheEndpointAndNothingMoreIsSentToIt() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func goneDisablesTheEndpointAndNothingMoreIsSentToIt(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         let gone = try harness.endpoints.create(url: "https://gone.example/hooks", eventTypes: ["*"], at: harness.clock.now()).record
         let other = try harness.endpoints.create(url: "https://other.example/hooks", eventTypes: ["*"], at: harness.clock.now()).record
         harness.transport.always(.response(status: 410, retryAfter: nil), for: gone.url)
@@ -117,8 +123,9 @@ import Testing
         #expect(harness.transport.sent.filter { $0.url.contains("other") }.count == 2)
     }
 
-    @Test func aCrashBetweenSendingAndRecordingSendsAgainWithTheSameWebhookID() async throws {
-        let harness = try RelayHarness(afterSend: { _ in throw SimulatedCrash() })
+    @Test(arguments: StoreKind.shared)
+    func aCrashBetweenSendingAndRecordingSendsAgainWithTheSameWebhookID(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind, afterSend: { _ in throw SimulatedCrash() })
         _ = try harness.endpoints.create(url: "https://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now())
         try harness.createIntent()
         await #expect(throws: SimulatedCrash.self) { try await harness.relay.runPass() }
@@ -128,7 +135,7 @@ import Testing
         #expect(leased.status == .pending && leased.attempts == 0)
 
         // The restarted process: a new relay on the same database and transport.
-        let restarted = try RelayHarness.makeRelay(directory: harness.directory, clock: harness.clock, transport: harness.transport, allowPrivate: true)
+        let restarted = try RelayHarness.makeRelay(database: harness.database, clock: harness.clock, transport: harness.transport, allowPrivate: true)
         try await restarted.runPass()
         #expect(harness.transport.sent.count == 1, "the lease still holds")
         harness.advance(by: WebhookRelay.lease)
@@ -139,8 +146,9 @@ import Testing
         #expect(try harness.onlyDelivery(of: eventID).status == .delivered)
     }
 
-    @Test func duringARotationBothSecretsSignForADay() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func duringARotationBothSecretsSignForADay(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         let original = try harness.endpoints.create(url: "https://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now())
         let rotated = try harness.endpoints.rotateSecret(original.record.id, at: harness.clock.now())
         #expect(rotated.secret != original.secret && rotated.record.secretVersion == 2)
@@ -165,8 +173,9 @@ import Testing
         }
     }
 
-    @Test func refusedDestinationsAreNeverContactedAndTheAttemptSaysWhy() async throws {
-        let harness = try RelayHarness(allowPrivate: false)
+    @Test(arguments: StoreKind.shared)
+    func refusedDestinationsAreNeverContactedAndTheAttemptSaysWhy(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind, allowPrivate: false)
         _ = try harness.endpoints.create(url: "https://169.254.169.254/latest/meta-data", eventTypes: ["*"], at: harness.clock.now())
         _ = try harness.endpoints.create(url: "http://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now())
         try harness.createIntent()
@@ -178,8 +187,9 @@ import Testing
         #expect(errors.count == 2 && errors.allSatisfy { $0.hasPrefix("destination refused") })
     }
 
-    @Test func endpointsGetOnlyTheTypesTheyAskForAndBadInputIsRefused() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func endpointsGetOnlyTheTypesTheyAskForAndBadInputIsRefused(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         _ = try harness.endpoints.create(url: "https://merchant.example/paid", eventTypes: ["payment_intent.succeeded"], at: harness.clock.now())
         try harness.createIntent()
         let report = try await harness.relay.runPass()
@@ -190,9 +200,10 @@ import Testing
         }
     }
 
-    @Test func checkoutEndingsBecomeEventsThroughTheTrigger() async throws {
-        let harness = try RelayHarness()
-        let store = try SQLitePaymentStore(path: harness.directory.file("payments.sqlite"), clock: harness.clock)
+    @Test(arguments: StoreKind.shared)
+    func checkoutEndingsBecomeEventsThroughTheTrigger(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
+        let store = try harness.database.factory.openCheckoutStore()
         var checkout = Checkout(
             id: "co_AAAAAAAAAAAAAAAAAAAAAAAA", status: .open, panel: PanelConfig.seed, captureMethod: .manual, paymentIntentID: nil,
             clientSecretHash: SHA256.hash("secret"), createdAt: RelayHarness.start, updatedAt: RelayHarness.start, version: 1)
@@ -211,8 +222,9 @@ import Testing
         #expect(object?["client_secret"] == nil)
     }
 
-    @Test func eventsPageNewestFirstWithCursorsAndATypeFilter() async throws {
-        let harness = try RelayHarness()
+    @Test(arguments: StoreKind.shared)
+    func eventsPageNewestFirstWithCursorsAndATypeFilter(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
         for _ in 0..<5 {
             try harness.createIntent()
             harness.advance(by: 1)
@@ -227,15 +239,46 @@ import Testing
         #expect(try harness.webhookStore.events(type: "payment_intent.succeeded", page: .first, limit: 10).isEmpty)
     }
 
+    /// Two relays on one database (two servers), passing at once again and again while the
+    /// events are published: every message becomes one event, and each event reaches each
+    /// endpoint once, whichever relay published or claimed it.
+    @Test(arguments: StoreKind.shared)
+    func twoRelaysOnOneDatabaseSendEachDeliveryExactlyOnce(kind: StoreKind) async throws {
+        let harness = try RelayHarness(kind: kind)
+        let urls = ["https://one.example/hooks", "https://two.example/hooks"]
+        for url in urls { _ = try harness.endpoints.create(url: url, eventTypes: ["*"], at: harness.clock.now()) }
+        let other = try RelayHarness.makeRelay(database: harness.database, clock: harness.clock, transport: harness.transport, allowPrivate: true, seed: 99)
+        for _ in 0..<12 { try harness.createIntent() }
+        for _ in 0..<4 {
+            async let a = harness.relay.runPass()
+            async let b = other.runPass()
+            _ = try await (a, b)
+        }
+        let events = try harness.webhookStore.events(type: nil, page: .first, limit: 100)
+        #expect(events.count == 12)
+        let sent = harness.transport.sent
+        #expect(sent.count == 12 * urls.count, "\(sent.count) posts for \(12 * urls.count) deliveries")
+        for url in urls {
+            let ids = sent.filter { $0.url == url }.compactMap { $0.headers["webhook-id"] }
+            #expect(Set(ids) == Set(events.map(\.id)) && ids.count == events.count, "\(url)")
+        }
+        for event in events {
+            let deliveries = try harness.webhookStore.deliveries(ofEvent: event.id)
+            #expect(deliveries.count == 2 && deliveries.allSatisfy { $0.status == .delivered && $0.attempts == 1 })
+        }
+    }
+
+    /// SQLite's file is scanned byte by byte; PostgreSQL's rows are read back through the store.
     @Test func theDatabaseHoldsNoSecretInClear() async throws {
-        let harness = try RelayHarness()
+        let harness = try RelayHarness(kind: .sqliteFile)
+        let directory = try #require(harness.database.directory)
         let created = try harness.endpoints.create(url: "https://merchant.example/hooks", eventTypes: ["*"], at: harness.clock.now())
         let rotated = try harness.endpoints.rotateSecret(created.record.id, at: harness.clock.now())
         try harness.createIntent()
         try await harness.relay.runPass()
         var bytes: [UInt8] = []
         for suffix in ["", "-wal"] {
-            if let data = FileManager.default.contents(atPath: harness.directory.file("payments.sqlite") + suffix) { bytes += Array(data) }
+            if let data = FileManager.default.contents(atPath: directory.file("payments.sqlite") + suffix) { bytes += Array(data) }
         }
         #expect(!bytes.isEmpty)
         for secret in [created.secret, rotated.secret] {

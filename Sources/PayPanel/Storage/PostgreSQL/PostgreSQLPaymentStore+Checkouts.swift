@@ -7,7 +7,7 @@ import Foundation
 extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     typealias S = PostgreSQLStatement
 
-    private static let checkoutColumns =
+    static let checkoutColumns =
         "id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id, created_at, updated_at, version"
 
     static let insertCheckoutStatement = S(
@@ -57,7 +57,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         try statement(Self.checkoutBySecret, [hash]).rows.first?.optionalString(0)
     }
 
-    private static func checkout(_ row: PostgreSQLRow) throws -> Checkout {
+    static func checkout(_ row: PostgreSQLRow) throws -> Checkout {
         let id = row.string(0)
         guard let status = CheckoutStatus(rawValue: row.string(1)) else {
             throw CheckoutStoreError(checkoutID: id, detail: "unknown status")

@@ -81,6 +81,14 @@ public final class PostgreSQLPaymentStore: PaymentStore {
         return try transaction(writing: false, body)
     }
 
+    /// One transaction on a raw connection with this store's isolation, conflict retries and
+    /// COMMIT read-back: what the schema's other stores (webhooks, devices) run their several
+    /// statements in. The body may run more than once, so it must only talk to the database.
+    func withTransaction<T>(writing: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        if let current { return try body(current.connection) }
+        return try transaction(writing: writing) { try body($0.connection) }
+    }
+
     private func transaction<T>(writing: Bool, _ body: (PostgreSQLPaymentTransaction) throws -> T) throws -> T {
         let begin = writing
             ? "BEGIN ISOLATION LEVEL \(isolation.rawValue)"

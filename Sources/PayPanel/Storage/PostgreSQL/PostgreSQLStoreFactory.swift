@@ -28,6 +28,16 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
         PostgreSQLNotificationStore(sharingConnectionsWith: try openPostgreSQLStore())
     }
 
+    /// Events and webhooks, in the same schema, on the same pool.
+    public func openWebhookStore() throws -> sending any WebhookStore {
+        PostgreSQLWebhookStore(sharingConnectionsWith: try openPostgreSQLStore())
+    }
+
+    /// Devices and the push queue, in the same schema, on the same pool.
+    public func openDeviceStore() throws -> sending any DeviceStore {
+        PostgreSQLDeviceStore(sharingConnectionsWith: try openPostgreSQLStore())
+    }
+
     public func notReadyReason() -> String? {
         do {
             return try openPostgreSQLStore().notReadyReason()

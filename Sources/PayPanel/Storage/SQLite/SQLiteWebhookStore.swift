@@ -32,29 +32,7 @@ public final class SQLiteWebhookStore: WebhookStore {
             ) { row in
                 UnpublishedMessage.checkout(CheckoutMessage(id: row.int64(10), topic: row.string(11), checkout: try SQLitePaymentStore.checkout(row)))
             }
-            // Oldest first across both outboxes, by the time each change was made; within one
-            // outbox, changes of the same millisecond keep their row order (a stable merge:
-            // Swift's sort is not stable).
-            var merged: [UnpublishedMessage] = []
-            var paymentsLeft = payments[...]
-            var checkoutsLeft = checkouts[...]
-            while let nextPayment = paymentsLeft.first, let nextCheckout = checkoutsLeft.first {
-                if Self.time(nextCheckout) < Self.time(nextPayment) {
-                    merged.append(nextCheckout)
-                    checkoutsLeft = checkoutsLeft.dropFirst()
-                } else {
-                    merged.append(nextPayment)
-                    paymentsLeft = paymentsLeft.dropFirst()
-                }
-            }
-            return merged + paymentsLeft + checkoutsLeft
-        }
-    }
-
-    private static func time(_ message: UnpublishedMessage) -> Date {
-        switch message {
-        case .payment(let message): message.createdAt
-        case .checkout(let message): message.checkout.updatedAt
+            return UnpublishedMessage.mergedOldestFirst(payments: payments, checkouts: checkouts)
         }
     }
 

@@ -29,7 +29,7 @@ struct DevicesAddCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let outbox = PushOutbox(store: SQLiteDeviceStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)),
+        let outbox = PushOutbox(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openDeviceStore(),
                                 provider: nil, clock: clock)
         let device = try await outbox.register(token: token, topic: topic, environment: environment)
         if arguments.flag(CommonOptions.json.name) {
@@ -55,7 +55,7 @@ struct DevicesListCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let outbox = PushOutbox(store: SQLiteDeviceStore(database: try arguments.openDatabase(environment: context.environment, clock: clock)),
+        let outbox = PushOutbox(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openDeviceStore(),
                                 provider: nil, clock: clock)
         let devices = try await outbox.devices()
         if arguments.flag(CommonOptions.json.name) {

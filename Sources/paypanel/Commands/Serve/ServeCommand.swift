@@ -22,7 +22,7 @@ struct ServeCommand: CLICommand {
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8080)."),
             .value("--worker-interval", "ms", help: "How often the worker fires due timers and looks up unknown outcomes (default: 1000)."),
         ] + WebhookServeOptions.all + TokenOptions.checking + CheckoutOptions.all + APNsOptions.all,
-        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--allow-private-webhooks] [--processor-webhook-secret <secret>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path|postgresql://…>] [--processor-db <path>] [--now <time>] [--apns-key-file <p8> --apns-key-id <id> --apns-team-id <id> --apns-topic <bundle-id> [--apns-environment development|production] [--apns-url <url>]]")
+        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--allow-private-webhooks] [--processor-webhook-secret <secret>] [--webhook-key-file <path>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path|postgresql://…>] [--processor-db <path>] [--now <time>] [--apns-key-file <p8> --apns-key-id <id> --apns-team-id <id> --apns-topic <bundle-id> [--apns-environment development|production] [--apns-url <url>]]")
 
     let arguments: ParsedArguments
     let host: String
@@ -65,27 +65,18 @@ struct ServeCommand: CLICommand {
             api.alternativeCredentials.append(key)
             demo.append(DemoSite(key: key, sealing: DemoWalletSealing(clock: clock)))
         }
-        // Events, webhooks, devices and the push queue keep their tables in SQLite only, for now
-        // (docs/scaling.md); on PostgreSQL those routes are off and serve says so.
-        let webhooks: WebhookServeOptions.Composed?
-        let outbox: PushOutbox?
-        if case .sqlite = try arguments.storeLocation(environment: environment) {
-            webhooks = try WebhookServeOptions.compose(arguments: arguments, api: api, environment: environment, clock: clock)
-            // Pushes (docs/notifications.md): devices and the push queue on a connection of their own.
-            let provider = try arguments.apnsProvider(clock: clock)
-            if provider == nil {
-                Self.writeError("push: no APNs key (--apns-key-file, --apns-key-id, --apns-team-id): checkouts are not pushed; devices can still be registered")
-            }
-            outbox = PushOutbox(store: SQLiteDeviceStore(database: try arguments.openDatabase(environment: environment, clock: clock)),
-                                provider: provider, clock: clock)
-        } else {
-            webhooks = nil
-            outbox = nil
-            Self.writeError("on PostgreSQL, events, webhooks, devices and pushes are not available yet: /v1/events, /v1/webhook_endpoints, /v1/processor/webhooks and /v1/devices are off")
+        // Events, webhooks, devices and the push queue: each on a store of its own from the
+        // factory, on SQLite and on PostgreSQL alike (docs/scaling.md: the webhook key file).
+        let webhooks = try WebhookServeOptions.compose(arguments: arguments, api: api, stores: stores, environment: environment, clock: clock)
+        // Pushes (docs/notifications.md): devices and the push queue on a store of their own.
+        let provider = try arguments.apnsProvider(clock: clock)
+        if provider == nil {
+            Self.writeError("push: no APNs key (--apns-key-file, --apns-key-id, --apns-team-id): checkouts are not pushed; devices can still be registered")
         }
+        let outbox = PushOutbox(store: try stores.openDeviceStore(), provider: provider, clock: clock)
         let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor, pushes: outbox)
-        var providers: [any APIRouteProvider] = [checkouts, ConsoleSite()] + demo + (webhooks?.providers ?? [])
-        if let outbox { providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name))) }
+        var providers: [any APIRouteProvider] = [checkouts, ConsoleSite()] + demo + webhooks.providers
+        providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name)))
         // The console's view of the processor's own ledger (the mock's file, or --processor's admin endpoint).
         providers.append(ProcessorLedgerAPI(service: service, ledger: try arguments.processorLedgerReader(environment: environment, clock: clock)))
 
@@ -99,9 +90,9 @@ struct ServeCommand: CLICommand {
                 api: api, configuration: configuration, providers: providers, workerInterval: workerInterval,
                 alsoEachPass: {
                     _ = try? await desk.expireDue()
-                    if let outbox { await Self.drainPushes(outbox) }
+                    await Self.drainPushes(outbox)
                     // Returns at once: a slow endpoint never holds up timers and lookups.
-                    await webhooks?.relay.kick { report, error in Self.writeError(WebhookServeOptions.relayLine(report, error)) }
+                    await webhooks.relay?.kick { report, error in Self.writeError(WebhookServeOptions.relayLine(report, error)) }
                 },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {

@@ -9,7 +9,7 @@ struct EventsListCommand: CLICommand {
         options: [
             .value("--type", "type", help: "Only events of this type, e.g. payment_intent.succeeded."),
             .value("--limit", "n", help: "At most this many (default: 20)."),
-            CommonOptions.json, CommonOptions.database, CommonOptions.now,
+            CommonOptions.json, CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now,
         ], aliases: ["ls"])
 
     let arguments: ParsedArguments
@@ -25,7 +25,7 @@ struct EventsListCommand: CLICommand {
         let clock = try arguments.clock(environment: context.environment)
         let opening = try WebhookOpening(arguments: arguments, environment: context.environment, clock: clock)
         try await opening.publishPending()
-        let store = SQLiteWebhookStore(database: try opening.openDatabase())
+        let store = try opening.openStore()
         let events = try store.events(type: arguments.value("--type"), page: .first, limit: try arguments.integer("--limit", in: 1...10_000) ?? 20)
         if arguments.flag(CommonOptions.json.name) {
             context.console.printJSON(.array(events.map(EventsAPI.json)))
@@ -43,7 +43,7 @@ struct EventsShowCommand: CLICommand {
     static let spec = CommandSpec(
         name: "show", abstract: "Show an event as delivered, with each endpoint's delivery and attempts.",
         arguments: [.required("id", help: "The event id (evt_…), from 'paypanel events list'.")],
-        options: [CommonOptions.json, CommonOptions.database, CommonOptions.now])
+        options: [CommonOptions.json, CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now])
 
     let arguments: ParsedArguments
 
@@ -55,7 +55,7 @@ struct EventsShowCommand: CLICommand {
         let clock = try arguments.clock(environment: context.environment)
         let opening = try WebhookOpening(arguments: arguments, environment: context.environment, clock: clock)
         try await opening.publishPending()
-        let store = SQLiteWebhookStore(database: try opening.openDatabase())
+        let store = try opening.openStore()
         let id = arguments.positional(0) ?? ""
         guard let event = try store.event(id) else {
             throw CLIFailure(code: "event_not_found", message: "no event \(JSONWriter.quoted(SensitiveDigits.redacted(id))): list them with 'paypanel events list'")

@@ -13,27 +13,38 @@ enum WebhookServeOptions {
         help: "The secret the processor signs its webhooks with (Stripe-Signature), for POST /v1/processor/webhooks (or $PAYPANEL_PROCESSOR_WEBHOOK_SECRET).")
     static let processorSecretEnvironmentVariable = "PAYPANEL_PROCESSOR_WEBHOOK_SECRET"
 
-    static var all: [OptionSpec] { [allowPrivate, processorSecret] }
+    static var all: [OptionSpec] { [allowPrivate, processorSecret, WebhookKeyOptions.keyFile] }
 
     struct Composed {
-        let relay: WebhookRelay
+        /// Nil when this server sends no webhooks (PostgreSQL without a key file).
+        let relay: WebhookRelay?
         let providers: [any APIRouteProvider]
     }
 
-    /// The relay (own connection, URLSession, the destination check) and the routes.
-    static func compose(arguments: ParsedArguments, api: PaymentsAPI, environment: [String: String], clock: any WallClock) throws -> Composed {
-        let opening = try WebhookOpening(arguments: arguments, environment: environment, clock: clock)
-        let policy = WebhookDestinationPolicy(allowPrivate: arguments.flag(allowPrivate.name))
-        let relay = WebhookRelay(
-            store: SQLiteWebhookStore(database: try opening.openDatabase()), box: opening.box, transport: URLSessionWebhookTransport(),
-            policy: policy, clock: clock, render: EventObjects.render)
-        let desk = WebhookDesk(database: try opening.openDatabase(), box: opening.box, relay: relay, clock: clock)
+    /// The relay and the event and endpoint routes, each on a webhook store of its own from
+    /// `stores`, and the processor's webhook route. On PostgreSQL without a key file the relay
+    /// and the event and endpoint routes are left out, and serve says so in one line.
+    static func compose(
+        arguments: ParsedArguments, api: PaymentsAPI, stores: any PaymentStoreFactory, environment: [String: String], clock: any WallClock
+    ) throws -> Composed {
         var secret = arguments.value(processorSecret.name)
         if secret?.isEmpty ?? true { secret = environment[processorSecretEnvironmentVariable] }
         if let given = secret, given.utf8.count < 16 {
             throw UsageError("'--processor-webhook-secret' must be at least 16 characters (the processor's whsec_… secret)")
         }
         let processorWebhooks = ProcessorWebhooksAPI(service: api.service, secret: secret?.isEmpty == false ? secret : nil, clock: clock)
+        let opening = try WebhookOpening(arguments: arguments, environment: environment, stores: stores, clock: clock)
+        guard let box = try opening.boxIfConfigured() else {
+            ServeCommand.writeError(
+                "webhooks: no webhook key file (\(WebhookKeyOptions.keyFile.name) or $\(WebhookKeyOptions.environmentVariable)), which PostgreSQL needs: /v1/events and /v1/webhook_endpoints are off and this server sends no webhooks (docs/scaling.md)")
+            return Composed(relay: nil, providers: [processorWebhooks])
+        }
+        try opening.checkKeyOpensTheEndpoints(box)
+        let policy = WebhookDestinationPolicy(allowPrivate: arguments.flag(allowPrivate.name))
+        let relay = WebhookRelay(
+            store: try stores.openWebhookStore(), box: box, transport: URLSessionWebhookTransport(), policy: policy, clock: clock,
+            render: EventObjects.render)
+        let desk = WebhookDesk(store: try stores.openWebhookStore(), box: box, relay: relay, clock: clock)
         return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks])
     }
 
@@ -48,34 +59,73 @@ enum WebhookServeOptions {
     }
 }
 
-/// The payments database and its webhook key file, as the webhook commands open them.
+/// The payments database (SQLite or PostgreSQL, through the store factory) and the webhook
+/// key, as serve and the webhook commands open them.
 struct WebhookOpening {
-    let databasePath: String
-    let box: WebhookSecretBox
+    let stores: any PaymentStoreFactory
+    let key: WebhookKeyOptions.Source
     let clock: any WallClock
+    /// The SQLite default key, read or created when the opening is made (as before there was
+    /// a choice), so the file only appears beside a real payments database.
+    private let eagerBox: WebhookSecretBox?
 
-    init(arguments: ParsedArguments, environment: [String: String], clock: any WallClock) throws {
-        databasePath = arguments.databasePath(environment: environment)
+    init(arguments: ParsedArguments, environment: [String: String], stores: (any PaymentStoreFactory)? = nil, clock: any WallClock) throws {
+        let location = try arguments.storeLocation(environment: environment)
+        // Opening the factory migrates the database (SQLite: on the first store opened).
+        self.stores = try stores ?? arguments.openStoreFactory(environment: environment, clock: clock)
         self.clock = clock
-        // Migrate first, so the key file is only made beside a real payments database.
-        _ = try Database.openMigrated(path: databasePath, set: .main, clock: clock)
-        box = try WebhookSecretBox(masterKey: try WebhookKeyFile.loadOrCreate(path: WebhookKeyFile.path(forDatabase: databasePath)))
+        key = WebhookKeyOptions.source(arguments: arguments, environment: environment, location: location)
+        if case .besideDatabase(let path) = key {
+            _ = try self.stores.openWebhookStore()
+            eagerBox = try WebhookSecretBox(masterKey: try WebhookKeyFile.loadOrCreate(path: path))
+        } else {
+            eagerBox = nil
+        }
     }
 
-    func openDatabase() throws -> Database {
-        try Database.openMigrated(path: databasePath, set: .main, clock: clock)
+    /// The box, or nil when no key is configured (PostgreSQL without a key file).
+    func boxIfConfigured() throws -> WebhookSecretBox? {
+        switch key {
+        case .besideDatabase: return eagerBox
+        case .file(let path): return try WebhookSecretBox(masterKey: try WebhookKeyOptions.load(path))
+        case .missing: return nil
+        }
     }
 
-    /// The endpoints, on a connection of their own.
+    /// The box, or a refusal saying where the key must come from.
+    func box() throws -> WebhookSecretBox {
+        guard let box = try boxIfConfigured() else { throw WebhookKeyOptions.missingKeyFailure() }
+        return box
+    }
+
+    /// Refuses a key file that does not open the secrets already sealed in the database: the
+    /// servers were given different files, and every delivery would fail to sign.
+    func checkKeyOpensTheEndpoints(_ box: WebhookSecretBox) throws {
+        guard case .file(let path) = key, let endpoint = try stores.openWebhookStore().endpoints().first else { return }
+        do {
+            _ = try box.open(endpoint.sealedSecret, endpointID: endpoint.id, version: endpoint.secretVersion)
+        } catch {
+            throw CLIFailure(
+                code: "webhook_key_mismatch",
+                message: "the webhook key file \(path) does not open the secrets of the endpoints in this database (\(endpoint.id)): every server must be given the same key file; with the key lost, remove and re-add the endpoints")
+        }
+    }
+
+    /// The endpoints, on a store of their own.
     func endpoints() throws -> WebhookEndpoints {
-        WebhookEndpoints(store: SQLiteWebhookStore(database: try openDatabase()), box: box)
+        WebhookEndpoints(store: try stores.openWebhookStore(), box: try box())
+    }
+
+    /// A webhook store of its own, for reading events and deliveries.
+    func openStore() throws -> any WebhookStore {
+        try stores.openWebhookStore()
     }
 
     /// Publishes pending outbox messages as events (what the serve worker does each pass), so
     /// the commands never show a list that lags behind the payments.
     func publishPending() async throws {
         let relay = WebhookRelay(
-            store: SQLiteWebhookStore(database: try openDatabase()), box: box, transport: NoTransport(),
+            store: try stores.openWebhookStore(), box: try box(), transport: NoTransport(),
             policy: WebhookDestinationPolicy(allowPrivate: false), clock: clock, render: EventObjects.render)
         _ = try await relay.publishPending()
     }

@@ -9,7 +9,7 @@ struct WebhooksAddCommand: CLICommand {
         arguments: [.required("url", help: "Where to post events: https://… (http and private addresses need serve --allow-private-webhooks).")],
         options: [
             .value("--events", "types", help: "Comma-separated event types, or * for all (default: *)."),
-            CommonOptions.json, CommonOptions.database, CommonOptions.now,
+            CommonOptions.json, CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now,
         ])
 
     let arguments: ParsedArguments
@@ -38,7 +38,7 @@ struct WebhooksAddCommand: CLICommand {
 struct WebhooksListCommand: CLICommand {
     static let spec = CommandSpec(
         name: "list", abstract: "List webhook endpoints (ids, URLs, event types, status; never the secrets).",
-        options: [CommonOptions.json, CommonOptions.database, CommonOptions.now], aliases: ["ls"])
+        options: [CommonOptions.json, CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now], aliases: ["ls"])
 
     let arguments: ParsedArguments
 
@@ -65,7 +65,7 @@ struct WebhooksListCommand: CLICommand {
 struct WebhooksRemoveCommand: CLICommand {
     static let spec = CommandSpec(
         name: "remove", abstract: "Remove a webhook endpoint: nothing more is sent to it.",
-        arguments: [.required("id", help: "The endpoint id (we_…).")], options: [CommonOptions.database, CommonOptions.now], aliases: ["rm"])
+        arguments: [.required("id", help: "The endpoint id (we_…).")], options: [CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now], aliases: ["rm"])
 
     let arguments: ParsedArguments
 
@@ -88,7 +88,7 @@ struct WebhooksRotateSecretCommand: CLICommand {
         name: "rotate-secret",
         abstract: "Give an endpoint a new secret (printed once); the old one keeps signing beside it for 24 hours.",
         arguments: [.required("id", help: "The endpoint id (we_…).")],
-        options: [CommonOptions.json, CommonOptions.database, CommonOptions.now])
+        options: [CommonOptions.json, CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now])
 
     let arguments: ParsedArguments
 
@@ -120,7 +120,7 @@ struct WebhooksReplayCommand: CLICommand {
         arguments: [.required("event", help: "The event id (evt_…).")],
         options: [
             .value("--endpoint", "id", help: "Only to this endpoint (default: every enabled endpoint that wants the event's type)."),
-            CommonOptions.database, CommonOptions.now,
+            CommonOptions.database, WebhookKeyOptions.keyFile, CommonOptions.now,
         ])
 
     let arguments: ParsedArguments

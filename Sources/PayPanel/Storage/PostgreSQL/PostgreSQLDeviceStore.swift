@@ -1,0 +1,174 @@
+#if PostgreSQL
+import Foundation
+
+/// `DeviceStore` on PostgreSQL (Migrations/postgresql/0007): devices, push deliveries and
+/// their attempts in the payments store's schema, on its connection pool.
+///
+/// The claim of a delivery is `SELECT … FOR UPDATE SKIP LOCKED` on the row, re-checking that it
+/// is pending, due and unclaimed, then the claim, the attempt count and the in-flight attempt
+/// row, in one transaction: of several servers' workers one takes it, the others pass over it
+/// without waiting, and once the claim commits nobody takes it until `claimed_until`.
+public final class PostgreSQLDeviceStore: DeviceStore {
+    let transactions: PostgreSQLPaymentStore
+    typealias S = PostgreSQLStatement
+
+    /// A store on the schema `payments` works in (it is migrated by then).
+    public init(sharingConnectionsWith payments: PostgreSQLPaymentStore) {
+        transactions = payments
+    }
+
+    /// One statement, its own transaction.
+    @discardableResult
+    private func single(_ statement: S, _ values: [any DatabaseBindable]) throws -> PostgreSQLResult {
+        try transactions.pool.withConnection { try $0.execute(statement, values) }
+    }
+
+    // MARK: - Devices
+
+    static let deviceColumns = "id, token, topic, environment, dead_reason, dead_at, created_at"
+    static let insertDeviceStatement = S("devices.insert", """
+        INSERT INTO devices (id, token, topic, environment, status, dead_reason, dead_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        """)
+    static let deviceByID = S("devices.by_id", "SELECT \(deviceColumns) FROM devices WHERE id = $1")
+    static let deviceByToken = S(
+        "devices.by_token", "SELECT \(deviceColumns) FROM devices WHERE token = $1 AND topic = $2 AND environment = $3")
+    static let allDevices = S("devices.all", "SELECT \(deviceColumns) FROM devices ORDER BY created_at, id")
+    static let markDead = S(
+        "devices.mark_dead", "UPDATE devices SET status = 'dead', dead_reason = $1, dead_at = $2 WHERE id = $3 AND status = 'active'")
+
+    public func insertDevice(_ device: Device) throws {
+        try single(Self.insertDeviceStatement, [
+            device.id, device.token, device.topic, device.environment.rawValue, device.isDead ? "dead" : "active",
+            device.dead?.reason, device.dead?.at, device.createdAt,
+        ])
+    }
+
+    public func device(_ id: String) throws -> Device? {
+        try single(Self.deviceByID, [id]).rows.first.map(Self.device(from:))
+    }
+
+    public func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
+        try single(Self.deviceByToken, [token, topic, environment.rawValue]).rows.first.map(Self.device(from:))
+    }
+
+    public func devices() throws -> [Device] {
+        try single(Self.allDevices, []).rows.map(Self.device(from:))
+    }
+
+    public func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
+        try single(Self.markDead, [reason, at, id]).affectedRows == 1
+    }
+
+    private static func device(from row: PostgreSQLRow) throws -> Device {
+        let id = row.string(0)
+        guard let environment = APNsEnvironment(rawValue: row.string(3)) else {
+            throw DeviceStoreError(rowID: id, detail: "unknown environment")
+        }
+        let dead = row.optionalString(4).map { (reason: $0, at: Timestamp.date(epochMilliseconds: row.int64(5))) }
+        return Device(id: id, token: row.string(1), topic: row.string(2), environment: environment, dead: dead,
+                      createdAt: Timestamp.date(epochMilliseconds: row.int64(6)))
+    }
+
+    // MARK: - Deliveries
+
+    static let deliveryColumns =
+        "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
+    static let insertDeliveryStatement = S("push.insert_delivery", """
+        INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason,
+            next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+        RETURNING id
+        """)
+    static let deliveryByID = S("push.delivery_by_id", "SELECT \(deliveryColumns) FROM push_deliveries WHERE id = $1")
+    static let latestOfCheckout = S("push.latest_of_checkout", """
+        SELECT \(deliveryColumns) FROM push_deliveries WHERE checkout_id = $1 ORDER BY id DESC LIMIT 1
+        """)
+    static let dueIDs = S("push.due", """
+        SELECT id FROM push_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
+        AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at, id LIMIT $2
+        """)
+
+    public func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
+        try single(Self.insertDeliveryStatement, [
+            delivery.apnsID, delivery.deviceID, delivery.checkoutID, delivery.collapseID, String(decoding: delivery.payload, as: UTF8.self),
+            delivery.expiresAt, delivery.status.rawValue, delivery.reason, delivery.status == .pending ? now : nil, now, now,
+        ]).rows.first?.int64(0) ?? 0
+    }
+
+    public func delivery(_ id: Int64) throws -> PushDelivery? {
+        try single(Self.deliveryByID, [id]).rows.first.map(Self.delivery(from:))
+    }
+
+    public func latestDelivery(checkoutID: String) throws -> PushDelivery? {
+        try single(Self.latestOfCheckout, [checkoutID]).rows.first.map(Self.delivery(from:))
+    }
+
+    public func dueDeliveryIDs(at now: Date, limit: Int) throws -> [Int64] {
+        try single(Self.dueIDs, [now, Int64(limit)]).rows.map { $0.int64(0) }
+    }
+
+    static let lockClaimable = S("push.lock_claimable", """
+        SELECT 1 FROM push_deliveries WHERE id = $1 AND status = 'pending' AND next_attempt_at <= $2
+        AND (claimed_until IS NULL OR claimed_until <= $2) FOR UPDATE SKIP LOCKED
+        """)
+    static let claim = S("push.claim", """
+        UPDATE push_deliveries SET claimed_until = $1, attempts = attempts + 1, updated_at = GREATEST(updated_at, $2) WHERE id = $3
+        RETURNING \(deliveryColumns)
+        """)
+    static let insertInFlight = S(
+        "push.insert_in_flight", "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES ($1, $2, $3, 'in_flight')")
+
+    public func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
+        try transactions.withTransaction(writing: true) { connection in
+            guard !(try connection.execute(Self.lockClaimable, [id, now]).rows.isEmpty),
+                  let row = try connection.execute(Self.claim, [claimUntil, now, id]).rows.first
+            else { return nil }
+            let claimed = try Self.delivery(from: row)
+            try connection.execute(Self.insertInFlight, [id, claimed.attempts, now])
+            return claimed
+        }
+    }
+
+    static let finishAttempt = S("push.finish_attempt", """
+        UPDATE push_attempts SET finished_at = $1, outcome = $2, http_status = $3, reason = $4 WHERE delivery_id = $5 AND attempt = $6
+        """)
+    static let settleDelivery = S("push.settle_delivery", """
+        UPDATE push_deliveries SET status = $1, reason = $2, next_attempt_at = $3, claimed_until = NULL,
+            updated_at = GREATEST(updated_at, $4) WHERE id = $5
+        """)
+
+    public func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
+        try transactions.withTransaction(writing: true) { connection in
+            try connection.execute(Self.finishAttempt, [now, result.outcome.rawValue, result.httpStatus, result.reason, id, attempt])
+            try connection.execute(Self.settleDelivery, [
+                result.deliveryStatus.rawValue, result.reason, result.deliveryStatus == .pending ? (result.nextAttemptAt ?? now) : nil, now, id,
+            ])
+        }
+    }
+
+    static let attemptsOfDelivery = S("push.attempts_of_delivery", """
+        SELECT attempt, started_at, finished_at, outcome, http_status, reason FROM push_attempts WHERE delivery_id = $1 ORDER BY attempt
+        """)
+
+    public func attempts(deliveryID: Int64) throws -> [PushAttempt] {
+        try single(Self.attemptsOfDelivery, [deliveryID]).rows.map { row in
+            PushAttempt(
+                attempt: row.int(0), startedAt: Timestamp.date(epochMilliseconds: row.int64(1)),
+                finishedAt: row.optionalInt64(2).map { Timestamp.date(epochMilliseconds: $0) },
+                outcome: PushAttemptResult.Outcome(rawValue: row.string(3)) ?? .inFlight,
+                httpStatus: row.optionalInt64(4).map { Int($0) }, reason: row.optionalString(5))
+        }
+    }
+
+    private static func delivery(from row: PostgreSQLRow) throws -> PushDelivery {
+        let id = row.int64(0)
+        guard let status = PushDeliveryStatus(rawValue: row.string(7)) else {
+            throw DeviceStoreError(rowID: String(id), detail: "unknown delivery status")
+        }
+        return PushDelivery(
+            id: id, apnsID: row.string(1), deviceID: row.string(2), checkoutID: row.optionalString(3), collapseID: row.optionalString(4),
+            payload: Array(row.string(5).utf8), expiresAt: row.optionalInt64(6).map { Timestamp.date(epochMilliseconds: $0) },
+            status: status, reason: row.optionalString(8), attempts: row.int(9),
+            nextAttemptAt: row.optionalInt64(10).map { Timestamp.date(epochMilliseconds: $0) })
+    }
+}
+#endif

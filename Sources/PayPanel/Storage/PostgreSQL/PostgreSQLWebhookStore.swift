@@ -1,0 +1,210 @@
+#if PostgreSQL
+import Foundation
+
+/// `WebhookStore` on PostgreSQL (Migrations/postgresql/0006), in the payments store's schema and
+/// on its connection pool, for several `serve` processes on one database.
+///
+/// What keeps servers from doing one piece of work twice:
+/// - **Publishing** takes one transaction-scoped advisory lock, so publishers run one at a time:
+///   `seq` follows commit order (a cursor never skips an event committed later with a smaller
+///   number), and a message two servers read at once becomes one event — the second insert
+///   meets `UNIQUE (source, source_id)` and makes no delivery.
+/// - **Claiming deliveries** is `SELECT … FOR UPDATE OF d SKIP LOCKED`, then the lease in the
+///   same transaction: a relay never waits for another's claim and never takes a delivery
+///   another holds; once the claim commits, the lease keeps the delivery out of every claim
+///   until it runs out (at-least-once only across a crash, with the same `webhook-id`).
+///
+/// Statements with several steps run in the payments store's transactions (conflict retries,
+/// COMMIT read-back); single statements run on their own. One owner, like every store.
+public final class PostgreSQLWebhookStore: WebhookStore {
+    let transactions: PostgreSQLPaymentStore
+    typealias S = PostgreSQLStatement
+
+    /// A store on the schema `payments` works in (it is migrated by then).
+    public init(sharingConnectionsWith payments: PostgreSQLPaymentStore) {
+        transactions = payments
+    }
+
+    func read<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try transactions.withTransaction(writing: false, body)
+    }
+
+    func write<T>(_ body: (PostgreSQLConnection) throws -> T) throws -> T {
+        try transactions.withTransaction(writing: true, body)
+    }
+
+    /// One statement, its own transaction.
+    @discardableResult
+    func single(_ statement: S, _ values: [any DatabaseBindable]) throws -> PostgreSQLResult {
+        try transactions.pool.withConnection { try $0.execute(statement, values) }
+    }
+
+    // MARK: - Events
+
+    static let unpublishedPayments = S("webhooks.unpublished_payments", """
+        SELECT id, intent_id, intent_version, topic, refund_id, payload, created_at FROM outbox
+        WHERE delivered_at IS NULL ORDER BY id LIMIT $1
+        """)
+    static let unpublishedCheckouts = S("webhooks.unpublished_checkouts", """
+        SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
+               created_at, updated_at, version, id, topic
+        FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT $1
+        """)
+
+    public func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
+        try read { connection in
+            let payments = try connection.execute(Self.unpublishedPayments, [Int64(limit)]).rows.map { row in
+                UnpublishedMessage.payment(OutboxMessage(
+                    id: row.int64(0), intentID: row.string(1), intentVersion: row.int64(2), topic: row.string(3),
+                    refundID: row.optionalString(4), payload: row.string(5), createdAt: PaymentRows.date(row.int64(6))))
+            }
+            let checkouts = try connection.execute(Self.unpublishedCheckouts, [Int64(limit)]).rows.map { row in
+                UnpublishedMessage.checkout(CheckoutMessage(
+                    id: row.int64(10), topic: row.string(11), checkout: try PostgreSQLPaymentStore.checkout(row)))
+            }
+            return UnpublishedMessage.mergedOldestFirst(payments: payments, checkouts: checkouts)
+        }
+    }
+
+    static let publishLock = S(
+        "webhooks.publish_lock", "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel webhooks publish', 0))")
+    static let insertEvent = S("webhooks.insert_event", """
+        INSERT INTO webhook_events (id, type, object_id, created_at, source, source_id, body) VALUES ($1, $2, $3, $4, $5, $6, $7)
+        ON CONFLICT (source, source_id) DO NOTHING
+        """)
+    static let markPaymentPublished = S("webhooks.mark_outbox_published", """
+        UPDATE outbox SET delivered_at = $1, delivery_attempts = delivery_attempts + 1 WHERE id = $2 AND delivered_at IS NULL
+        """)
+    static let markCheckoutPublished = S(
+        "webhooks.mark_checkout_outbox_published", "UPDATE checkout_outbox SET published_at = $1 WHERE id = $2 AND published_at IS NULL")
+    static let insertDelivery = S("webhooks.insert_delivery", """
+        INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, updated_at) VALUES ($1, $2, 'pending', $3, $4)
+        """)
+
+    public func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
+        try write { connection in
+            try connection.execute(Self.publishLock, [])
+            let endpoints = try connection.execute(Self.activeEndpoints, []).rows.map { try Self.endpoint($0) }
+            var inserted: [StoredEvent] = []
+            for event in events {
+                let isNew = try connection.execute(Self.insertEvent, [
+                    event.id, event.type, event.objectID, event.createdAt, event.source.rawValue, event.sourceID, event.body,
+                ]).affectedRows == 1
+                switch event.source {
+                case .outbox: try connection.execute(Self.markPaymentPublished, [now, event.sourceID])
+                case .checkoutOutbox: try connection.execute(Self.markCheckoutPublished, [now, event.sourceID])
+                }
+                guard isNew else { continue }
+                for endpoint in endpoints where endpoint.wants(event.type) {
+                    try connection.execute(Self.insertDelivery, [event.id, endpoint.id, now, now])
+                }
+                inserted.append(StoredEvent(id: event.id, type: event.type, objectID: event.objectID, createdAt: event.createdAt, body: event.body))
+            }
+            return inserted
+        }
+    }
+
+    static let eventColumns = "id, type, object_id, created_at, body"
+    static let eventByID = S("webhooks.event_by_id", "SELECT \(eventColumns) FROM webhook_events WHERE id = $1")
+    // A NULL type matches every event. A cursor that names no event matches none (seq < NULL).
+    static let eventsNewest = S("webhooks.events_newest", """
+        SELECT \(eventColumns) FROM webhook_events WHERE ($1::text IS NULL OR type = $1) ORDER BY seq DESC LIMIT $2
+        """)
+    static let eventsOlder = S("webhooks.events_older", """
+        SELECT \(eventColumns) FROM webhook_events
+        WHERE ($1::text IS NULL OR type = $1) AND seq < (SELECT seq FROM webhook_events WHERE id = $2) ORDER BY seq DESC LIMIT $3
+        """)
+    static let eventsNewer = S("webhooks.events_newer", """
+        SELECT \(eventColumns) FROM webhook_events
+        WHERE ($1::text IS NULL OR type = $1) AND seq > (SELECT seq FROM webhook_events WHERE id = $2) ORDER BY seq ASC LIMIT $3
+        """)
+
+    static func event(_ row: PostgreSQLRow, offset: Int = 0) -> StoredEvent {
+        StoredEvent(
+            id: row.string(offset), type: row.string(offset + 1), objectID: row.string(offset + 2),
+            createdAt: PaymentRows.date(row.int64(offset + 3)), body: row.string(offset + 4))
+    }
+
+    public func event(_ id: String) throws -> StoredEvent? {
+        try single(Self.eventByID, [id]).rows.first.map { Self.event($0) }
+    }
+
+    public func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent] {
+        let rows: [PostgreSQLRow]
+        switch page {
+        case .first:
+            rows = try single(Self.eventsNewest, [type, Int64(limit)]).rows
+        case .olderThan(let id):
+            rows = try single(Self.eventsOlder, [type, id, Int64(limit)]).rows
+        case .newerThan(let id):
+            // Read oldest first (nearest the cursor), then turned round: newest first.
+            rows = try single(Self.eventsNewer, [type, id, Int64(limit)]).rows.reversed()
+        }
+        return rows.map { Self.event($0) }
+    }
+
+    // MARK: - Endpoints
+
+    static let endpointColumns = """
+        id, url, events, status, disabled_reason, secret_sealed, secret_version, previous_secret_sealed, \
+        previous_secret_version, previous_expires_at, created_at
+        """
+    static let activeEndpoints = S("webhooks.active_endpoints", """
+        SELECT \(endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id
+        """)
+    static let insertEndpointStatement = S(
+        "webhooks.insert_endpoint",
+        "INSERT INTO webhook_endpoints (\(endpointColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
+    static let endpointByID = S(
+        "webhooks.endpoint_by_id", "SELECT \(endpointColumns) FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL")
+    static let allEndpoints = S(
+        "webhooks.endpoints", "SELECT \(endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id")
+    static let updateEndpointStatement = S("webhooks.update_endpoint", """
+        UPDATE webhook_endpoints SET status = $1, disabled_reason = $2, secret_sealed = $3, secret_version = $4,
+            previous_secret_sealed = $5, previous_secret_version = $6, previous_expires_at = $7
+        WHERE id = $8 AND deleted_at IS NULL
+        """)
+    static let deleteEndpointStatement = S(
+        "webhooks.delete_endpoint", "UPDATE webhook_endpoints SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL")
+
+    /// An endpoint row read from column `offset` on, in `endpointColumns` order.
+    static func endpoint(_ row: PostgreSQLRow, offset: Int = 0) throws -> WebhookEndpointRecord {
+        let id = row.string(offset)
+        guard case .array(let types)? = try? JSONParser().parse(row.string(offset + 2)),
+              let status = WebhookEndpointRecord.Status(rawValue: row.string(offset + 3))
+        else { throw WebhookStoreError("webhook endpoint \(id) has an unreadable row", code: "database_corrupt_row") }
+        return WebhookEndpointRecord(
+            id: id, url: row.string(offset + 1), eventTypes: types.compactMap(\.stringValue), status: status,
+            disabledReason: row.optionalString(offset + 4), sealedSecret: row.blob(offset + 5), secretVersion: row.int64(offset + 6),
+            previousSealedSecret: row.isNull(offset + 7) ? nil : row.blob(offset + 7), previousSecretVersion: row.optionalInt64(offset + 8),
+            previousExpiresAt: row.optionalInt64(offset + 9).map(PaymentRows.date), createdAt: PaymentRows.date(row.int64(offset + 10)))
+    }
+
+    public func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
+        try single(Self.insertEndpointStatement, [
+            endpoint.id, endpoint.url, JSONWriter.string(.array(endpoint.eventTypes.map(JSONValue.string))), endpoint.status.rawValue,
+            endpoint.disabledReason, endpoint.sealedSecret, endpoint.secretVersion, endpoint.previousSealedSecret,
+            endpoint.previousSecretVersion, endpoint.previousExpiresAt, endpoint.createdAt,
+        ])
+    }
+
+    public func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
+        try single(Self.endpointByID, [id]).rows.first.map { try Self.endpoint($0) }
+    }
+
+    public func endpoints() throws -> [WebhookEndpointRecord] {
+        try single(Self.allEndpoints, []).rows.map { try Self.endpoint($0) }
+    }
+
+    public func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
+        try single(Self.updateEndpointStatement, [
+            endpoint.status.rawValue, endpoint.disabledReason, endpoint.sealedSecret, endpoint.secretVersion,
+            endpoint.previousSealedSecret, endpoint.previousSecretVersion, endpoint.previousExpiresAt, endpoint.id,
+        ]).affectedRows == 1
+    }
+
+    public func deleteEndpoint(_ id: String, at now: Date) throws -> Bool {
+        try single(Self.deleteEndpointStatement, [now, id]).affectedRows == 1
+    }
+}
+#endif
