@@ -4,74 +4,122 @@ import MockProcessor
 import PayPanel
 import PayPanelDemo
 
-/// `paypanel bench serve`: the checkout flow over HTTP against a real `paypanel serve` child
-/// process, against the same flow called in-process, in the same run.
+/// `paypanel bench serve`: the checkout flow over HTTP against real `paypanel serve` child
+/// processes (one, or several on one database), against the same flow called in-process, in
+/// the same run.
 ///
 /// A payment is create checkout (manual capture) → pay with a sealed Apple Pay token →
-/// capture. For each client count, `clients` concurrent clients share `payments` payments:
-/// over HTTP each client is a thread with one keep-alive connection of its own; in-process
-/// each is a task calling `CheckoutDesk` and `CheckoutService` directly, on a stack built as
-/// `serve` builds its own (a service with the zero-latency mock processor, a desk on a second
-/// connection to the same database), preferring eight threads of its own as the server's
-/// handlers do (`InProcessExecutor`). The two sides alternate in `rounds` slices (in-process
-/// first in even rounds, HTTP first in odd ones), so a change of load on the machine slows
-/// both alike. Tokens are sealed before each slice, outside the timed part.
+/// capture. For each server count, the bench starts that many `serve` children on one fresh
+/// database (a SQLite file, or a PostgreSQL schema of its own); for each client count,
+/// `clients` concurrent clients share `payments` payments: over HTTP each client is a thread
+/// with one keep-alive connection of its own, to the servers round-robin; in-process each is
+/// a task calling `CheckoutDesk` and `CheckoutService` directly, on a stack built as `serve`
+/// builds its own (a service with the zero-latency mock processor, a desk on a second store
+/// of another fresh database of the same kind), preferring eight threads of its own as the
+/// server's handlers do (`InProcessExecutor`). The two sides alternate in `rounds` slices
+/// (in-process first in even rounds, HTTP first in odd ones), so a change of load on the
+/// machine slows both alike. Tokens are sealed before each slice, outside the timed part.
 ///
-/// Then the bench opens `idleConnections` keep-alive connections to the server, each after
-/// one `GET /healthz`, and reads the child's `VmRSS` from /proc while they are all open.
+/// Then, on the first server count's first server, the bench opens `idleConnections`
+/// keep-alive connections, each after one `GET /healthz`, and reads the child's `VmRSS` from
+/// /proc while they are all open.
 public struct ServeBenchmark: Sendable {
     public let payments: Int
     public let clientCounts: [Int]
+    /// How many `serve` children share the database, one pass each (default: one).
+    public let serverCounts: [Int]
     public let idleConnections: Int
     public let rounds: Int
     /// Where the databases and the server's output go; the caller creates and removes it.
     public let directory: String
     /// The `paypanel` binary to run as `paypanel serve`.
     public let serverExecutable: String
+    /// Which kind of payments database the servers and the in-process side use.
+    public let database: ServeBenchmarkDatabase
 
-    public init(payments: Int, clientCounts: [Int], idleConnections: Int, rounds: Int = 2, directory: String, serverExecutable: String) {
+    public init(
+        payments: Int, clientCounts: [Int], serverCounts: [Int] = [1], idleConnections: Int, rounds: Int = 2, directory: String,
+        serverExecutable: String, database: ServeBenchmarkDatabase = .sqlite
+    ) {
         self.payments = max(1, payments)
         self.clientCounts = clientCounts.isEmpty ? [1] : clientCounts.map { max(1, $0) }
+        self.serverCounts = serverCounts.isEmpty ? [1] : serverCounts.map { max(1, $0) }
         self.idleConnections = max(0, idleConnections)
         self.rounds = max(1, min(rounds, self.payments))
         self.directory = directory
         self.serverExecutable = serverExecutable
+        self.database = database
     }
 
     /// Runs everything; `progress` hears one line per step.
     public func run(progress: @Sendable (String) -> Void = { _ in }) async throws -> ServeBenchmarkResult {
         try Self.raiseDescriptorLimit(to: idleConnections + (clientCounts.max() ?? 1) + 256)
-        for side in ["http", "in-process"] {
-            try FileManager.default.createDirectory(atPath: directory + "/" + side, withIntermediateDirectories: true)
+        var runs: [ServeClientFigures] = []
+        var idle: ServeIdleFigures?
+        var exitStatus: Int32 = 0
+        for (pass, serverCount) in serverCounts.enumerated() {
+            let passDirectory = directory + "/servers-\(serverCount)-pass-\(pass + 1)"
+            for side in ["http", "in-process"] {
+                try FileManager.default.createDirectory(atPath: passDirectory + "/" + side, withIntermediateDirectories: true)
+            }
+            let shared = try database.makeFresh("http_\(serverCount)_\(pass + 1)", passDirectory + "/http")
+            let clock = SystemClock()
+            let keys = APIKeyRing(store: try shared.stores.openAPIKeyStore())
+            let apiKey = try keys.create(name: "bench", at: clock.now()).key
+            var servers: [BenchmarkServerProcess] = []
+            do {
+                for index in 0..<serverCount {
+                    progress("starting paypanel serve \(index + 1) of \(serverCount)")
+                    let serverDirectory = passDirectory + "/http/server-\(index + 1)"
+                    try FileManager.default.createDirectory(atPath: serverDirectory, withIntermediateDirectories: true)
+                    servers.append(try BenchmarkServerProcess(
+                        executable: serverExecutable, directory: serverDirectory, database: shared.argument, apiKey: apiKey))
+                }
+                let measured = try await measure(
+                    servers, apiKey: apiKey, inProcess: try database.makeFresh("in_process_\(serverCount)_\(pass + 1)", passDirectory + "/in-process"),
+                    inProcessLedger: passDirectory + "/in-process/processor.sqlite", holdingIdle: pass == 0, progress: progress)
+                runs += measured.runs
+                idle = idle ?? measured.idle
+                progress("stopping paypanel serve")
+                for server in servers {
+                    let status = server.stop()
+                    if exitStatus == 0 { exitStatus = status }
+                }
+            } catch {
+                for server in servers { _ = server.stop() }
+                throw error
+            }
         }
-        progress("starting paypanel serve")
-        let server = try BenchmarkServerProcess(executable: serverExecutable, directory: directory + "/http")
-        do {
-            let result = try await measure(server, progress: progress)
-            return result
-        } catch {
-            _ = server.stop()
-            throw error
-        }
+        return ServeBenchmarkResult(
+            store: database.kind, runs: runs,
+            idle: idle ?? ServeIdleFigures(connections: 0, residentAtStartBytes: 0, residentBeforeBytes: 0, residentBytes: 0, peakBytes: 0, freshRequestServed: false),
+            serverExitStatus: exitStatus)
     }
 
-    private func measure(_ server: BenchmarkServerProcess, progress: @Sendable (String) -> Void) async throws -> ServeBenchmarkResult {
-        let residentAtStart = server.memory().resident
+    private func measure(
+        _ servers: [BenchmarkServerProcess], apiKey: String, inProcess fresh: ServeBenchmarkDatabase.Fresh, inProcessLedger: String,
+        holdingIdle: Bool,
+        progress: @Sendable (String) -> Void
+    ) async throws -> (runs: [ServeClientFigures], idle: ServeIdleFigures?) {
+        let residentAtStart = servers[0].memory().resident
         let clock = SystemClock()
-        let inProcessPath = directory + "/in-process"
         let service = CheckoutService(
-            store: try SQLitePaymentStore(path: inProcessPath + "/payments.sqlite", clock: clock),
-            processor: try MockProcessor(ledgerPath: inProcessPath + "/processor.sqlite", clock: clock), clock: clock)
-        let desk = CheckoutDesk(store: try SQLitePaymentStore(path: inProcessPath + "/payments.sqlite", clock: clock), service: service, clock: clock)
+            store: try fresh.stores.openPaymentStore(),
+            processor: try MockProcessor(ledgerPath: inProcessLedger, clock: clock),
+            clock: clock)
+        let desk = CheckoutDesk(store: try fresh.stores.openCheckoutStore(), service: service, clock: clock)
         let decryptor = ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier())
         let executor = InProcessExecutor()
         defer { executor.finish() }
+        let ports = servers.map(\.port)
 
-        // One payment each way first: files created, statements prepared, code paged in.
-        let warmUp = try ServeBenchmarkFlow.sealTokens(2)
+        // One payment each way first (one per server): files created, statements prepared, code paged in.
+        let warmUp = try ServeBenchmarkFlow.sealTokens(1 + ports.count)
         _ = await ServeBenchmarkRunners.inProcess(
             desk: desk, service: service, decryptor: decryptor, clients: 1, tokens: [warmUp[0]], executor: executor)
-        _ = await ServeBenchmarkRunners.overHTTP(port: server.port, apiKey: server.apiKey, clients: 1, tokens: [warmUp[1]])
+        for (index, port) in ports.enumerated() {
+            _ = await ServeBenchmarkRunners.overHTTP(ports: [port], apiKey: apiKey, clients: 1, tokens: [warmUp[index + 1]])
+        }
 
         var runs: [ServeClientFigures] = []
         for clients in clientCounts {
@@ -79,13 +127,13 @@ public struct ServeBenchmark: Sendable {
             var inProcess = ServeRunMeasurement()
             for round in 0..<rounds {
                 let slice = payments / rounds + (round < payments % rounds ? 1 : 0)
-                progress("\(clients) client(s), round \(round + 1)/\(rounds): \(slice) payments each way")
+                progress("\(servers.count) server(s), \(clients) client(s), round \(round + 1)/\(rounds): \(slice) payments each way")
                 let tokens = try ServeBenchmarkFlow.sealTokens(2 * slice)
                 // Alternate which side goes first, so neither always runs on a warmer machine.
                 for httpSide in round % 2 == 0 ? [false, true] : [true, false] {
                     if httpSide {
                         http.add(await ServeBenchmarkRunners.overHTTP(
-                            port: server.port, apiKey: server.apiKey, clients: clients, tokens: Array(tokens[slice...])))
+                            ports: ports, apiKey: apiKey, clients: clients, tokens: Array(tokens[slice...])))
                     } else {
                         inProcess.add(await ServeBenchmarkRunners.inProcess(
                             desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: Array(tokens[..<slice]),
@@ -93,14 +141,14 @@ public struct ServeBenchmark: Sendable {
                     }
                 }
             }
-            runs.append(ServeClientFigures(clients: clients, http: ServeSideFigures(http), inProcess: ServeSideFigures(inProcess)))
+            runs.append(ServeClientFigures(
+                clients: clients, servers: servers.count, http: ServeSideFigures(http), inProcess: ServeSideFigures(inProcess)))
         }
 
+        guard holdingIdle else { return (runs, nil) }
         progress("opening \(idleConnections) idle keep-alive connections")
-        let idle = try await Self.holdIdleConnections(idleConnections, server: server, residentAtStart: residentAtStart)
-        progress("stopping paypanel serve")
-        let exitStatus = server.stop()
-        return ServeBenchmarkResult(runs: runs, idle: idle, serverExitStatus: exitStatus)
+        let idle = try await Self.holdIdleConnections(idleConnections, server: servers[0], residentAtStart: residentAtStart)
+        return (runs, idle)
     }
 
     /// Opens `count` connections, each making one `GET /healthz` and then waiting; measures
