@@ -9,24 +9,26 @@ import PayPanelDemo
 /// the same run.
 ///
 /// A payment is create checkout (manual capture) → pay with a sealed Apple Pay token →
-/// capture. For each server count, the bench starts that many `serve` children on one fresh
-/// database (a SQLite file, or a PostgreSQL schema of its own); for each client count,
-/// `clients` concurrent clients share `payments` payments: over HTTP each client is a thread
-/// with one keep-alive connection of its own, to the servers round-robin; in-process each is
-/// a task calling `CheckoutDesk` and `CheckoutService` directly, on a stack built as `serve`
-/// builds its own (a service with the zero-latency mock processor, a desk on a second store
-/// of another fresh database of the same kind), preferring eight threads of its own as the
-/// server's handlers do (`InProcessExecutor`). The two sides alternate in `rounds` slices
-/// (in-process first in even rounds, HTTP first in odd ones), so a change of load on the
-/// machine slows both alike. Tokens are sealed before each slice, outside the timed part.
+/// capture. For each server count the bench starts that many `serve` children on one fresh
+/// database of their own (a SQLite file, or a PostgreSQL schema), all before measuring. For
+/// each client count, `clients` concurrent clients share `payments` payments per side: over
+/// HTTP each client is a thread with one keep-alive connection of its own, to that set's
+/// servers round-robin; in-process each is a task calling `CheckoutDesk` and `CheckoutService`
+/// directly, on a stack built as `serve` builds its own (a service with the zero-latency mock
+/// processor, a desk on a second store of another fresh database of the same kind), preferring
+/// eight threads of its own as the server's handlers do (`InProcessExecutor`). The sides (in-
+/// process, then each server set) take turns in `rounds` slices, the order rotating each round,
+/// so a change of load on the machine slows every side alike. Tokens are sealed before each
+/// slice, outside the timed part. The in-process side is measured once per client count; each
+/// server count's figures are compared with it.
 ///
-/// Then, on the first server count's first server, the bench opens `idleConnections`
-/// keep-alive connections, each after one `GET /healthz`, and reads the child's `VmRSS` from
-/// /proc while they are all open.
+/// Then, on the first server set's first server, the bench opens `idleConnections` keep-alive
+/// connections, each after one `GET /healthz`, and reads the child's `VmRSS` from /proc while
+/// they are all open.
 public struct ServeBenchmark: Sendable {
     public let payments: Int
     public let clientCounts: [Int]
-    /// How many `serve` children share the database, one pass each (default: one).
+    /// How many `serve` children share one database, one set per count (default: one server).
     public let serverCounts: [Int]
     public let idleConnections: Int
     public let rounds: Int
@@ -51,104 +53,115 @@ public struct ServeBenchmark: Sendable {
         self.database = database
     }
 
+    /// One set of servers on one database, and the API key every one of them accepts.
+    struct ServerSet {
+        let servers: [BenchmarkServerProcess]
+        let apiKey: String
+        var ports: [Int] { servers.map(\.port) }
+    }
+
     /// Runs everything; `progress` hears one line per step.
     public func run(progress: @Sendable (String) -> Void = { _ in }) async throws -> ServeBenchmarkResult {
         try Self.raiseDescriptorLimit(to: idleConnections + (clientCounts.max() ?? 1) + 256)
-        var runs: [ServeClientFigures] = []
-        var idle: ServeIdleFigures?
-        var exitStatus: Int32 = 0
-        for (pass, serverCount) in serverCounts.enumerated() {
-            let passDirectory = directory + "/servers-\(serverCount)-pass-\(pass + 1)"
-            for side in ["http", "in-process"] {
-                try FileManager.default.createDirectory(atPath: passDirectory + "/" + side, withIntermediateDirectories: true)
+        var sets: [ServerSet] = []
+        do {
+            // Every server starts before the bench opens descriptors of its own (see BenchmarkServerProcess).
+            for (index, serverCount) in serverCounts.enumerated() {
+                sets.append(try startSet(index: index, serverCount: serverCount, progress: progress))
             }
-            let shared = try database.makeFresh("http_\(serverCount)_\(pass + 1)", passDirectory + "/http")
-            let clock = SystemClock()
-            let keys = APIKeyRing(store: try shared.stores.openAPIKeyStore())
-            let apiKey = try keys.create(name: "bench", at: clock.now()).key
-            var servers: [BenchmarkServerProcess] = []
-            do {
-                for index in 0..<serverCount {
-                    progress("starting paypanel serve \(index + 1) of \(serverCount)")
-                    let serverDirectory = passDirectory + "/http/server-\(index + 1)"
-                    try FileManager.default.createDirectory(atPath: serverDirectory, withIntermediateDirectories: true)
-                    servers.append(try BenchmarkServerProcess(
-                        executable: serverExecutable, directory: serverDirectory, database: shared.argument, apiKey: apiKey))
-                }
-                let measured = try await measure(
-                    servers, apiKey: apiKey, inProcess: try database.makeFresh("in_process_\(serverCount)_\(pass + 1)", passDirectory + "/in-process"),
-                    inProcessLedger: passDirectory + "/in-process/processor.sqlite", holdingIdle: pass == 0, progress: progress)
-                runs += measured.runs
-                idle = idle ?? measured.idle
-                progress("stopping paypanel serve")
-                for server in servers {
-                    let status = server.stop()
-                    if exitStatus == 0 { exitStatus = status }
-                }
-            } catch {
-                for server in servers { _ = server.stop() }
-                throw error
-            }
+            let result = try await measure(sets, progress: progress)
+            return result
+        } catch {
+            for set in sets { for server in set.servers { _ = server.stop() } }
+            throw error
         }
-        return ServeBenchmarkResult(
-            store: database.kind, runs: runs,
-            idle: idle ?? ServeIdleFigures(connections: 0, residentAtStartBytes: 0, residentBeforeBytes: 0, residentBytes: 0, peakBytes: 0, freshRequestServed: false),
-            serverExitStatus: exitStatus)
     }
 
-    private func measure(
-        _ servers: [BenchmarkServerProcess], apiKey: String, inProcess fresh: ServeBenchmarkDatabase.Fresh, inProcessLedger: String,
-        holdingIdle: Bool,
-        progress: @Sendable (String) -> Void
-    ) async throws -> (runs: [ServeClientFigures], idle: ServeIdleFigures?) {
-        let residentAtStart = servers[0].memory().resident
+    private func startSet(index: Int, serverCount: Int, progress: @Sendable (String) -> Void) throws -> ServerSet {
+        let setDirectory = directory + "/http-\(index + 1)-\(serverCount)-servers"
+        try FileManager.default.createDirectory(atPath: setDirectory, withIntermediateDirectories: true)
+        let shared = try database.makeFresh("http_\(index + 1)_\(serverCount)", setDirectory)
+        let keys = APIKeyRing(store: try shared.stores.openAPIKeyStore())
+        let apiKey = try keys.create(name: "bench", at: SystemClock().now()).key
+        var servers: [BenchmarkServerProcess] = []
+        do {
+            for number in 1...serverCount {
+                progress("starting paypanel serve \(number) of \(serverCount)")
+                let serverDirectory = setDirectory + "/server-\(number)"
+                try FileManager.default.createDirectory(atPath: serverDirectory, withIntermediateDirectories: true)
+                servers.append(try BenchmarkServerProcess(
+                    executable: serverExecutable, directory: serverDirectory, database: shared.argument, apiKey: apiKey))
+            }
+        } catch {
+            for server in servers { _ = server.stop() }
+            throw error
+        }
+        return ServerSet(servers: servers, apiKey: apiKey)
+    }
+
+    private func measure(_ sets: [ServerSet], progress: @Sendable (String) -> Void) async throws -> ServeBenchmarkResult {
+        let residentAtStart = sets[0].servers[0].memory().resident
         let clock = SystemClock()
+        let inProcessDirectory = directory + "/in-process"
+        try FileManager.default.createDirectory(atPath: inProcessDirectory, withIntermediateDirectories: true)
+        let fresh = try database.makeFresh("in_process", inProcessDirectory)
         let service = CheckoutService(
             store: try fresh.stores.openPaymentStore(),
-            processor: try MockProcessor(ledgerPath: inProcessLedger, clock: clock),
-            clock: clock)
+            processor: try MockProcessor(ledgerPath: inProcessDirectory + "/processor.sqlite", clock: clock), clock: clock)
         let desk = CheckoutDesk(store: try fresh.stores.openCheckoutStore(), service: service, clock: clock)
         let decryptor = ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier())
         let executor = InProcessExecutor()
         defer { executor.finish() }
-        let ports = servers.map(\.port)
 
         // One payment each way first (one per server): files created, statements prepared, code paged in.
-        let warmUp = try ServeBenchmarkFlow.sealTokens(1 + ports.count)
+        let servers = sets.flatMap { set in set.servers.map { (port: $0.port, apiKey: set.apiKey) } }
+        let warmUp = try ServeBenchmarkFlow.sealTokens(1 + servers.count)
         _ = await ServeBenchmarkRunners.inProcess(
             desk: desk, service: service, decryptor: decryptor, clients: 1, tokens: [warmUp[0]], executor: executor)
-        for (index, port) in ports.enumerated() {
-            _ = await ServeBenchmarkRunners.overHTTP(ports: [port], apiKey: apiKey, clients: 1, tokens: [warmUp[index + 1]])
+        for (index, server) in servers.enumerated() {
+            _ = await ServeBenchmarkRunners.overHTTP(ports: [server.port], apiKey: server.apiKey, clients: 1, tokens: [warmUp[index + 1]])
         }
 
-        var runs: [ServeClientFigures] = []
+        // figures[set][client count index]
+        var figures = Array(repeating: [ServeClientFigures](), count: sets.count)
         for clients in clientCounts {
-            var http = ServeRunMeasurement()
+            var http = Array(repeating: ServeRunMeasurement(), count: sets.count)
             var inProcess = ServeRunMeasurement()
             for round in 0..<rounds {
                 let slice = payments / rounds + (round < payments % rounds ? 1 : 0)
-                progress("\(servers.count) server(s), \(clients) client(s), round \(round + 1)/\(rounds): \(slice) payments each way")
-                let tokens = try ServeBenchmarkFlow.sealTokens(2 * slice)
-                // Alternate which side goes first, so neither always runs on a warmer machine.
-                for httpSide in round % 2 == 0 ? [false, true] : [true, false] {
-                    if httpSide {
-                        http.add(await ServeBenchmarkRunners.overHTTP(
-                            ports: ports, apiKey: apiKey, clients: clients, tokens: Array(tokens[slice...])))
-                    } else {
+                progress("\(clients) client(s), round \(round + 1)/\(rounds): \(slice) payments per side")
+                let tokens = try ServeBenchmarkFlow.sealTokens((1 + sets.count) * slice)
+                // Side 0 is in-process, side k the k-th server set; the first side moves each
+                // round, so none always runs on a warmer (or quieter) machine.
+                let sides = Array(0...sets.count)
+                for side in sides[(round % sides.count)...] + sides[..<(round % sides.count)] {
+                    let share = Array(tokens[(side * slice)..<((side + 1) * slice)])
+                    if side == 0 {
                         inProcess.add(await ServeBenchmarkRunners.inProcess(
-                            desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: Array(tokens[..<slice]),
-                            executor: executor))
+                            desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: share, executor: executor))
+                    } else {
+                        let set = sets[side - 1]
+                        http[side - 1].add(await ServeBenchmarkRunners.overHTTP(ports: set.ports, apiKey: set.apiKey, clients: clients, tokens: share))
                     }
                 }
             }
-            runs.append(ServeClientFigures(
-                clients: clients, servers: servers.count, http: ServeSideFigures(http), inProcess: ServeSideFigures(inProcess)))
+            for (index, set) in sets.enumerated() {
+                figures[index].append(ServeClientFigures(
+                    clients: clients, servers: set.servers.count, http: ServeSideFigures(http[index]), inProcess: ServeSideFigures(inProcess)))
+            }
         }
 
-        guard holdingIdle else { return (runs, nil) }
         progress("opening \(idleConnections) idle keep-alive connections")
-        let idle = try await Self.holdIdleConnections(idleConnections, server: servers[0], residentAtStart: residentAtStart)
-        return (runs, idle)
+        let idle = try await Self.holdIdleConnections(idleConnections, server: sets[0].servers[0], residentAtStart: residentAtStart)
+        progress("stopping paypanel serve")
+        var exitStatus: Int32 = 0
+        for set in sets {
+            for server in set.servers {
+                let status = server.stop()
+                if exitStatus == 0 { exitStatus = status }
+            }
+        }
+        return ServeBenchmarkResult(store: database.kind, runs: figures.flatMap { $0 }, idle: idle, serverExitStatus: exitStatus)
     }
 
     /// Opens `count` connections, each making one `GET /healthz` and then waiting; measures

@@ -10,10 +10,10 @@ struct BenchServeCommand: CLICommand {
     static let rounds = OptionSpec.value("--rounds", "n", help: "Interleaved slices of HTTP and in-process runs per client count (default: 2).")
     static let directory = OptionSpec.value("--directory", "path", help: "Where to create the temporary files (default: the system's temporary directory).")
     static let servers = OptionSpec.value(
-        "--servers", "list", help: "How many 'serve' processes share the database, comma-separated, one pass each (default: 1; each 1 to 8).")
+        "--servers", "list", help: "How many 'serve' processes share one database, comma-separated, one set each, measured in turn (default: 1; each 1 to 8).")
     static let database = OptionSpec.value(
         "--db", "url",
-        help: "Run the servers and the in-process side on PostgreSQL at this postgresql:// URL, a fresh schema per pass and side, dropped afterwards (a build with --traits PostgreSQL).")
+        help: "Run the servers and the in-process side on PostgreSQL at this postgresql:// URL, a fresh schema per server set and one in-process, dropped afterwards (a build with --traits PostgreSQL).")
 
     static let spec = CommandSpec(
         name: "serve",
@@ -27,10 +27,12 @@ struct BenchServeCommand: CLICommand {
             second, p50/p99 latency of a whole payment, errors, and the ratio HTTP / in-process. Then holds --idle \
             keep-alive connections open (each after one GET /healthz) and reads the server's resident memory \
             (VmRSS) from /proc. Exits 1 when any payment failed. Build with 'swift build -c release' for figures \
-            worth recording. With --servers 1,2 each count is a pass of its own: that many 'serve' children on one \
-            fresh database, the HTTP clients spread over them round-robin (each its own connection to one server, \
-            as a load balancer spreads connections). With --db postgresql://… every pass and side gets a fresh \
-            schema of that database (dropped afterwards); each server keeps its own mock-processor ledger file.
+            worth recording. With --servers 1,2 each count is a set of that many 'serve' children on one \
+            fresh database of its own, the HTTP clients spread over a set's servers round-robin (each its own \
+            connection to one server, as a load balancer spreads connections); the sets and the in-process side \
+            take turns in every round, so the machine's load falls on all alike. With --db postgresql://… every \
+            set and the in-process side get a fresh schema of that database (dropped afterwards); each server \
+            keeps its own mock-processor ledger file.
             """,
         options: [payments, clients, servers, database, idle, rounds, directory, CommonOptions.json])
 
@@ -39,7 +41,8 @@ struct BenchServeCommand: CLICommand {
     let paymentCount: Int
     let clientCounts: [Int]
     let serverCounts: [Int]
-    let databaseURL: String?
+    /// The fresh schemas of `--db` (nil: SQLite files), refused here when `--db` is no PostgreSQL URL.
+    let schemas: PostgreSQLRunSchemas?
     let idleCount: Int
     let roundCount: Int
     let parent: String?
@@ -53,7 +56,9 @@ struct BenchServeCommand: CLICommand {
         json = arguments.flag(CommonOptions.json.name)
         clientCounts = try Self.counts(arguments.value(Self.clients.name) ?? "1,8,32", option: Self.clients.name, what: "client", in: 1...256, example: "1,8,32")
         serverCounts = try Self.counts(arguments.value(Self.servers.name) ?? "1", option: Self.servers.name, what: "server", in: 1...8, example: "1,2")
-        databaseURL = arguments.value(Self.database.name)
+        schemas = try arguments.value(Self.database.name).map {
+            try PostgreSQLRunSchemas(database: $0, prefix: "bench_serve", command: "bench serve", fallback: "the benchmark runs on SQLite files")
+        }
     }
 
     /// A comma-separated list of counts, each within `range`.
@@ -70,9 +75,6 @@ struct BenchServeCommand: CLICommand {
         #if DEBUG
         console.printError("note: this is a debug build: the figures are not representative; build with 'swift build -c release'")
         #endif
-        let schemas = try databaseURL.map {
-            try PostgreSQLRunSchemas(database: $0, prefix: "bench_serve", command: "bench serve", fallback: "the benchmark runs on SQLite files")
-        }
         defer { schemas?.dropAll() }
         let directory = try BenchLifecycleCommand.makeDirectory(in: parent)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -95,7 +97,7 @@ struct BenchServeCommand: CLICommand {
         return result.errors == 0 ? .success : .failure
     }
 
-    /// Fresh schemas of the `--db` database, one per pass and side.
+    /// Fresh schemas of the `--db` database, one per server set and one in-process.
     static func postgreSQLDatabase(_ schemas: PostgreSQLRunSchemas) throws -> ServeBenchmarkDatabase {
         #if PostgreSQL
         return ServeBenchmarkDatabase(kind: "postgresql") { label, _ in

@@ -30,11 +30,16 @@ struct SoakCrashCommand: CLICommand {
     let iterations: Int
     let seed: UInt64
     let arguments: ParsedArguments
+    /// The fresh schema's maker for `--db` (nil: a SQLite file), refused here when `--db` is no PostgreSQL URL.
+    let schemas: PostgreSQLRunSchemas?
 
     init(arguments: ParsedArguments) throws {
         self.arguments = arguments
         iterations = try arguments.integer(ReliabilityOptions.iterations.name, in: 1...100_000) ?? 100
         seed = try ReliabilityOptions.seed(arguments)
+        schemas = try arguments.value(Self.database.name).map {
+            try PostgreSQLRunSchemas(database: $0, prefix: "soak", command: "soak crash", fallback: "the soak runs on a SQLite file in --dir")
+        }
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
@@ -43,9 +48,6 @@ struct SoakCrashCommand: CLICommand {
         defer { cleanup() }
         var configuration = CrashSoakConfiguration(
             iterations: iterations, seed: seed, executable: try ReliabilityOptions.executablePath(), directory: directory)
-        let schemas = try arguments.value(Self.database.name).map {
-            try PostgreSQLRunSchemas(database: $0, prefix: "soak", command: "soak crash", fallback: "the soak runs on a SQLite file in --dir")
-        }
         let postgreSQL = try schemas.map { try Self.openFreshSchema($0, start: configuration.start) }
         configuration.database = postgreSQL?.argument
         let progress = ProgressLine(console: console)
