@@ -20,14 +20,21 @@ public final class CrashSoak {
     /// Recent unkilled durations per kind of request, for drawing kill moments.
     private var durations: [String: [Duration]] = [:]
 
-    /// Opens (creating and migrating) the soak's payments database.
-    public init(configuration: CrashSoakConfiguration) throws {
+    /// Opens (creating and migrating) the soak's payments database: the SQLite file in the
+    /// configuration's directory, or `store` when given — the store of `configuration.database`
+    /// (PostgreSQL), opened and migrated by the caller, through which the audit reads what the
+    /// killed requests left.
+    public init(configuration: CrashSoakConfiguration, store: (any PaymentStore)? = nil) throws {
         self.configuration = configuration
         random = SeededRandomNumberGenerator(seed: configuration.seed)
         now = configuration.start
         report = CrashSoakReport(iterations: configuration.iterations, seed: configuration.seed)
-        let database = try Database.openMigrated(path: configuration.databasePath, set: .main, clock: ManualClock(configuration.start))
-        repository = PaymentLedger(store: SQLitePaymentStore(database: database))
+        if let store {
+            repository = PaymentLedger(store: store)
+        } else {
+            let database = try Database.openMigrated(path: configuration.databasePath, set: .main, clock: ManualClock(configuration.start))
+            repository = PaymentLedger(store: SQLitePaymentStore(database: database))
+        }
     }
 
     /// Runs every iteration, the final reconciliation and the audit. `readLedger` reads the
@@ -169,7 +176,7 @@ public final class CrashSoak {
     private var environment: [String: String] {
         [
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": configuration.directory, "NO_COLOR": "1",
-            "PAYPANEL_DB": configuration.databasePath, "PAYPANEL_PROCESSOR_DB": configuration.ledgerPath,
+            "PAYPANEL_DB": configuration.databaseArgument, "PAYPANEL_PROCESSOR_DB": configuration.ledgerPath,
             "PAYPANEL_NOW": Timestamp.format(now),
         ]
     }
@@ -232,10 +239,12 @@ public final class CrashSoak {
             + Double(typical.components.attoseconds) / 1e9 * fraction))
     }
 
-    /// True when `text` shows SQLITE_BUSY / SQLITE_LOCKED reaching the user.
+    /// True when `text` shows SQLITE_BUSY / SQLITE_LOCKED, or on PostgreSQL a serialization
+    /// failure or deadlock the store should have retried (40001, 40P01), reaching the user.
     public static func mentionsBusyDatabase(_ text: String) -> Bool {
         let lowered = text.lowercased()
-        return ["database is locked", "sqlite error 5", "sqlite error 6", "sqlite_busy", "sqlite_locked", "database table is locked"]
+        return ["database is locked", "sqlite error 5", "sqlite error 6", "sqlite_busy", "sqlite_locked", "database table is locked",
+                "sqlstate 40001", "sqlstate 40p01", "database_busy"]
             .contains { lowered.contains($0) }
     }
 }

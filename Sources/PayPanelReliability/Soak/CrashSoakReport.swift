@@ -26,7 +26,13 @@ public struct CrashSoakConfiguration: Sendable {
         self.directory = directory
     }
 
+    /// The payments database every request is given as `$PAYPANEL_DB`: nil for a SQLite file in
+    /// `directory`, or a `postgresql://…?schema=…` URL (the caller creates and drops the schema).
+    public var database: String?
+
     public var databasePath: String { directory + "/paypanel.sqlite" }
+    /// What the requests are told (`$PAYPANEL_DB`): `database`, else the SQLite file.
+    public var databaseArgument: String { database ?? databasePath }
     public var ledgerPath: String { directory + "/paypanel-processor.sqlite" }
 }
 

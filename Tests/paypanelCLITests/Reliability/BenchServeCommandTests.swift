@@ -17,13 +17,15 @@ import Testing
         let result = try await onThread { try CLIRunner.run(arguments, in: directory, timeout: 300) }
         #expect(result.status == 0, "\(result)")
         let report = try JSONParser().parse(result.stdout)
-        #expect(report.objectValue?.keys == ["runs", "idle", "errors", "serverExitStatus", "targets"])
+        #expect(report.objectValue?.keys == ["store", "runs", "idle", "errors", "serverExitStatus", "targets"])
+        #expect(report["store"] == "sqlite")
         #expect(report["errors"] == 0)
         #expect(report["serverExitStatus"] == 0)
         let runs = report["runs"]?.arrayValue ?? []
         #expect(runs.map { $0["clients"] } == [1, 2])
+        #expect(runs.map { $0["servers"] } == [1, 1], "one server unless --servers says otherwise")
         for run in runs {
-            #expect(run.objectValue?.keys == ["clients", "http", "inProcess", "ratio"])
+            #expect(run.objectValue?.keys == ["clients", "servers", "http", "inProcess", "ratio"])
             for side in ["http", "inProcess"] {
                 let figures = run[side]
                 #expect(figures?.objectValue?.keys == ["payments", "paymentsPerSecond", "p50Ms", "p99Ms", "errors"], "\(side): \(String(describing: figures))")
@@ -41,11 +43,17 @@ import Testing
         #expect(idle?["freshRequestServed"] == true)
         #expect((Double(idle?["residentMiB"]?.numberValue?.literal ?? "") ?? 0) > 0)
         #expect(report["targets"]?["noErrors"] == true)
-        #expect(report["targets"]?.objectValue?.keys == ["oneClientRatioAtLeast0.7", "moreClientsMorePayments", "noErrors", "residentAtMost64MiB"])
+        #expect(report["targets"]?.objectValue?.keys == [
+            "oneClientRatioAtLeast0.7", "moreClientsMorePayments", "moreServersMorePayments", "noErrors", "residentAtMost64MiB",
+        ])
+        #expect(report["targets"]?["moreServersMorePayments"] == .null, "one server count: nothing to compare")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "the benchmark's files are gone")
     }
 
-    @Test(arguments: [["--clients", "0"], ["--clients", "1,,8"], ["--clients", "many"], ["--payments", "0"], ["--idle", "5000"]])
+    @Test(arguments: [
+        ["--clients", "0"], ["--clients", "1,,8"], ["--clients", "many"], ["--payments", "0"], ["--idle", "5000"], ["--servers", "0"],
+        ["--servers", "9"], ["--servers", "1,two"], ["--db", "sqlite:bench.sqlite"],
+    ])
     func badCountsAreUsageErrors(arguments: [String]) throws {
         let directory = try TemporaryDirectory()
         let result = try CLIRunner.run(["bench", "serve"] + arguments, in: directory)

@@ -2,9 +2,12 @@ import Foundation
 import Glibc
 import PayPanel
 
-/// The `paypanel serve` child process `bench serve` measures: started on port 0 in the
-/// benchmark's directory, with the zero-latency mock processor and the test root, an API key
-/// created beforehand (so it prints none), its access log in a file there. Stopped by its pid.
+/// A `paypanel serve` child process `bench serve` measures: started on port 0 in a directory
+/// of its own, on the payments database `--db` names (shared by every child of a run), with
+/// the zero-latency mock processor (its ledger a file in that directory: the processor is a
+/// separate service, and each client's payments stay on one server) and the test root, an API
+/// key created beforehand in the database (so it prints none), its access log in a file
+/// there. Stopped by its pid.
 ///
 /// `@unchecked Sendable`: every stored property is a constant, and the benchmark only reads
 /// the process's pid and state from the thread that holds the idle connections.
@@ -19,11 +22,8 @@ final class BenchmarkServerProcess: @unchecked Sendable {
 
     /// Starts `executable serve …` and waits (up to 60 s: a loaded machine) for its listening line.
     /// Start it before opening many descriptors: Foundation's `Process.run()` lists them.
-    init(executable: String, directory: String) throws {
-        let databasePath = directory + "/payments.sqlite"
-        let clock = SystemClock()
-        let keys = APIKeyRing(store: SQLiteAPIKeyStore(database: try Database.openMigrated(path: databasePath, clock: clock)))
-        apiKey = try keys.create(name: "bench", at: clock.now()).key
+    init(executable: String, directory: String, database: String, apiKey: String) throws {
+        self.apiKey = apiKey
 
         let stdoutPath = directory + "/serve.out"
         stderrPath = directory + "/serve.err"
@@ -32,7 +32,7 @@ final class BenchmarkServerProcess: @unchecked Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [
-            "serve", "--port", "0", "--json", "--test-root", "--db", databasePath, "--processor-db", directory + "/processor.sqlite",
+            "serve", "--port", "0", "--json", "--test-root", "--db", database, "--processor-db", directory + "/processor.sqlite",
         ]
         process.currentDirectoryURL = URL(fileURLWithPath: directory, isDirectory: true)
         var environment = ProcessInfo.processInfo.environment

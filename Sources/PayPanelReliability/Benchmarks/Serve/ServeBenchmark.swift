@@ -4,103 +4,164 @@ import MockProcessor
 import PayPanel
 import PayPanelDemo
 
-/// `paypanel bench serve`: the checkout flow over HTTP against a real `paypanel serve` child
-/// process, against the same flow called in-process, in the same run.
+/// `paypanel bench serve`: the checkout flow over HTTP against real `paypanel serve` child
+/// processes (one, or several on one database), against the same flow called in-process, in
+/// the same run.
 ///
 /// A payment is create checkout (manual capture) → pay with a sealed Apple Pay token →
-/// capture. For each client count, `clients` concurrent clients share `payments` payments:
-/// over HTTP each client is a thread with one keep-alive connection of its own; in-process
-/// each is a task calling `CheckoutDesk` and `CheckoutService` directly, on a stack built as
-/// `serve` builds its own (a service with the zero-latency mock processor, a desk on a second
-/// connection to the same database), preferring eight threads of its own as the server's
-/// handlers do (`InProcessExecutor`). The two sides alternate in `rounds` slices (in-process
-/// first in even rounds, HTTP first in odd ones), so a change of load on the machine slows
-/// both alike. Tokens are sealed before each slice, outside the timed part.
+/// capture. For each server count the bench starts that many `serve` children on one fresh
+/// database of their own (a SQLite file, or a PostgreSQL schema), all before measuring. For
+/// each client count, `clients` concurrent clients share `payments` payments per side: over
+/// HTTP each client is a thread with one keep-alive connection of its own, to that set's
+/// servers round-robin; in-process each is a task calling `CheckoutDesk` and `CheckoutService`
+/// directly, on a stack built as `serve` builds its own (a service with the zero-latency mock
+/// processor, a desk on a second store of another fresh database of the same kind), preferring
+/// eight threads of its own as the server's handlers do (`InProcessExecutor`). The sides (in-
+/// process, then each server set) take turns in `rounds` slices, the order rotating each round,
+/// so a change of load on the machine slows every side alike. Tokens are sealed before each
+/// slice, outside the timed part. The in-process side is measured once per client count; each
+/// server count's figures are compared with it.
 ///
-/// Then the bench opens `idleConnections` keep-alive connections to the server, each after
-/// one `GET /healthz`, and reads the child's `VmRSS` from /proc while they are all open.
+/// Then, on the first server set's first server, the bench opens `idleConnections` keep-alive
+/// connections, each after one `GET /healthz`, and reads the child's `VmRSS` from /proc while
+/// they are all open.
 public struct ServeBenchmark: Sendable {
     public let payments: Int
     public let clientCounts: [Int]
+    /// How many `serve` children share one database, one set per count (default: one server).
+    public let serverCounts: [Int]
     public let idleConnections: Int
     public let rounds: Int
     /// Where the databases and the server's output go; the caller creates and removes it.
     public let directory: String
     /// The `paypanel` binary to run as `paypanel serve`.
     public let serverExecutable: String
+    /// Which kind of payments database the servers and the in-process side use.
+    public let database: ServeBenchmarkDatabase
 
-    public init(payments: Int, clientCounts: [Int], idleConnections: Int, rounds: Int = 2, directory: String, serverExecutable: String) {
+    public init(
+        payments: Int, clientCounts: [Int], serverCounts: [Int] = [1], idleConnections: Int, rounds: Int = 2, directory: String,
+        serverExecutable: String, database: ServeBenchmarkDatabase = .sqlite
+    ) {
         self.payments = max(1, payments)
         self.clientCounts = clientCounts.isEmpty ? [1] : clientCounts.map { max(1, $0) }
+        self.serverCounts = serverCounts.isEmpty ? [1] : serverCounts.map { max(1, $0) }
         self.idleConnections = max(0, idleConnections)
         self.rounds = max(1, min(rounds, self.payments))
         self.directory = directory
         self.serverExecutable = serverExecutable
+        self.database = database
+    }
+
+    /// One set of servers on one database, and the API key every one of them accepts.
+    struct ServerSet {
+        let servers: [BenchmarkServerProcess]
+        let apiKey: String
+        var ports: [Int] { servers.map(\.port) }
     }
 
     /// Runs everything; `progress` hears one line per step.
     public func run(progress: @Sendable (String) -> Void = { _ in }) async throws -> ServeBenchmarkResult {
         try Self.raiseDescriptorLimit(to: idleConnections + (clientCounts.max() ?? 1) + 256)
-        for side in ["http", "in-process"] {
-            try FileManager.default.createDirectory(atPath: directory + "/" + side, withIntermediateDirectories: true)
-        }
-        progress("starting paypanel serve")
-        let server = try BenchmarkServerProcess(executable: serverExecutable, directory: directory + "/http")
+        var sets: [ServerSet] = []
         do {
-            let result = try await measure(server, progress: progress)
+            // Every server starts before the bench opens descriptors of its own (see BenchmarkServerProcess).
+            for (index, serverCount) in serverCounts.enumerated() {
+                sets.append(try startSet(index: index, serverCount: serverCount, progress: progress))
+            }
+            let result = try await measure(sets, progress: progress)
             return result
         } catch {
-            _ = server.stop()
+            for set in sets { for server in set.servers { _ = server.stop() } }
             throw error
         }
     }
 
-    private func measure(_ server: BenchmarkServerProcess, progress: @Sendable (String) -> Void) async throws -> ServeBenchmarkResult {
-        let residentAtStart = server.memory().resident
+    private func startSet(index: Int, serverCount: Int, progress: @Sendable (String) -> Void) throws -> ServerSet {
+        let setDirectory = directory + "/http-\(index + 1)-\(serverCount)-servers"
+        try FileManager.default.createDirectory(atPath: setDirectory, withIntermediateDirectories: true)
+        let shared = try database.makeFresh("http_\(index + 1)_\(serverCount)", setDirectory)
+        let keys = APIKeyRing(store: try shared.stores.openAPIKeyStore())
+        let apiKey = try keys.create(name: "bench", at: SystemClock().now()).key
+        var servers: [BenchmarkServerProcess] = []
+        do {
+            for number in 1...serverCount {
+                progress("starting paypanel serve \(number) of \(serverCount)")
+                let serverDirectory = setDirectory + "/server-\(number)"
+                try FileManager.default.createDirectory(atPath: serverDirectory, withIntermediateDirectories: true)
+                servers.append(try BenchmarkServerProcess(
+                    executable: serverExecutable, directory: serverDirectory, database: shared.argument, apiKey: apiKey))
+            }
+        } catch {
+            for server in servers { _ = server.stop() }
+            throw error
+        }
+        return ServerSet(servers: servers, apiKey: apiKey)
+    }
+
+    private func measure(_ sets: [ServerSet], progress: @Sendable (String) -> Void) async throws -> ServeBenchmarkResult {
+        let residentAtStart = sets[0].servers[0].memory().resident
         let clock = SystemClock()
-        let inProcessPath = directory + "/in-process"
+        let inProcessDirectory = directory + "/in-process"
+        try FileManager.default.createDirectory(atPath: inProcessDirectory, withIntermediateDirectories: true)
+        let fresh = try database.makeFresh("in_process", inProcessDirectory)
         let service = CheckoutService(
-            store: try SQLitePaymentStore(path: inProcessPath + "/payments.sqlite", clock: clock),
-            processor: try MockProcessor(ledgerPath: inProcessPath + "/processor.sqlite", clock: clock), clock: clock)
-        let desk = CheckoutDesk(store: try SQLitePaymentStore(path: inProcessPath + "/payments.sqlite", clock: clock), service: service, clock: clock)
+            store: try fresh.stores.openPaymentStore(),
+            processor: try MockProcessor(ledgerPath: inProcessDirectory + "/processor.sqlite", clock: clock), clock: clock)
+        let desk = CheckoutDesk(store: try fresh.stores.openCheckoutStore(), service: service, clock: clock)
         let decryptor = ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier())
         let executor = InProcessExecutor()
         defer { executor.finish() }
 
-        // One payment each way first: files created, statements prepared, code paged in.
-        let warmUp = try ServeBenchmarkFlow.sealTokens(2)
+        // One payment each way first (one per server): files created, statements prepared, code paged in.
+        let servers = sets.flatMap { set in set.servers.map { (port: $0.port, apiKey: set.apiKey) } }
+        let warmUp = try ServeBenchmarkFlow.sealTokens(1 + servers.count)
         _ = await ServeBenchmarkRunners.inProcess(
             desk: desk, service: service, decryptor: decryptor, clients: 1, tokens: [warmUp[0]], executor: executor)
-        _ = await ServeBenchmarkRunners.overHTTP(port: server.port, apiKey: server.apiKey, clients: 1, tokens: [warmUp[1]])
+        for (index, server) in servers.enumerated() {
+            _ = await ServeBenchmarkRunners.overHTTP(ports: [server.port], apiKey: server.apiKey, clients: 1, tokens: [warmUp[index + 1]])
+        }
 
-        var runs: [ServeClientFigures] = []
+        // figures[set][client count index]
+        var figures = Array(repeating: [ServeClientFigures](), count: sets.count)
         for clients in clientCounts {
-            var http = ServeRunMeasurement()
+            var http = Array(repeating: ServeRunMeasurement(), count: sets.count)
             var inProcess = ServeRunMeasurement()
             for round in 0..<rounds {
                 let slice = payments / rounds + (round < payments % rounds ? 1 : 0)
-                progress("\(clients) client(s), round \(round + 1)/\(rounds): \(slice) payments each way")
-                let tokens = try ServeBenchmarkFlow.sealTokens(2 * slice)
-                // Alternate which side goes first, so neither always runs on a warmer machine.
-                for httpSide in round % 2 == 0 ? [false, true] : [true, false] {
-                    if httpSide {
-                        http.add(await ServeBenchmarkRunners.overHTTP(
-                            port: server.port, apiKey: server.apiKey, clients: clients, tokens: Array(tokens[slice...])))
-                    } else {
+                progress("\(clients) client(s), round \(round + 1)/\(rounds): \(slice) payments per side")
+                let tokens = try ServeBenchmarkFlow.sealTokens((1 + sets.count) * slice)
+                // Side 0 is in-process, side k the k-th server set; the first side moves each
+                // round, so none always runs on a warmer (or quieter) machine.
+                let sides = Array(0...sets.count)
+                for side in sides[(round % sides.count)...] + sides[..<(round % sides.count)] {
+                    let share = Array(tokens[(side * slice)..<((side + 1) * slice)])
+                    if side == 0 {
                         inProcess.add(await ServeBenchmarkRunners.inProcess(
-                            desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: Array(tokens[..<slice]),
-                            executor: executor))
+                            desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: share, executor: executor))
+                    } else {
+                        let set = sets[side - 1]
+                        http[side - 1].add(await ServeBenchmarkRunners.overHTTP(ports: set.ports, apiKey: set.apiKey, clients: clients, tokens: share))
                     }
                 }
             }
-            runs.append(ServeClientFigures(clients: clients, http: ServeSideFigures(http), inProcess: ServeSideFigures(inProcess)))
+            for (index, set) in sets.enumerated() {
+                figures[index].append(ServeClientFigures(
+                    clients: clients, servers: set.servers.count, http: ServeSideFigures(http[index]), inProcess: ServeSideFigures(inProcess)))
+            }
         }
 
         progress("opening \(idleConnections) idle keep-alive connections")
-        let idle = try await Self.holdIdleConnections(idleConnections, server: server, residentAtStart: residentAtStart)
+        let idle = try await Self.holdIdleConnections(idleConnections, server: sets[0].servers[0], residentAtStart: residentAtStart)
         progress("stopping paypanel serve")
-        let exitStatus = server.stop()
-        return ServeBenchmarkResult(runs: runs, idle: idle, serverExitStatus: exitStatus)
+        var exitStatus: Int32 = 0
+        for set in sets {
+            for server in set.servers {
+                let status = server.stop()
+                if exitStatus == 0 { exitStatus = status }
+            }
+        }
+        return ServeBenchmarkResult(store: database.kind, runs: figures.flatMap { $0 }, idle: idle, serverExitStatus: exitStatus)
     }
 
     /// Opens `count` connections, each making one `GET /healthz` and then waiting; measures

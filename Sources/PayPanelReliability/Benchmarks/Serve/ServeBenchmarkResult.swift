@@ -41,9 +41,11 @@ public struct ServeSideFigures: Sendable {
     }
 }
 
-/// Both sides at one client count, and their ratio.
+/// Both sides at one client count (and one server count), and their ratio.
 public struct ServeClientFigures: Sendable {
     public let clients: Int
+    /// How many `serve` processes on one database the HTTP clients were spread over.
+    public let servers: Int
     public let http: ServeSideFigures
     public let inProcess: ServeSideFigures
     /// HTTP payments/s ÷ in-process payments/s.
@@ -70,6 +72,8 @@ public struct ServeBenchmarkResult: Sendable, JSONRepresentable {
     public static let oneClientRatioTarget = 0.7
     public static let residentTargetBytes = 64 * 1024 * 1024
 
+    /// `sqlite` or `postgresql`.
+    public let store: String
     public let runs: [ServeClientFigures]
     public let idle: ServeIdleFigures
     /// The server's exit status after SIGTERM (0 is a clean shutdown).
@@ -78,15 +82,32 @@ public struct ServeBenchmarkResult: Sendable, JSONRepresentable {
     public var errors: Int { runs.reduce(0) { $0 + $1.http.errors + $1.inProcess.errors } }
 
     /// At one client, HTTP reaches `oneClientRatioTarget` of in-process (nil when not run).
-    public var oneClientRatioMet: Bool? { runs.first { $0.clients == 1 }.map { $0.ratio >= Self.oneClientRatioTarget } }
+    /// (On the fewest servers measured.)
+    public var oneClientRatioMet: Bool? {
+        runs.first { $0.clients == 1 && $0.servers == fewestServers }.map { $0.ratio >= Self.oneClientRatioTarget }
+    }
 
-    /// The most clients serve more payments per second over HTTP than one (nil when not both run).
+    /// The most clients serve more payments per second over HTTP than one, on the fewest
+    /// servers measured (nil when not both run).
     public var scalesWithClients: Bool? {
-        guard let one = runs.first(where: { $0.clients == 1 }), let most = runs.max(by: { $0.clients < $1.clients }), most.clients > 1 else {
+        let fewest = runs.filter { $0.servers == fewestServers }
+        guard let one = fewest.first(where: { $0.clients == 1 }), let most = fewest.max(by: { $0.clients < $1.clients }), most.clients > 1 else {
             return nil
         }
         return most.http.paymentsPerSecond > one.http.paymentsPerSecond
     }
+
+    /// At the most clients, the most servers serve more payments per second over HTTP than
+    /// one server (nil unless one server and more than one were both measured there).
+    public var scalesWithServers: Bool? {
+        guard let clients = runs.map(\.clients).max(),
+            let one = runs.first(where: { $0.clients == clients && $0.servers == 1 }),
+            let most = runs.filter({ $0.clients == clients }).max(by: { $0.servers < $1.servers }), most.servers > 1
+        else { return nil }
+        return most.http.paymentsPerSecond > one.http.paymentsPerSecond
+    }
+
+    private var fewestServers: Int { runs.map(\.servers).min() ?? 1 }
 
     public var residentMet: Bool { idle.residentBytes > 0 && idle.residentBytes <= Self.residentTargetBytes }
 
@@ -94,9 +115,10 @@ public struct ServeBenchmarkResult: Sendable, JSONRepresentable {
         let mebibytes = { (bytes: Int) in LifecycleBenchmarkResult.decimal(Double(bytes) / 1_048_576, places: 1) }
         let optional = { (value: Bool?) in value.map(JSONValue.bool) ?? .null }
         return .orderedObject([
+            ("store", .string(store)),
             ("runs", .array(runs.map { run in
                 .orderedObject([
-                    ("clients", .number(run.clients)), ("http", run.http.json), ("inProcess", run.inProcess.json),
+                    ("clients", .number(run.clients)), ("servers", .number(run.servers)), ("http", run.http.json), ("inProcess", run.inProcess.json),
                     ("ratio", LifecycleBenchmarkResult.decimal(run.ratio, places: 3)),
                 ])
             })),
@@ -109,6 +131,7 @@ public struct ServeBenchmarkResult: Sendable, JSONRepresentable {
             ("errors", .number(errors)), ("serverExitStatus", .number(Int(serverExitStatus))),
             ("targets", .orderedObject([
                 ("oneClientRatioAtLeast0.7", optional(oneClientRatioMet)), ("moreClientsMorePayments", optional(scalesWithClients)),
+                ("moreServersMorePayments", optional(scalesWithServers)),
                 ("noErrors", .bool(errors == 0)), ("residentAtMost64MiB", .bool(residentMet)),
             ])),
         ])

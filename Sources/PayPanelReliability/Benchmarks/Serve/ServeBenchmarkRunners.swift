@@ -35,15 +35,18 @@ private struct ClientTally: Sendable {
 
 enum ServeBenchmarkRunners {
     /// `tokens` split over `clients` threads, each on its own keep-alive connection (opened
-    /// before the clock starts). Threads, not tasks: the client blocks on its socket, and a
-    /// blocked cooperative thread would stall every other client on a 2-core machine.
-    static func overHTTP(port: Int, apiKey: String, clients: Int, tokens: [[UInt8]]) async -> ServeRunMeasurement {
+    /// before the clock starts) to one of `ports`, round-robin: client i talks to server
+    /// i mod (number of servers), as a load balancer spreading connections would. Threads, not
+    /// tasks: the client blocks on its socket, and a blocked cooperative thread would stall
+    /// every other client on a 2-core machine.
+    static func overHTTP(ports: [Int], apiKey: String, clients: Int, tokens: [[UInt8]]) async -> ServeRunMeasurement {
         let shares = split(tokens, into: clients)
         let ready = DispatchGroup()
         let go = DispatchSemaphore(value: 0)
         let done = DispatchGroup()
         let tallies = Mutex<[ClientTally]>([])
-        for share in shares {
+        for (index, share) in shares.enumerated() {
+            let port = ports[index % ports.count]
             ready.enter()
             done.enter()
             let thread = Thread {
