@@ -53,7 +53,7 @@ struct ProcessorServeCommand: CLICommand {
         let server: ProcessorServer
         do {
             server = try await ProcessorServer.start(processor: processor, clock: clock, configuration: configuration, options: options)
-        } catch {
+        } catch let error as HTTPServerError {
             throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
         }
         for name in server.unreadableSnapshots {
