@@ -12,12 +12,17 @@ enum WebhookServeOptions {
         "--processor-webhook-secret", "secret",
         help: "The secret the processor signs its webhooks with (Stripe-Signature), for POST /v1/processor/webhooks (or $PAYPANEL_PROCESSOR_WEBHOOK_SECRET).")
     static let processorSecretEnvironmentVariable = "PAYPANEL_PROCESSOR_WEBHOOK_SECRET"
+    static let publicURL = OptionSpec.value(
+        "--public-url", "url",
+        help: "Where the processor reaches this server (http://127.0.0.1:8080, or 'auto': the address serve listens on): with --processor, serve registers <url>/v1/processor/webhooks there at start and keeps the secret in memory only.")
 
-    static var all: [OptionSpec] { [allowPrivate, processorSecret] }
+    static var all: [OptionSpec] { [allowPrivate, processorSecret, publicURL] }
 
     struct Composed {
         let relay: WebhookRelay
         let providers: [any APIRouteProvider]
+        /// Filled at start by `--public-url` (`ProcessorWebhookSelfRegistration`).
+        let processorSecret: ProcessorWebhookSecret
     }
 
     /// The relay (own connection, URLSession, the destination check) and the routes.
@@ -33,8 +38,17 @@ enum WebhookServeOptions {
         if let given = secret, given.utf8.count < 16 {
             throw UsageError("'--processor-webhook-secret' must be at least 16 characters (the processor's whsec_… secret)")
         }
-        let processorWebhooks = ProcessorWebhooksAPI(service: api.service, secret: secret?.isEmpty == false ? secret : nil, clock: clock)
-        return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks])
+        if arguments.value(publicURL.name) != nil {
+            guard secret?.isEmpty ?? true else {
+                throw UsageError("give either '--processor-webhook-secret' or '--public-url' (which registers and gets a secret), not both")
+            }
+            guard try arguments.httpProcessor(environment: environment) != nil else {
+                throw UsageError("'--public-url' registers for the processor's webhooks, so it needs '--processor <url>' (or $PAYPANEL_PROCESSOR_URL)")
+            }
+        }
+        let processorSecret = ProcessorWebhookSecret(secret?.isEmpty == false ? secret : nil)
+        let processorWebhooks = ProcessorWebhooksAPI(service: api.service, secret: processorSecret, clock: clock)
+        return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks], processorSecret: processorSecret)
     }
 
     static func relayLine(_ report: RelayPassReport?, _ error: (any Error)?) -> String {
