@@ -108,6 +108,19 @@ struct ProcessorWebhookSendingTests {
         #expect(try await client.call("POST", "/v1/webhook_endpoints", [("url", "ftp://x/"), ("enabled_events[]", "*")]).status == 400)
         #expect(try await client.call("POST", "/v1/webhook_endpoints", [("url", "http://x/"), ("enabled_events[]", "Bad Type")]).status == 400)
 
+        let long = "http://127.0.0.1:9/" + String(repeating: "a", count: 2048)
+        #expect(try await client.call("POST", "/v1/webhook_endpoints", [("url", long), ("enabled_events[]", "*")]).status == 400, "URLs of at most 2048 bytes")
+        let letters = Array("abcdefghijklmnopqrstuvwxyz")
+        let tooMany = (0...100).map { ("enabled_events[]", "type.\(letters[$0 / 26])\(letters[$0 % 26])") }
+        #expect(try await client.call("POST", "/v1/webhook_endpoints", [("url", "http://x/")] + tooMany).status == 400, "at most 100 event types")
+
+        // Sixteen endpoints per account, as at Stripe: the 17th is refused with what to do.
+        for index in 1..<16 {
+            #expect(try await client.call("POST", "/v1/webhook_endpoints", [("url", "http://127.0.0.1:9/\(index)"), ("enabled_events[]", "*")]).status == 200)
+        }
+        let seventeenth = try await client.call("POST", "/v1/webhook_endpoints", [("url", "http://127.0.0.1:9/17"), ("enabled_events[]", "*")])
+        #expect(seventeenth.status == 400 && seventeenth.text.contains("delete one"), "\(seventeenth.text)")
+
         let deleted = try await client.call("DELETE", "/v1/webhook_endpoints/\(created.id)")
         #expect(deleted["deleted"] == .bool(true), "\(deleted.text)")
         #expect(try await client.call("GET", "/v1/webhook_endpoints/\(created.id)").status == 404)

@@ -13,13 +13,13 @@ struct ProcessorWebhooksEndToEndTests {
     static let start = Date(timeIntervalSince1970: 1_796_119_200)
     static let processorKey = "sk_test_e2e_webhooks"
 
-    static func startBackend(processorPort: Int, directory: TemporaryDirectory) async throws -> BackendOverHTTPTests.Backend {
+    static func startBackend(processorPort: Int, directory: TemporaryDirectory, processorTimeout: Int = 2) async throws -> BackendOverHTTPTests.Backend {
         let server = try await onThread {
             try ServedProcess(
                 arguments: ["serve", "--port", "0", "--db", directory.file("payments.sqlite"), "--now", now,
                             // The worker's lookup would settle the unknown outcome too: make it wait an hour.
                             "--worker-interval", "3600000",
-                            "--processor", "http://127.0.0.1:\(processorPort)", "--processor-key", processorKey, "--processor-timeout", "2",
+                            "--processor", "http://127.0.0.1:\(processorPort)", "--processor-key", processorKey, "--processor-timeout", String(processorTimeout),
                             "--public-url", "auto"],
                 directory: directory)
         }
@@ -101,6 +101,36 @@ struct ProcessorWebhooksEndToEndTests {
         let disagreements = try await WireLedger.disagreements(
             processor: processor, ledgerPath: directory.file("processor.sqlite"), databasePath: directory.file("payments.sqlite"),
             now: Self.start.addingTimeInterval(440))
+        #expect(disagreements.isEmpty, "\(disagreements)")
+        #expect(await backend.server.terminate() == 0)
+        #expect(await processorProcess.terminate() == 0)
+    }
+}
+
+extension ProcessorWebhooksEndToEndTests {
+    @Test("A webhook that arrives while serve's own request still waits is a 409 (deferred, not recorded); the processor's retry settles the call once that request gave up")
+    func deferredWebhookIsRetried() async throws {
+        let directory = try TemporaryDirectory("procwebhooks-e2e")
+        let processorProcess = try await ServedProcess.processor(directory: directory)
+        // 30 s: the processor's event (sent at once) surely arrives while serve still waits.
+        let backend = try await Self.startBackend(processorPort: processorProcess.port, directory: directory, processorTimeout: 30)
+        let processor = StripeTestClient(port: processorProcess.port, key: Self.processorKey)
+        let created = try await backend.call("POST", "/v1/payment_intents", json: #"{"amount":1000,"currency":"USD","capture_method":"manual"}"#)
+        let confirming = Task {
+            try await backend.call("POST", "/v1/payment_intents/\(created.id)/confirm", json: BackendOverHTTPTests.card("4242424242424242", holder: "TIMEOUT_THEN_APPROVED"))
+        }
+        let deferred = try await ProcessorWebhookSendingTests.deliveries(processor) { $0.first?["last_status"]?.int64Value == 409 }
+        #expect(deferred.first?["last_status"]?.int64Value == 409 && deferred.first?["status"]?.stringValue == "pending", "\(deferred)")
+        let confirmed = try await confirming.value
+        #expect(confirmed.status_ == "processing", "serve's request gave up: \(confirmed.text)")
+        // The retry is due 5 s later on the processor's test clock.
+        #expect(try await processor.call("POST", "/_mock/clock/advance", [("seconds", "5")]).status == 200)
+        #expect(try await Self.settledStatus(backend, created.id) == "requires_capture")
+        let delivered = try await ProcessorWebhookSendingTests.deliveries(processor) { $0.first?["status"]?.stringValue == "delivered" }
+        #expect(delivered.first?["attempts"]?.int64Value == 2 && delivered.first?["last_status"]?.int64Value == 200, "\(delivered)")
+        let disagreements = try await WireLedger.disagreements(
+            processor: processor, ledgerPath: directory.file("processor.sqlite"), databasePath: directory.file("payments.sqlite"),
+            now: Self.start.addingTimeInterval(5))
         #expect(disagreements.isEmpty, "\(disagreements)")
         #expect(await backend.server.terminate() == 0)
         #expect(await processorProcess.terminate() == 0)
