@@ -32,6 +32,9 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
     case slow(seconds: Int)
     case captureFail
     case captureTimeout
+    /// Every capture is declined `capture_failed`, and its answer is lost: only a lookup or the
+    /// processor's webhook tells the caller.
+    case captureFailLate
     case voidFail
     case refundAsync
     case refundFail
@@ -45,7 +48,7 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
         .doNotHonor, .challenge, .challengeThenInsufficientFunds, .challengeThenGenericDecline,
         .timeoutThenApproved, .timeoutThenDeclined, .timeoutThenNotReceived,
         .http500BeforeProcessing, .http500AfterProcessing, .http503, .http429, .slow(seconds: 5),
-        .captureFail, .captureTimeout, .voidFail, .refundAsync, .refundFail,
+        .captureFail, .captureTimeout, .captureFailLate, .voidFail, .refundAsync, .refundFail,
     ]
 
     /// The name used in scenarios, holder names and chains.
@@ -72,6 +75,7 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
         case .slow(let seconds): "SLOW_\(seconds)S"
         case .captureFail: "CAPTURE_FAIL"
         case .captureTimeout: "CAPTURE_TIMEOUT"
+        case .captureFailLate: "CAPTURE_FAIL_LATE"
         case .voidFail: "VOID_FAIL"
         case .refundAsync: "REFUND_ASYNC"
         case .refundFail: "REFUND_FAIL"
@@ -112,7 +116,7 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
     /// What happens to an authorization this trigger governs.
     var effect: TriggerEffect {
         switch self {
-        case .approve, .captureFail, .captureTimeout, .voidFail, .refundAsync, .refundFail:
+        case .approve, .captureFail, .captureTimeout, .captureFailLate, .voidFail, .refundAsync, .refundFail:
             .processed(.approved, answer: .immediate)
         case .genericDecline: .processed(.declined(.genericDecline), answer: .immediate)
         case .insufficientFunds: .processed(.declined(.insufficientFunds), answer: .immediate)

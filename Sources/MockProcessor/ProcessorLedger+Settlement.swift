@@ -18,7 +18,7 @@ extension ProcessorLedger {
             if let captured, captured.amount == request.amount { return .outcome(captured.outcome) }
             let trigger = authorization.trigger.flatMap(MockTrigger.init(name:))
             var decline = try captureRuleViolation(request, authorization: authorization, alreadyCaptured: captured != nil, now: now)
-            if decline == nil, trigger == .captureFail { decline = .captureFailed }
+            if decline == nil, trigger == .captureFail || trigger == .captureFailLate { decline = .captureFailed }
             let entry = try append(
                 NewEntry(
                     reference: request.reference, operation: .capture, amount: request.amount,
@@ -27,6 +27,8 @@ extension ProcessorLedger {
                 now: now)
             // CAPTURE_TIMEOUT: the capture went through but its answer is lost.
             if trigger == .captureTimeout, entry.status == .approved { return .none }
+            // CAPTURE_FAIL_LATE: the capture failed, and that answer is lost too.
+            if trigger == .captureFailLate, entry.declineCode == .captureFailed { return .none }
             return .outcome(entry.outcome)
         }
     }

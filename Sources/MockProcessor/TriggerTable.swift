@@ -87,6 +87,11 @@ public enum TriggerTable {
                 "approved",
                 "the capture goes through but its answer is lost (`unknown`); lookup(capture) finds it, a retry with the same amount gets it",
                 "approved")
+        case .captureFailLate:
+            (authorize, later, lookup) = (
+                "approved",
+                "every capture declined `capture_failed`, and its answer is lost (`unknown`); lookup(capture) and the webhook `payment_intent.payment_failed` tell",
+                "approved")
         case .voidFail: (authorize, later, lookup) = ("approved", "every void declined `void_failed`", "approved")
         case .refundAsync:
             (authorize, later, lookup) = (

@@ -19,6 +19,10 @@ public final class ProcessorServer: Sendable {
         /// before its connection is closed: longer than any client's timeout, and bounded so no
         /// request holds a task forever.
         public var holdLimit: Duration = .seconds(300)
+        /// How the webhook sender posts (default: plain http only; the program adds URLSession for https).
+        public var webhookTransport: any WebhookTransport = PlainHTTPWebhookTransport()
+        /// How often (real time) the sender looks for deliveries due on their account's clock.
+        public var webhookPollInterval: Duration = .milliseconds(200)
         public init() {}
     }
 
@@ -26,20 +30,29 @@ public final class ProcessorServer: Sendable {
     let service: ProcessorService
     /// Account snapshot files found at start that could not be read (those accounts start empty).
     public let unreadableSnapshots: [String]
+    /// The webhook sender's loop (`WebhookSender`), cancelled at shutdown.
+    private let sender: Task<Void, Never>
 
     public var port: Int { http.port }
 
-    private init(http: HTTPServer, service: ProcessorService, unreadableSnapshots: [String]) {
+    private init(http: HTTPServer, service: ProcessorService, unreadableSnapshots: [String], sender: Task<Void, Never>) {
         self.http = http
         self.service = service
         self.unreadableSnapshots = unreadableSnapshots
+        self.sender = sender
+    }
+
+    deinit {
+        sender.cancel()
     }
 
     /// Starts listening. The HTTP core's refusals (413, 431, 408…) use Stripe's envelope too.
     public static func start(
         processor: MockProcessor, clock: any WallClock, configuration: HTTPServer.Configuration, options: Options = Options()
-    ) async throws(HTTPServerError) -> ProcessorServer {
-        let service = ProcessorService(mock: processor, clock: clock, snapshots: AccountSnapshots(ledgerPath: processor.ledgerPath))
+    ) async throws -> ProcessorServer {
+        let service = ProcessorService(
+            mock: processor, clock: clock, snapshots: AccountSnapshots(ledgerPath: processor.ledgerPath),
+            webhookBox: try Self.webhookBox(ledgerPath: processor.ledgerPath))
         let unreadable = await service.restore()
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in
@@ -49,12 +62,28 @@ public final class ProcessorServer: Sendable {
         let http = try HTTPServer.start(configuration: configuration, handler: routes.router.handler)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         await service.setBaseURL("http://\(host):\(http.port)")
-        return ProcessorServer(http: http, service: service, unreadableSnapshots: unreadable)
+        let transport = options.webhookTransport
+        let interval = options.webhookPollInterval
+        let sender = Task {
+            while !Task.isCancelled {
+                await service.deliverDueWebhooks(transport: transport)
+                try? await Task.sleep(for: interval)
+            }
+        }
+        return ProcessorServer(http: http, service: service, unreadableSnapshots: unreadable, sender: sender)
     }
 
     /// Stops accepting, lets requests in flight finish for up to `grace`, then closes the rest.
     public func shutdown(grace: Duration) async {
+        sender.cancel()
         await http.shutdown(grace: grace)
+    }
+
+    /// The box for endpoint secrets: its key beside the ledger (`<ledger>.webhook-key`, 0600), or
+    /// a random one for a `:memory:` ledger (its endpoints die with the process anyway).
+    static func webhookBox(ledgerPath: String) throws -> WebhookSecretBox {
+        if ledgerPath == ":memory:" || ledgerPath.isEmpty { return try WebhookSecretBox(masterKey: SystemRandomBytes().bytes(32)) }
+        return try WebhookSecretBox(masterKey: try WebhookKeyFile.loadOrCreate(path: WebhookKeyFile.path(forDatabase: ledgerPath)))
     }
 }
 
@@ -143,6 +172,24 @@ struct ProcessorRoutes: Sendable {
         }
         router.post("/_mock/clock/advance") { context in
             await handle(context) { tag, parameters, _ in await service.advanceClock(tag, parameters) }
+        }
+        router.post("/v1/webhook_endpoints") { context in
+            await handle(context) { tag, parameters, _ in await service.createWebhookEndpoint(tag, parameters) }
+        }
+        router.get("/v1/webhook_endpoints") { context in
+            await handle(context) { tag, _, _ in await service.listWebhookEndpoints(tag) }
+        }
+        router.get("/v1/webhook_endpoints/{id}") { context in
+            await handle(context) { tag, _, _ in await service.retrieveWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
+        }
+        router.delete("/v1/webhook_endpoints/{id}") { context in
+            await handle(context) { tag, _, _ in await service.deleteWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
+        }
+        router.post("/_mock/events/{id}/resend") { context in
+            await handle(context) { tag, _, _ in await service.resendWebhookEvent(tag, id: context.pathParameters["id"] ?? "") }
+        }
+        router.get("/_mock/webhook_deliveries") { context in
+            await handle(context) { tag, _, _ in await service.webhookDeliveries(tag) }
         }
         return router
     }

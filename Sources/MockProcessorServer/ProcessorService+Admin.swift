@@ -33,6 +33,7 @@ extension ProcessorService {
     func reset(_ tag: String, all: Bool) async -> Reply {
         do {
             try await mock.resetLedger(referencePrefix: all ? nil : account(tag).ledgerPrefix)
+            try await mock.resetWebhooks(account: all ? nil : tag)
         } catch {
             return .error(.apiError("The ledger cannot be reset: \((error as? any PayPanelError)?.message ?? "unexpected failure")."))
         }

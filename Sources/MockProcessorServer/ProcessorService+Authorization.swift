@@ -55,12 +55,16 @@ extension ProcessorService {
         switch answer {
         case .answer(let outcome, let delay):
             let reply = await apply(outcome, tag: tag, intentID: intentID, delay: delay)
+            // Late: the caller may have given up before this answer (or never gets it).
+            if fault == .dropAfter || delay >= Self.lateAnswer { await emitAuthorizationEvent(tag, intentID: intentID, after: delay) }
             return fault == .dropAfter ? .drop(delay: delay) : reply
         case .noAnswer:
             await settleFromLedger(tag, intentID: intentID, reference: reference, createdNow: createdNow)
+            await emitAuthorizationEvent(tag, intentID: intentID, after: .zero)
             return .hold
         case .serverError(let delay):
             await settleFromLedger(tag, intentID: intentID, reference: reference, createdNow: createdNow)
+            await emitAuthorizationEvent(tag, intentID: intentID, after: delay)
             return .error(.apiError("An internal error occurred (HTTP_500 trigger); the request may or may not have been processed: look the intent up."), delay: delay)
         case .refused(let status, let reason, let delay):
             undoAuthorization(tag, intentID: intentID, createdNow: createdNow)

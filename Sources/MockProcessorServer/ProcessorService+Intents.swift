@@ -123,6 +123,8 @@ extension ProcessorService {
             let answer = await mock.captureOverWire(CaptureRequest(reference: reference, amount: Amount(minorUnits: amount, currency: intent.currency)), now: now(tag))
             var result: ProcessorOutcome?
             var reply: Reply
+            // Set when the caller does not get the capture's outcome in its answer: then a webhook tells.
+            var lateEvent: Duration?
             switch answer {
             case .answer(let outcome, let delay):
                 result = outcome
@@ -130,9 +132,11 @@ extension ProcessorService {
             case .noAnswer:
                 if case .found(let outcome)? = try? await mock.lookupOverWire(reference: reference, operation: .capture, now: now(tag)) { result = outcome }
                 reply = .hold
+                lateEvent = .zero
             case .serverError(let delay):
                 if case .found(let outcome)? = try? await mock.lookupOverWire(reference: reference, operation: .capture, now: now(tag)) { result = outcome }
                 reply = .error(.apiError("An internal error occurred; the capture may or may not have happened: retrieve the intent."), delay: delay)
+                lateEvent = delay
             case .refused(_, let reason, let delay):
                 var error = StripeError(status: .serviceUnavailable, type: "api_error", message: reason)
                 error.headers = ["Retry-After": "1"]
@@ -150,6 +154,7 @@ extension ProcessorService {
             }
             let saved = intent
             update(tag) { $0.intents[id] = saved }
+            if let lateEvent { await emitCaptureEvent(tag, intentID: id, outcome: result, after: lateEvent) }
             if case .respond(.ok, _, _, let delay) = reply { return .ok(ObjectJSON.intent(saved, baseURL: baseURL), delay: delay) }
             return reply
         } catch let error as StripeError {

@@ -60,6 +60,8 @@ extension ProcessorService {
                 account.refundOrder.append(id)
                 if status != "failed" { account.intents[intentID]?.refunded += amount }
             }
+            // REFUND_ASYNC: the caller was told `pending`; the settlement comes as a webhook.
+            if status == "pending" { await emitRefundSettledEvent(tag, refund: refund) }
             return .ok(ObjectJSON.refund(refund), delay: delay)
         } catch let error as StripeError {
             return .error(error)

@@ -30,10 +30,14 @@ actor ProcessorService {
     /// Stripe keeps idempotency keys for 24 hours.
     static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
 
-    init(mock: MockProcessor, clock: any WallClock, snapshots: AccountSnapshots?) {
+    /// Seals the webhook endpoints' secrets in the ledger file (key: `<ledger>.webhook-key`).
+    let webhookBox: WebhookSecretBox
+
+    init(mock: MockProcessor, clock: any WallClock, snapshots: AccountSnapshots?, webhookBox: WebhookSecretBox) {
         self.mock = mock
         self.clock = clock
         self.snapshots = snapshots
+        self.webhookBox = webhookBox
     }
 
     /// Loads the saved accounts, then settles intents a crash left `processing` from the ledger.

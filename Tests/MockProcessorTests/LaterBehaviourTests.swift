@@ -68,6 +68,19 @@ import Testing
         #expect(operations == ["authorize:approved", "capture:declined", "capture:declined", "void:approved"])
     }
 
+    @Test func captureFailLateDeclinesTheCaptureAndLosesTheAnswer() async throws {
+        let harness = try ProcessorHarness()
+        let processor = harness.processor
+        #expect(try await processor.approvedAuthorization("att_1", holder: "CAPTURE_FAIL_LATE") != nil)
+        let capture = CaptureRequest(reference: "att_1", amount: Requests.amount(1000))
+        #expect(await processor.capture(capture, timeout: callerTimeout).isUnknown)
+        #expect(harness.elapsed == 25)
+        #expect(await processor.lookup(reference: "att_1", operation: .capture, timeout: callerTimeout) == .found(.declined(.captureFailed)))
+        #expect(await processor.void(reference: "att_1", timeout: callerTimeout).approval != nil)
+        let operations = try harness.entries().map { "\($0.operation.rawValue):\($0.status.rawValue)" }
+        #expect(operations == ["authorize:approved", "capture:declined", "void:approved"])
+    }
+
     @Test func captureTimeoutCapturesButTheAnswerIsLost() async throws {
         let harness = try ProcessorHarness()
         let processor = harness.processor

@@ -66,6 +66,7 @@ import Testing
         Case(label: "SLOW_40S past the timeout", holder: "SLOW_40S", answer: .unknown, entry: approvedEntry, lookup: .approved, waited: 25),
         Case(label: "CAPTURE_FAIL approves", holder: "CAPTURE_FAIL", answer: .approved, entry: approvedEntry, lookup: .approved, trigger: "CAPTURE_FAIL"),
         Case(label: "CAPTURE_TIMEOUT approves", holder: "CAPTURE_TIMEOUT", answer: .approved, entry: approvedEntry, lookup: .approved),
+        Case(label: "CAPTURE_FAIL_LATE approves", holder: "CAPTURE_FAIL_LATE", answer: .approved, entry: approvedEntry, lookup: .approved),
         Case(label: "VOID_FAIL approves", holder: "VOID_FAIL", answer: .approved, entry: approvedEntry, lookup: .approved),
         Case(label: "REFUND_ASYNC approves", holder: "REFUND_ASYNC", answer: .approved, entry: approvedEntry, lookup: .approved),
         Case(label: "REFUND_FAIL approves", holder: "REFUND_FAIL", answer: .approved, entry: approvedEntry, lookup: .approved),

@@ -3,7 +3,7 @@ import Foundation
 /// A processor's webhook, in the subset of Stripe's event shape PayPanel reads
 /// (docs/webhooks.md, "Webhooks in"): `{"id","object":"event","type","created","data":{"object":{…}}}`,
 /// the data object a `payment_intent` (`metadata.attempt_id` names PayPanel's attempt), a
-/// `refund` (`metadata.refund_id`) or, for `charge.refunded`, a `charge` whose `refunds.data`
+/// `refund` (`metadata.refund_reference`, as `HTTPPaymentProcessor` sets it, or `refund_id`) or, for `charge.refunded`, a `charge` whose `refunds.data`
 /// holds refunds. Anything else well formed is read as `.other`: acknowledged and recorded,
 /// never applied.
 public struct ProcessorWebhookEvent: Sendable, Equatable {
@@ -68,8 +68,10 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
     }
 
     private static func refund(_ object: JSONValue) throws -> Finding {
-        guard let refundID = object["metadata"]?["refund_id"]?.stringValue, PaymentIDs.isWellFormed(refundID, kind: .refund) else {
-            throw invalid("data.object.metadata.refund_id must be PayPanel's refund id (re_…)")
+        // refund_reference is what HTTPPaymentProcessor sets on the refunds it makes; refund_id is accepted too.
+        let named = object["metadata"]?["refund_reference"]?.stringValue ?? object["metadata"]?["refund_id"]?.stringValue
+        guard let refundID = named, PaymentIDs.isWellFormed(refundID, kind: .refund) else {
+            throw invalid("data.object.metadata.refund_reference (or refund_id) must be PayPanel's refund id (re_…)")
         }
         return .refund(
             refundID: refundID, status: try string(object, "status"), amount: try amount(object), processorID: try string(object, "id"),

@@ -10,9 +10,13 @@ import Glibc
 /// unspecified addresses are refused, as is plain `http`, unless `allowPrivate` (development
 /// and tests: `serve --allow-private-webhooks`).
 ///
-/// Known gap: URLSession resolves the name again when it connects, so a DNS server that answers
-/// differently the second time (rebinding) is not stopped here; a production deployment should
-/// also send webhooks through an egress proxy that filters addresses (the spec suggests one).
+/// DNS rebinding (docs/webhooks.md, "Destinations and DNS rebinding"): URLSession resolves the
+/// name again when it connects, and on Linux it can neither be told which address to use nor
+/// says afterwards which one it used, so a DNS server that answers differently the second time
+/// is not stopped *before* the request. What is done: the host is resolved again right after
+/// each delivery (`rebindingSuspicion`); an answer that now holds a non-public address disables
+/// the endpoint, so a rebinding host gets at most one blind request through. A production
+/// deployment should still send webhooks through an egress proxy that filters addresses.
 public struct WebhookDestinationPolicy: Sendable {
     public let allowPrivate: Bool
     private let resolve: @Sendable (String) -> [IPAddress]?
@@ -23,22 +27,52 @@ public struct WebhookDestinationPolicy: Sendable {
         self.resolve = resolve ?? { IPAddress.resolve($0) }
     }
 
+    /// What the check decided about one URL.
+    public enum Decision: Sendable, Equatable {
+        case refused(String)
+        /// Allowed; `checkedName` is the host name whose every address was checked (nil when
+        /// nothing was resolved: an address literal, or `allowPrivate`).
+        case allowed(checkedName: String?)
+    }
+
     /// Nil when `url` may be posted to, else the reason it may not.
     public func refusal(for url: String) -> String? {
+        if case .refused(let reason) = check(url) { return reason }
+        return nil
+    }
+
+    /// Checks `url`: its scheme, and every address its host resolves to.
+    public func check(_ url: String) -> Decision {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host, !host.isEmpty
-        else { return "not an absolute http(s) URL" }
+        else { return .refused("not an absolute http(s) URL") }
         guard scheme == "https" || (scheme == "http" && allowPrivate) else {
-            return scheme == "http" ? "plain http is refused: use https (or serve --allow-private-webhooks in development)" : "the scheme must be https"
+            return .refused(scheme == "http" ? "plain http is refused: use https (or serve --allow-private-webhooks in development)" : "the scheme must be https")
         }
-        if allowPrivate { return nil }
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        let addresses = IPAddress(bare).map { [$0] } ?? resolve(bare)
-        guard let addresses, !addresses.isEmpty else { return "the host \(JSONWriter.quoted(host)) does not resolve" }
-        if let bad = addresses.first(where: { !$0.isPublic }) {
-            return "the host \(JSONWriter.quoted(host)) resolves to \(bad), a loopback, private, link-local or reserved address"
+        if allowPrivate { return .allowed(checkedName: nil) }
+        let bare = Self.bareHost(host)
+        if let literal = IPAddress(bare) {
+            return literal.isPublic ? .allowed(checkedName: nil) : .refused(Self.privateReason(host, literal))
         }
-        return nil
+        guard let addresses = resolve(bare), !addresses.isEmpty else { return .refused("the host \(JSONWriter.quoted(host)) does not resolve") }
+        if let bad = addresses.first(where: { !$0.isPublic }) { return .refused(Self.privateReason(host, bad)) }
+        return .allowed(checkedName: bare)
+    }
+
+    /// After a delivery to a checked host name: the name resolved again. Nil when every
+    /// address is still public (or the name no longer resolves: no evidence either way); else
+    /// why the delivery may have gone to an address the check never saw.
+    public func rebindingSuspicion(checkedName: String) -> String? {
+        guard let addresses = resolve(checkedName), let bad = addresses.first(where: { !$0.isPublic }) else { return nil }
+        return "the host \(JSONWriter.quoted(checkedName)) resolved to a public address when checked and to \(bad) right after the delivery (DNS rebinding?): the endpoint is disabled; re-enable it only if the host is yours"
+    }
+
+    private static func bareHost(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    }
+
+    private static func privateReason(_ host: String, _ address: IPAddress) -> String {
+        "the host \(JSONWriter.quoted(host)) resolves to \(address), a loopback, private, link-local or reserved address"
     }
 }
 

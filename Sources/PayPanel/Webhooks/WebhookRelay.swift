@@ -89,30 +89,33 @@ public actor WebhookRelay {
         while index < requests.count {
             let batch = requests[index..<min(index + Self.concurrency, requests.count)]
             index += batch.count
-            let results = await withTaskGroup(of: (Int, WebhookTransportResult, Int64, Date).self) { group in
+            let results = await withTaskGroup(of: (Int, WebhookTransportResult, Int64, Date, String?).self) { group in
                 for (offset, (_, prepared)) in batch.enumerated() {
                     let transport = self.transport
                     let clock = self.clock
+                    let policy = self.policy
                     group.addTask {
                         let started = clock.now()
-                        guard let prepared else { return (offset, .failed("no request"), 0, started) }
-                        if let refusal = prepared.refusal { return (offset, .failed("destination refused: \(refusal)"), 0, started) }
+                        guard let prepared else { return (offset, .failed("no request"), 0, started, nil) }
+                        if let refusal = prepared.refusal { return (offset, .failed("destination refused: \(refusal)"), 0, started, nil) }
                         let watch = ContinuousClock()
                         let begin = watch.now
                         let result = await transport.post(url: prepared.url, headers: prepared.headers, body: prepared.body, timeout: Self.timeout)
                         let elapsed = begin.duration(to: watch.now)
                         let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
-                        return (offset, result, milliseconds, started)
+                        // URLSession looked the name up again: did it still mean a public address?
+                        let suspicion = prepared.checkedName.flatMap(policy.rebindingSuspicion(checkedName:))
+                        return (offset, result, milliseconds, started, suspicion)
                     }
                 }
-                var collected: [(Int, WebhookTransportResult, Int64, Date)] = []
+                var collected: [(Int, WebhookTransportResult, Int64, Date, String?)] = []
                 for await result in group { collected.append(result) }
                 return collected.sorted { $0.0 < $1.0 }
             }
-            for (offset, result, milliseconds, started) in results {
+            for (offset, result, milliseconds, started, suspicion) in results {
                 let delivery = batch[batch.startIndex + offset].0
                 try afterSend?(delivery)
-                try record(result, for: delivery, durationMilliseconds: milliseconds, startedAt: started, into: &report)
+                try record(result, for: delivery, durationMilliseconds: milliseconds, startedAt: started, rebinding: suspicion, into: &report)
             }
         }
         return report
@@ -129,13 +132,16 @@ public actor WebhookRelay {
             ("webhook-id", delivery.event.id), ("webhook-timestamp", String(timestamp)),
             ("webhook-signature", StandardWebhookSignature.header(id: delivery.event.id, timestamp: timestamp, body: body, secrets: secrets)),
         ]
-        return PreparedRequest(url: delivery.endpoint.url, headers: headers, body: body, refusal: policy.refusal(for: delivery.endpoint.url))
+        let decision = policy.check(delivery.endpoint.url)
+        let refusal: String? = if case .refused(let reason) = decision { reason } else { nil }
+        let checkedName: String? = if case .allowed(let name) = decision { name } else { nil }
+        return PreparedRequest(url: delivery.endpoint.url, headers: headers, body: body, refusal: refusal, checkedName: checkedName)
     }
 
     /// Records one attempt and decides what comes next.
     private func record(
         _ result: WebhookTransportResult, for delivery: ClaimedDelivery, durationMilliseconds: Int64, startedAt: Date,
-        into report: inout RelayPassReport
+        rebinding: String? = nil, into report: inout RelayPassReport
     ) throws {
         let now = clock.now()
         let attempt = delivery.attemptsMade + 1
@@ -162,7 +168,11 @@ public actor WebhookRelay {
             outcome = .retry
         }
         var final = outcome
-        if outcome == .retry {
+        if let rebinding {
+            // Whatever the answer, it may have come from an address the check refuses.
+            final = .disabled
+            error = String(rebinding.prefix(400))
+        } else if outcome == .retry {
             let unit = Double(random.next() % 1_000_000) / 1_000_000
             if let delay = schedule.delay(afterAttempts: attempt, unit: unit, retryAfter: retryAfter) {
                 next = now.addingTimeInterval(delay)
@@ -222,6 +232,8 @@ struct PreparedRequest: Sendable {
     let body: [UInt8]
     /// Why the destination may not be posted to, or nil.
     let refusal: String?
+    /// The host name whose addresses were checked, to look up again after the delivery.
+    let checkedName: String?
 }
 
 /// What a pass did, for the worker's log line.

@@ -14,7 +14,8 @@ struct ProcessorServeCommand: CLICommand {
             Prints one line, 'listening on http://HOST:PORT' (with --json one JSON object). Point a Stripe SDK's \
             base URL at it and use any sk_test_… key: each key is its own isolated account. The ledger is the \
             same file the in-process mock uses. Test endpoints under /_mock: ledger, reset, triggers, chains, \
-            clock/advance, 3ds/{id}. SIGTERM or SIGINT: stop accepting, finish requests in flight (up to 10 s), \
+            clock/advance, 3ds/{id}, webhook_deliveries, events/{id}/resend. Webhook endpoints (POST /v1/webhook_endpoints) \
+            get signed Stripe-style events for what the mock decides late. SIGTERM or SIGINT: stop accepting, finish requests in flight (up to 10 s), \
             exit 0. See docs/mock-processor.md.
             """,
         options: [
@@ -54,7 +55,7 @@ struct ProcessorServeCommand: CLICommand {
         let server: ProcessorServer
         do {
             server = try await ProcessorServer.start(processor: processor, clock: clock, configuration: configuration, options: options)
-        } catch {
+        } catch let error as HTTPServerError {
             throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
         }
         for name in server.unreadableSnapshots {

@@ -12,13 +12,18 @@ enum WebhookServeOptions {
         "--processor-webhook-secret", "secret",
         help: "The secret the processor signs its webhooks with (Stripe-Signature), for POST /v1/processor/webhooks (or $PAYPANEL_PROCESSOR_WEBHOOK_SECRET).")
     static let processorSecretEnvironmentVariable = "PAYPANEL_PROCESSOR_WEBHOOK_SECRET"
+    static let publicURL = OptionSpec.value(
+        "--public-url", "url",
+        help: "Where the processor reaches this server (http://127.0.0.1:8080, or 'auto': the address serve listens on): with --processor, serve registers <url>/v1/processor/webhooks there at start and keeps the secret in memory only.")
 
-    static var all: [OptionSpec] { [allowPrivate, processorSecret, WebhookKeyOptions.keyFile] }
+    static var all: [OptionSpec] { [allowPrivate, processorSecret, publicURL, WebhookKeyOptions.keyFile] }
 
     struct Composed {
         /// Nil when this server sends no webhooks (PostgreSQL without a key file).
         let relay: WebhookRelay?
         let providers: [any APIRouteProvider]
+        /// Filled at start by `--public-url` (`ProcessorWebhookSelfRegistration`).
+        let processorSecret: ProcessorWebhookSecret
     }
 
     /// The relay and the event and endpoint routes, each on a webhook store of its own from
@@ -32,12 +37,21 @@ enum WebhookServeOptions {
         if let given = secret, given.utf8.count < 16 {
             throw UsageError("'--processor-webhook-secret' must be at least 16 characters (the processor's whsec_… secret)")
         }
-        let processorWebhooks = ProcessorWebhooksAPI(service: api.service, secret: secret?.isEmpty == false ? secret : nil, clock: clock)
+        if arguments.value(publicURL.name) != nil {
+            guard secret?.isEmpty ?? true else {
+                throw UsageError("give either '--processor-webhook-secret' or '--public-url' (which registers and gets a secret), not both")
+            }
+            guard try arguments.httpProcessor(environment: environment) != nil else {
+                throw UsageError("'--public-url' registers for the processor's webhooks, so it needs '--processor <url>' (or $PAYPANEL_PROCESSOR_URL)")
+            }
+        }
+        let processorSecret = ProcessorWebhookSecret(secret?.isEmpty == false ? secret : nil)
+        let processorWebhooks = ProcessorWebhooksAPI(service: api.service, secret: processorSecret, clock: clock)
         let opening = try WebhookOpening(arguments: arguments, environment: environment, stores: stores, clock: clock)
         guard let box = try opening.boxIfConfigured() else {
             ServeCommand.writeError(
                 "webhooks: no webhook key file (\(WebhookKeyOptions.keyFile.name) or $\(WebhookKeyOptions.environmentVariable)), which PostgreSQL needs: /v1/events and /v1/webhook_endpoints are off and this server sends no webhooks (docs/scaling.md)")
-            return Composed(relay: nil, providers: [processorWebhooks])
+            return Composed(relay: nil, providers: [processorWebhooks], processorSecret: processorSecret)
         }
         try opening.checkKeyOpensTheEndpoints(box)
         let policy = WebhookDestinationPolicy(allowPrivate: arguments.flag(allowPrivate.name))
@@ -45,7 +59,7 @@ enum WebhookServeOptions {
             store: try stores.openWebhookStore(), box: box, transport: URLSessionWebhookTransport(), policy: policy, clock: clock,
             render: EventObjects.render)
         let desk = WebhookDesk(store: try stores.openWebhookStore(), box: box, relay: relay, clock: clock)
-        return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks])
+        return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks], processorSecret: processorSecret)
     }
 
     static func relayLine(_ report: RelayPassReport?, _ error: (any Error)?) -> String {
