@@ -13,7 +13,14 @@ extension ProcessorService {
             guard intent.status == "succeeded" else {
                 throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); only a succeeded one can be refunded.")
             }
-            let remaining = intent.amountReceived - intent.refunded
+            let id = Self.objectID(prefix: "re", tag: tag, idempotencyKey: idempotencyKey)
+            // A retry whose first answer reached the snapshot but not the key's record (a crash
+            // in between) gets that refund back rather than a second one.
+            if let made = account(tag).refunds[id], made.status != "pending" { return .ok(ObjectJSON.refund(made)) }
+            // A retry of a request interrupted by a crash finds its own pending refund (same id,
+            // from the same key): it is not counted twice, and the ledger replays its answer.
+            let interrupted = account(tag).refunds[id].map { $0.status == "pending" ? $0.amount : 0 } ?? 0
+            let remaining = intent.amountReceived - intent.refunded + interrupted
             guard remaining > 0 else {
                 throw StripeError.invalidRequest("This payment has been refunded in full already.", param: "payment_intent", code: "charge_already_refunded")
             }
@@ -22,9 +29,23 @@ extension ProcessorService {
                 throw StripeError.invalidRequest("Refund amount (\(amount)) is greater than what is left to refund (\(remaining)).", param: "amount", code: "amount_too_large")
             }
             let metadata = try parameters.metadata("metadata") ?? []
-            let id = Self.objectID(prefix: "re", tag: tag, idempotencyKey: idempotencyKey)
             let prefix = account(tag).ledgerPrefix
             let ledgerReference = prefix + id
+            // Written ahead of the ledger call, as `pending`: a crash after the ledger refunded
+            // but before the answer's snapshot would otherwise lose the refund while the money
+            // moved, and a backend that lists the payment's refunds to learn what happened (an
+            // unknown outcome) would find nothing. `refreshed` settles it from the ledger.
+            let pending = StoredRefund(
+                id: id, paymentIntent: intentID, charge: intent.latestCharge, amount: amount, currency: intent.currency, status: "pending",
+                failureReason: nil, metadata: metadata, created: account(tag).refunds[id]?.created ?? now(tag), ledgerReference: ledgerReference)
+            update(tag) { account in
+                if account.refunds[id] == nil { account.refundOrder.append(id) }
+                account.intents[intentID]?.refunded += amount - interrupted
+                account.refunds[id] = pending
+            }
+            persist(tag)
+            refundsInFlight.insert(id)
+            defer { refundsInFlight.remove(id) }
             let answer = await mock.refundOverWire(
                 RefundRequest(
                     reference: intent.ledgerReference(accountPrefix: prefix), refundReference: ledgerReference,
@@ -40,25 +61,31 @@ extension ProcessorService {
                 case .approved: status = "succeeded"
                 case .pending: status = "pending"
                 case .declined(let code):
-                    if let error = Self.requestError(code) { return .error(error, delay: after) }
+                    if let error = Self.requestError(code) {
+                        forgetRefund(tag, id: id)
+                        return .error(error, delay: after)
+                    }
                     status = "failed"
                     failure = "unknown"
                 default: status = "pending"
                 }
+            // The ledger may have it: the pending refund stays, and listing settles it.
             case .noAnswer: return .hold
             case .serverError(let after): return .error(.apiError("An internal error occurred; the refund may or may not exist: list the payment's refunds."), delay: after)
             case .refused(_, let reason, let after):
+                // Refused before the ledger looked at it: no refund exists.
+                forgetRefund(tag, id: id)
                 var error = StripeError(status: .serviceUnavailable, type: "api_error", message: reason)
                 error.headers = ["Retry-After": "1"]
                 return .error(error, delay: after)
             }
-            let refund = StoredRefund(
-                id: id, paymentIntent: intentID, charge: intent.latestCharge, amount: amount, currency: intent.currency, status: status,
-                failureReason: failure, metadata: metadata, created: now(tag), ledgerReference: ledgerReference)
+            var refund = pending
+            refund.status = status
+            refund.failureReason = failure
+            let settled = refund
             update(tag) { account in
-                account.refunds[id] = refund
-                account.refundOrder.append(id)
-                if status != "failed" { account.intents[intentID]?.refunded += amount }
+                account.refunds[id] = settled
+                if status == "failed" { account.intents[intentID]?.refunded -= amount }
             }
             // REFUND_ASYNC: the caller was told `pending`; the settlement comes as a webhook.
             if status == "pending" { await emitRefundSettledEvent(tag, refund: refund) }
@@ -95,12 +122,31 @@ extension ProcessorService {
 
     private func refreshed(_ tag: String, id: String) async -> StoredRefund? {
         guard var refund = account(tag).refunds[id] else { return nil }
-        guard refund.status == "pending" else { return refund }
-        if case .found(.approved)? = try? await mock.lookupOverWire(reference: refund.ledgerReference, operation: .refund, now: now(tag)) {
+        guard refund.status == "pending", !refundsInFlight.contains(id) else { return refund }
+        switch try? await mock.lookupOverWire(reference: refund.ledgerReference, operation: .refund, now: now(tag)) {
+        case .found(.approved)?:
             refund.status = "succeeded"
-            let saved = refund
-            update(tag) { $0.refunds[id] = saved }
+        case .found(.declined)?, .notFound?:
+            // Declined, or written ahead of a ledger call that never happened (a crash before
+            // it): no money moved.
+            refund.status = "failed"
+            refund.failureReason = "unknown"
+            update(tag) { $0.intents[refund.paymentIntent]?.refunded -= refund.amount }
+        default:
+            return refund
         }
+        let saved = refund
+        update(tag) { $0.refunds[id] = saved }
+        persist(tag)
         return refund
+    }
+
+    /// Drops the refund written ahead of a ledger call that made none (refused, invalid).
+    private func forgetRefund(_ tag: String, id: String) {
+        update(tag) { account in
+            guard let refund = account.refunds.removeValue(forKey: id) else { return }
+            account.refundOrder.removeAll { $0 == id }
+            account.intents[refund.paymentIntent]?.refunded -= refund.amount
+        }
     }
 }

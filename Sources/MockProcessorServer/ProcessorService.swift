@@ -20,6 +20,9 @@ actor ProcessorService {
     let clock: any WallClock
     let snapshots: AccountSnapshots?
     var accounts: [String: Account] = [:]
+    /// Refunds whose ledger call is running now: a pending refund the ledger does not know yet is
+    /// not "never made" while its call is still on its way (see `refreshed`).
+    var refundsInFlight: Set<String> = []
     /// `http://host:port`, for `next_action` URLs; set once the port is known.
     private(set) var baseURL = "http://127.0.0.1"
 
