@@ -97,7 +97,7 @@ let package = Package(
         // Tooling beside the product: fuzzing, soaks, the security run, benchmarks.
         .target(
             name: "PayPanelReliability",
-            dependencies: ["PayPanel", "PayPanelDemo", "MockProcessor", "MockProcessorServer", "PayPanelHTTP"],
+            dependencies: ["PayPanel", "PayPanelDemo", "MockProcessor", "MockProcessorServer", "PayPanelHTTP", "CPayPanelHTTP"],
             path: "Sources/PayPanelReliability"
         ),
         // The HTTP API (/v1/payment_intents, /v1/refunds, health, OpenAPI) as thin translation

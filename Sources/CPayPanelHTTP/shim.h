@@ -13,4 +13,9 @@
 // accept4 is declared only under _GNU_SOURCE, which the prebuilt Glibc module is not built with.
 extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int flags);
 
+// posix_spawn_file_actions_addchdir_np (glibc 2.29) is declared only under _GNU_SOURCE too: a
+// child started in its own working directory without a fork (the test and soak launchers).
+#include <spawn.h>
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+
 #endif

@@ -23,8 +23,8 @@ struct AccountSnapshots: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let data = try JSONEncoder().encode(PersistedAccount(account))
         let path = directory + "/" + account.tag + ".json"
-        // Not Foundation's `.atomic`: on Linux it leaves an empty TemporaryDirectory.* folder in
-        // /tmp on every write (thousands after one test run).
+        // AtomicFile, as every replaced file of the project: where the temporary file lives and
+        // what happens to it on failure are written here, not left to the platform's Foundation.
         try AtomicFile.replace(path, with: Array(data), durable: false)
         chmod(path, 0o600)
     }

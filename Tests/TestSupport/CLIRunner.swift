@@ -43,57 +43,38 @@ public enum CLIRunner {
             ?? RepositoryPaths.root.appending(path: ".build/debug/paypanel")
     }()
 
+    /// Started with `posix_spawn` and waited for with `wait4` on its own pid (`ChildProcess`),
+    /// not Foundation's `Process`: under a loaded parallel run, `Process` sometimes missed a
+    /// child's exit (the child a zombie, `isRunning` true for ever) and a finished command read
+    /// as one that "did not finish within 60 s".
     public static func run(
         _ arguments: [String], stdin: String? = nil, in directory: TemporaryDirectory,
         environment: [String: String] = [:], timeout: TimeInterval = 60
     ) throws -> CLIResult {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory.url
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1",
                    "TERM": "dumb", "HOME": directory.path]
         env.merge(environment) { $1 }
-        env.merge(ChildProcess.sanitizerEnvironment) { given, _ in given }
-        process.environment = env
-
-        // Files, not pipes: a chatty process can never block on a full pipe.
-        let token = UUID().uuidString
-        let outPath = directory.file(".stdout-\(token)")
-        let errPath = directory.file(".stderr-\(token)")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let outHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        defer {
-            try? outHandle.close()
-            try? errHandle.close()
-            try? FileManager.default.removeItem(atPath: outPath)
-            try? FileManager.default.removeItem(atPath: errPath)
-        }
-        process.standardOutput = outHandle
-        process.standardError = errHandle
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        try process.run()
+        // Files, not pipes: a chatty process can never block on a full pipe, nor a quiet one on
+        // input nobody writes.
+        var inputPath: String?
         if let stdin {
-            input.fileHandleForWriting.write(Data(stdin.utf8))
-            try? input.fileHandleForWriting.close()
+            let path = directory.file(".stdin-\(UUID().uuidString)")
+            try Data(stdin.utf8).write(to: URL(fileURLWithPath: path))
+            inputPath = path
         }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.005)
-        }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        defer { if let inputPath { try? FileManager.default.removeItem(atPath: inputPath) } }
+        let result = try ChildProcess.start(
+            binary.path(percentEncoded: false), arguments, environment: env, directory: directory.path,
+            workingDirectory: directory.path, input: inputPath
+        ).wait(timeout: .milliseconds(Int64(timeout * 1000)), poll: .milliseconds(2))
+        switch result.termination {
+        case .exited(let status):
+            return CLIResult(status: status, stdout: result.stdout, stderr: result.stderr)
+        case .signaled(let signal):
+            return CLIResult(status: signal, stdout: result.stdout, stderr: result.stderr, signal: signal)
+        case .timedOut:
             throw CLITimeout(arguments: arguments, seconds: timeout)
         }
-        process.waitUntilExit()
-        let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-        let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-        let signal = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
-        return CLIResult(status: process.terminationStatus, stdout: stdout, stderr: stderr, signal: signal)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import CPayPanelHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -75,8 +76,11 @@ public enum ChildProcess {
 
     /// Starts the child and returns at once: start several, then wait for each, to have them
     /// run at the same time.
+    /// `workingDirectory`: where the child starts (default: the caller's). `input`: a file read
+    /// as its standard input (default: /dev/null).
     public static func start(
-        _ executable: String, _ arguments: [String], environment: [String: String], directory: String
+        _ executable: String, _ arguments: [String], environment: [String: String], directory: String,
+        workingDirectory: String? = nil, input: String? = nil
     ) throws -> Running {
         let token = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let outPath = directory + "/.child-out-\(token)"
@@ -84,7 +88,9 @@ public enum ChildProcess {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        // The paths below are absolute, so changing directory first does not move them.
+        if let workingDirectory { posix_spawn_file_actions_addchdir_np(&actions, workingDirectory) }
+        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
 
@@ -128,7 +134,10 @@ public enum ChildProcess {
         /// Waits for the child to end (killing it after `killAfter`, or at `timeout`) and
         /// collects its output.
         /// `sampleMemory`: read the child's peak memory every millisecond (for benchmarks).
-        public func wait(killAfter: Duration? = nil, timeout: Duration = .seconds(120), sampleMemory: Bool = false) throws -> Result {
+        /// `poll`: how often to look (fine for timing a start-up; coarser spares a busy machine).
+        public func wait(
+            killAfter: Duration? = nil, timeout: Duration = .seconds(120), sampleMemory: Bool = false, poll: Duration = .microseconds(200)
+        ) throws -> Result {
             defer {
                 unlink(outPath)
                 unlink(errPath)
@@ -156,7 +165,7 @@ public enum ChildProcess {
                     kill(pid, SIGKILL)
                     timedOut = true
                 }
-                usleep(200)  // fine enough to time a 10 ms start-up
+                usleep(UInt32(clamping: poll.components.seconds * 1_000_000 + poll.components.attoseconds / 1_000_000_000_000))  // 200 µs: fine enough to time a 10 ms start-up
             }
             let duration = started.duration(to: .now)
             let termination: Termination

@@ -151,24 +151,12 @@ public final class PostgreSQLDeviceStore: DeviceStore {
 
     public func attempts(deliveryID: Int64) throws -> [PushAttempt] {
         try single(Self.attemptsOfDelivery, [deliveryID]).rows.map { row in
-            PushAttempt(
-                attempt: row.int(0), startedAt: Timestamp.date(epochMilliseconds: row.int64(1)),
-                finishedAt: row.optionalInt64(2).map { Timestamp.date(epochMilliseconds: $0) },
-                outcome: PushAttemptResult.Outcome(rawValue: row.string(3)) ?? .inFlight,
-                httpStatus: row.optionalInt64(4).map { Int($0) }, reason: row.optionalString(5))
+            DeviceRows.attempt(row)
         }
     }
 
     private static func delivery(from row: PostgreSQLRow) throws -> PushDelivery {
-        let id = row.int64(0)
-        guard let status = PushDeliveryStatus(rawValue: row.string(7)) else {
-            throw DeviceStoreError(rowID: String(id), detail: "unknown delivery status")
-        }
-        return PushDelivery(
-            id: id, apnsID: row.string(1), deviceID: row.string(2), checkoutID: row.optionalString(3), collapseID: row.optionalString(4),
-            payload: Array(row.string(5).utf8), expiresAt: row.optionalInt64(6).map { Timestamp.date(epochMilliseconds: $0) },
-            status: status, reason: row.optionalString(8), attempts: row.int(9),
-            nextAttemptAt: row.optionalInt64(10).map { Timestamp.date(epochMilliseconds: $0) })
+        try DeviceRows.delivery(row)
     }
 }
 #endif

@@ -27,7 +27,7 @@ extension PostgreSQLWebhookStore {
             let claimed = try connection.execute(Self.dueDeliveries, [now, Int64(limit)]).rows.map { row in
                 ClaimedDelivery(
                     deliveryID: row.int64(0), attemptsMade: row.int(1), event: Self.event(row, offset: 2),
-                    endpoint: try Self.endpoint(row, offset: 7))
+                    endpoint: try WebhookRows.endpoint(row, offset: 7))
             }
             for delivery in claimed { try connection.execute(Self.lease, [leaseUntil, now, delivery.deliveryID]) }
             return claimed

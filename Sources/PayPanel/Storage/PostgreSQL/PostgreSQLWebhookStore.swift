@@ -84,7 +84,7 @@ public final class PostgreSQLWebhookStore: WebhookStore {
     public func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
         try write { connection in
             try connection.execute(Self.publishLock, [])
-            let endpoints = try connection.execute(Self.activeEndpoints, []).rows.map { try Self.endpoint($0) }
+            let endpoints = try connection.execute(Self.activeEndpoints, []).rows.map { try WebhookRows.endpoint($0) }
             var inserted: [StoredEvent] = []
             for event in events {
                 let isNew = try connection.execute(Self.insertEvent, [
@@ -167,19 +167,6 @@ public final class PostgreSQLWebhookStore: WebhookStore {
     static let deleteEndpointStatement = S(
         "webhooks.delete_endpoint", "UPDATE webhook_endpoints SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL")
 
-    /// An endpoint row read from column `offset` on, in `endpointColumns` order.
-    static func endpoint(_ row: PostgreSQLRow, offset: Int = 0) throws -> WebhookEndpointRecord {
-        let id = row.string(offset)
-        guard case .array(let types)? = try? JSONParser().parse(row.string(offset + 2)),
-              let status = WebhookEndpointRecord.Status(rawValue: row.string(offset + 3))
-        else { throw WebhookStoreError("webhook endpoint \(id) has an unreadable row", code: "database_corrupt_row") }
-        return WebhookEndpointRecord(
-            id: id, url: row.string(offset + 1), eventTypes: types.compactMap(\.stringValue), status: status,
-            disabledReason: row.optionalString(offset + 4), sealedSecret: row.blob(offset + 5), secretVersion: row.int64(offset + 6),
-            previousSealedSecret: row.isNull(offset + 7) ? nil : row.blob(offset + 7), previousSecretVersion: row.optionalInt64(offset + 8),
-            previousExpiresAt: row.optionalInt64(offset + 9).map(PaymentRows.date), createdAt: PaymentRows.date(row.int64(offset + 10)))
-    }
-
     public func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
         try single(Self.insertEndpointStatement, [
             endpoint.id, endpoint.url, JSONWriter.string(.array(endpoint.eventTypes.map(JSONValue.string))), endpoint.status.rawValue,
@@ -189,11 +176,11 @@ public final class PostgreSQLWebhookStore: WebhookStore {
     }
 
     public func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
-        try single(Self.endpointByID, [id]).rows.first.map { try Self.endpoint($0) }
+        try single(Self.endpointByID, [id]).rows.first.map { try WebhookRows.endpoint($0) }
     }
 
     public func endpoints() throws -> [WebhookEndpointRecord] {
-        try single(Self.allEndpoints, []).rows.map { try Self.endpoint($0) }
+        try single(Self.allEndpoints, []).rows.map { try WebhookRows.endpoint($0) }
     }
 
     public func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {

@@ -114,22 +114,10 @@ public final class SQLiteWebhookStore: WebhookStore {
         previous_secret_version, previous_expires_at, created_at
         """
 
-    private static func endpoint(_ row: Row, offset: Int = 0) throws -> WebhookEndpointRecord {
-        let id = row.string(offset)
-        guard case .array(let types)? = try? JSONParser().parse(row.string(offset + 2)),
-              let status = WebhookEndpointRecord.Status(rawValue: row.string(offset + 3))
-        else { throw WebhookStoreError("webhook endpoint \(id) has an unreadable row", code: "database_corrupt_row") }
-        return WebhookEndpointRecord(
-            id: id, url: row.string(offset + 1), eventTypes: types.compactMap(\.stringValue), status: status,
-            disabledReason: row.optionalString(offset + 4), sealedSecret: row.blob(offset + 5), secretVersion: row.int64(offset + 6),
-            previousSealedSecret: row.isNull(offset + 7) ? nil : row.blob(offset + 7), previousSecretVersion: row.optionalInt64(offset + 8),
-            previousExpiresAt: row.optionalInt64(offset + 9).map(PaymentRows.date), createdAt: PaymentRows.date(row.int64(offset + 10)))
-    }
-
     private func activeEndpoints() throws -> [WebhookEndpointRecord] {
         try database.queryAll(
             "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id", []
-        ) { try Self.endpoint($0) }
+        ) { try WebhookRows.endpoint($0) }
     }
 
     public func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
@@ -149,7 +137,7 @@ public final class SQLiteWebhookStore: WebhookStore {
     public func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
         try database.read {
             try database.queryFirst(
-                "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [id]) { try Self.endpoint($0) }
+                "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [id]) { try WebhookRows.endpoint($0) }
         }
     }
 
@@ -157,7 +145,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         try database.read {
             try database.queryAll(
                 "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id", []
-            ) { try Self.endpoint($0) }
+            ) { try WebhookRows.endpoint($0) }
         }
     }
 
@@ -199,7 +187,7 @@ public final class SQLiteWebhookStore: WebhookStore {
                 ClaimedDelivery(
                     deliveryID: row.int64(0), attemptsMade: row.int(1),
                     event: StoredEvent(id: row.string(2), type: row.string(3), objectID: row.string(4), createdAt: PaymentRows.date(row.int64(5)), body: row.string(6)),
-                    endpoint: try Self.endpoint(row, offset: 7))
+                    endpoint: try WebhookRows.endpoint(row, offset: 7))
             }
             for delivery in claimed {
                 try database.execute("UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ?", [leaseUntil, now, delivery.deliveryID])
