@@ -58,21 +58,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     }
 
     static func checkout(_ row: PostgreSQLRow) throws -> Checkout {
-        let id = row.string(0)
-        guard let status = CheckoutStatus(rawValue: row.string(1)) else {
-            throw CheckoutStoreError(checkoutID: id, detail: "unknown status")
-        }
-        let panelResult = PanelConfigReader.read(data: Array(row.string(2).utf8))
-        guard let panel = panelResult.panel else {
-            throw CheckoutStoreError(checkoutID: id, detail: "the panel no longer validates: \(panelResult.report.errors.first?.description ?? "unreadable")")
-        }
-        guard let captureMethod = CaptureMethod(rawValue: row.string(3)) else {
-            throw CheckoutStoreError(checkoutID: id, detail: "unknown capture method")
-        }
-        return Checkout(
-            id: id, status: status, panel: panel, captureMethod: captureMethod, paymentIntentID: row.optionalString(6),
-            clientSecretHash: row.blob(5), createdAt: PaymentRows.date(row.int64(7)), updatedAt: PaymentRows.date(row.int64(8)),
-            version: row.int64(9))
+        try CheckoutRows.checkout(row)
     }
 
     // MARK: - API keys
