@@ -17,5 +17,8 @@ extern int accept4(int sockfd, struct sockaddr *addr, socklen_t *addrlen, int fl
 // child started in its own working directory without a fork (the test and soak launchers).
 #include <spawn.h>
 extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+// posix_spawn_file_actions_addclosefrom_np (glibc 2.34), likewise: the child closes every
+// descriptor above its standard three, so it never holds a test's socket or pty open.
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
 #endif

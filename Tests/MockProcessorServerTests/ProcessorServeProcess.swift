@@ -12,51 +12,14 @@ struct ProcessorServeError: Error, CustomStringConvertible {
 /// One real `paypanel processor serve --port 0` (or `paypanel serve`) in a temporary
 /// directory: its port from the `listening on` line, its output files, and a stop by its pid.
 final class ServedProcess: @unchecked Sendable {
-    let process: Process
+    let server: ListeningProcess
     let directory: TemporaryDirectory
-    let port: Int
-    private let stdoutPath: String
-    private let stderrPath: String
+    var port: Int { server.port }
 
     /// Starts `paypanel <arguments>` and waits (up to 60 s: a loaded 2-core machine) for its line.
     init(arguments: [String], directory: TemporaryDirectory, environment: [String: String] = [:]) throws {
         self.directory = directory
-        let token = UUID().uuidString
-        stdoutPath = directory.file("served-\(token).out")
-        stderrPath = directory.file("served-\(token).err")
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory.url
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
-        env.merge(environment) { $1 }
-        env.merge(ChildProcess.sanitizerEnvironment) { given, _ in given }
-        process.environment = env
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = Date().addingTimeInterval(60)
-        var found: Int?
-        while Date() < deadline, found == nil, process.isRunning {
-            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
-                let portText = line.split(separator: ":").last
-            {
-                found = Int(portText)
-            } else {
-                usleep(20_000)
-            }
-        }
-        guard let found else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            throw ProcessorServeError(description: "paypanel \(arguments.joined(separator: " ")) printed no listening line; stderr:\n\(stderr)")
-        }
-        port = found
+        server = try ListeningProcess.paypanelNow(arguments, name: "served", directory: directory, environment: environment)
     }
 
     /// `paypanel processor serve` on port 0 with its ledger in `directory`. `--now` fixes its
@@ -70,23 +33,19 @@ final class ServedProcess: @unchecked Sendable {
         }
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { server.stderr }
+    var stdout: String { server.stdout }
 
     /// SIGKILL, as a crash would, and waits until the process is gone.
     func crash() async {
-        kill(process.processIdentifier, SIGKILL)
-        await process.waitForExit(within: 30)
+        server.process.signal(SIGKILL)
+        await server.process.waitForExit(within: 30)
     }
 
     /// SIGTERM, then the exit status (waits up to 30 s, then SIGKILL and -1).
     @discardableResult
     func terminate() async -> Int32 {
-        await process.stopGracefully(within: 30)
+        await server.stopGracefully(within: 30)
     }
 }
 

@@ -197,45 +197,17 @@ import TestSupport
 
 /// One `paypanel processor serve --port 0`, stopped by its pid.
 final class ProcessorServe: @unchecked Sendable {
-    let process = Process()
-    let port: Int
+    let server: ListeningProcess
+    var port: Int { server.port }
 
-    private init(directory: TemporaryDirectory) throws {
-        let stdoutPath = directory.file("processor-serve.out")
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["processor", "serve", "--port", "0", "--processor-db", directory.file("http-processor.sqlite")]
-        process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path].merging(ChildProcess.sanitizerEnvironment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        var found: Int?
-        while Date() < deadline, found == nil, process.isRunning {
-            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }), let last = line.split(separator: ":").last {
-                found = Int(last)
-            } else {
-                usleep(20_000)
-            }
-        }
-        guard let found else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            throw ServerStartError(description: "paypanel processor serve printed no listening line")
-        }
-        port = found
-    }
+    private init(server: ListeningProcess) { self.server = server }
 
     static func start(directory: TemporaryDirectory) async throws -> ProcessorServe {
-        try await onThread { try ProcessorServe(directory: directory) }
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        ProcessorServe(server: try await ListeningProcess.paypanel(
+            ["processor", "serve", "--port", "0", "--processor-db", directory.file("http-processor.sqlite")],
+            name: "processor-serve", directory: directory))
     }
 
     @discardableResult
-    func terminate() async -> Int32 { await process.stopGracefully(within: 20) }
+    func terminate() async -> Int32 { await server.stopGracefully(within: 20) }
 }

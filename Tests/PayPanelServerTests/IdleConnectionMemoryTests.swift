@@ -31,7 +31,7 @@ import TestSupport
                 return client
             }
         }
-        let resident = Self.residentBytes(of: server.process.processIdentifier)
+        let resident = Self.residentBytes(of: server.pid)
         print("paypanel serve with \(count) idle keep-alive connections: resident \(resident >> 10) KiB")
         #expect(resident > 0)
         // Under AddressSanitizer the server's heap carries shadow memory and a quarantine of

@@ -94,35 +94,15 @@ struct UnusedProcessor: PaymentProcessor {
 @Suite struct ServeOutputTests {
     @Test func jsonPrintsOneObjectWithThePort() async throws {
         let directory = try TemporaryDirectory("paypanel-server")
-        let process = Process()
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["serve", "--port", "0", "--json", "--db", directory.file("p.sqlite"), "--processor-db", directory.file("q.sqlite")]
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path].merging(ChildProcess.sanitizerEnvironment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let line = try await onThread { () -> String in
-            // read(2) with EINTR retried: Foundation's availableData traps on an interrupted read,
-            // and the test process receives SIGCHLD from the servers other tests stop.
-            var bytes: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let descriptor = output.fileHandleForReading.fileDescriptor
-            while bytes.last != UInt8(ascii: "\n") {
-                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { break }
-                bytes += buffer[..<count]
-            }
-            return String(decoding: bytes, as: UTF8.self)
-        }
-        let value = try JSONParser().parse(line)
+        let server = try await ListeningProcess.paypanel(
+            ["serve", "--port", "0", "--json", "--db", directory.file("p.sqlite"), "--processor-db", directory.file("q.sqlite")],
+            name: "serve", directory: directory)
+        let line = try #require(server.stdout.split(separator: "\n").first)
+        let value = try JSONParser().parse(String(line))
         #expect(value["listening"]?.stringValue?.hasPrefix("http://127.0.0.1:") == true)
         #expect((value["port"]?.int64Value ?? 0) > 0)
-        kill(process.processIdentifier, SIGTERM)
-        try await onThread { process.waitUntilExit() }
-        #expect(process.terminationStatus == 0)
+        #expect(Int(value["port"]?.int64Value ?? 0) == server.port)
+        #expect(await server.stopGracefully(within: 20) == 0)
     }
 
     @Test func aKeyThatLooksLikeACardNumberIsRefusedAndNotEchoed() async throws {

@@ -1,6 +1,5 @@
 import Foundation
 import PayPanel
-import CPayPanelHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -48,6 +47,15 @@ public enum ChildProcess {
             if case .exited(let code) = termination { return code }
             return nil
         }
+        /// As Foundation's `Process` reports it: the exit code, or the killing signal's number
+        /// (-1 when it timed out).
+        public var status: Int32 {
+            switch termination {
+            case .exited(let code): code
+            case .signaled(let signal): signal
+            case .timedOut: -1
+            }
+        }
     }
 
     /// The sanitizer and backtrace settings of this process (`ASAN_OPTIONS`, `LSAN_OPTIONS`,
@@ -85,50 +93,29 @@ public enum ChildProcess {
         let token = "\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
         let outPath = directory + "/.child-out-\(token)"
         let errPath = directory + "/.child-err-\(token)"
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // The paths below are absolute, so changing directory first does not move them.
-        if let workingDirectory { posix_spawn_file_actions_addchdir_np(&actions, workingDirectory) }
-        posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-
-        let argv = [executable] + arguments
-        var cArguments = argv.map { strdup($0) } + [nil]
-        let environment = environment.merging(sanitizerEnvironment) { given, _ in given }
-        var cEnvironment = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArguments.forEach { free($0) }
-            cEnvironment.forEach { free($0) }
-        }
-        let started = ContinuousClock.now
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, &cArguments, &cEnvironment)
-        guard spawned == 0 else {
+        do {
+            let process = try SpawnedProcess(
+                executable, arguments, environment: environment, workingDirectory: workingDirectory,
+                stdin: input.map { .input($0) } ?? .null, stdout: .file(outPath), stderr: .file(errPath))
+            return Running(process: process, outPath: outPath, errPath: errPath)
+        } catch {
             unlink(outPath)
             unlink(errPath)
-            throw ChildProcessError(executable: executable, errorNumber: spawned)
+            throw error
         }
-        return Running(pid: pid, executable: executable, arguments: arguments, outPath: outPath, errPath: errPath, started: started)
     }
 
     /// A started child, not yet waited for. Wait exactly once.
     public final class Running {
-        public let pid: pid_t
-        let executable: String
-        let arguments: [String]
+        public let process: SpawnedProcess
+        public var pid: pid_t { process.pid }
         let outPath: String
         let errPath: String
-        let started: ContinuousClock.Instant
 
-        init(pid: pid_t, executable: String, arguments: [String], outPath: String, errPath: String, started: ContinuousClock.Instant) {
-            self.pid = pid
-            self.executable = executable
-            self.arguments = arguments
+        init(process: SpawnedProcess, outPath: String, errPath: String) {
+            self.process = process
             self.outPath = outPath
             self.errPath = errPath
-            self.started = started
         }
 
         /// Waits for the child to end (killing it after `killAfter`, or at `timeout`) and
@@ -142,43 +129,33 @@ public enum ChildProcess {
                 unlink(outPath)
                 unlink(errPath)
             }
-            var status: Int32 = 0
-            var usage = rusage()
             var killed = false
             var timedOut = false
             var peak = 0
-            var lastSample = started
+            var lastSample = process.started
+            var ended: Termination?
             while true {
                 if sampleMemory, lastSample.duration(to: .now) >= .milliseconds(1) {
                     peak = max(peak, ChildProcess.highWaterMark(pid))
                     lastSample = .now
                 }
-                let reaped = wait4(pid, &status, WNOHANG, &usage)
-                if reaped == pid { break }
-                if reaped < 0 && errno != EINTR { throw ChildProcessError(executable: executable, errorNumber: errno) }
-                let elapsed = started.duration(to: .now)
+                ended = process.termination
+                if ended != nil { break }
+                let elapsed = process.started.duration(to: .now)
                 if let killAfter, !killed, elapsed >= killAfter {
-                    kill(pid, SIGKILL)
+                    process.signal(SIGKILL)
                     killed = true
                 }
                 if !timedOut, elapsed >= timeout {
-                    kill(pid, SIGKILL)
+                    process.signal(SIGKILL)
                     timedOut = true
                 }
-                usleep(UInt32(clamping: poll.components.seconds * 1_000_000 + poll.components.attoseconds / 1_000_000_000_000))  // 200 µs: fine enough to time a 10 ms start-up
+                SpawnedProcess.sleep(poll)  // 200 µs by default: fine enough to time a 10 ms start-up
             }
-            let duration = started.duration(to: .now)
-            let termination: Termination
-            if timedOut {
-                termination = .timedOut
-            } else if status & 0x7F == 0 {
-                termination = .exited((status >> 8) & 0xFF)
-            } else {
-                termination = .signaled(status & 0x7F)
-            }
+            let duration = process.started.duration(to: .now)
             return Result(
-                arguments: arguments, termination: termination, stdout: ChildProcess.readText(outPath),
-                stderr: ChildProcess.readText(errPath), duration: duration, peakMemoryKiB: peak)
+                arguments: process.arguments, termination: timedOut ? .timedOut : ended ?? .timedOut,
+                stdout: ChildProcess.readText(outPath), stderr: ChildProcess.readText(errPath), duration: duration, peakMemoryKiB: peak)
         }
     }
 
@@ -197,7 +174,8 @@ public enum ChildProcess {
         return 0
     }
 
-    static func readText(_ path: String) -> String {
+    /// The file's text, "" when it cannot be read.
+    public static func readText(_ path: String) -> String {
         guard let data = FileManager.default.contents(atPath: path) else { return "" }
         return String(decoding: data, as: UTF8.self)
     }

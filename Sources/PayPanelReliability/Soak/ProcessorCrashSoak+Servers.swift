@@ -53,12 +53,12 @@ extension ProcessorCrashSoak {
                 // The fault was over before the timer: the kill lands while serve still has to
                 // learn the outcome (its worker's lookup), so every network fault gets its kill.
                 timer.fired.markFired()
-                kill(victim.pid, SIGKILL)
+                victim.process.signal(SIGKILL)
             }
             report.requests += 1
             if answer != nil, target == nil { remember(kind, seconds: Date().timeIntervalSince(started)) }
             if let victim, let timer, timer.fired.fired {
-                _ = victim.waitForExit(seconds: 30)
+                _ = victim.waitForExit(within: .seconds(30))
                 victim.crash()  // reaps it (SIGKILL again if it somehow survived)
                 if victim === processor {
                     report.processorKills += 1
@@ -80,14 +80,14 @@ extension ProcessorCrashSoak {
     /// asked for (a finding).
     func reviveServers() throws {
         if let processor, !processor.isRunning {
-            if !processor.wasKilled { report.findings.append("processor serve ended by itself (status \(processor.process.terminationStatus)): \(processor.stderr.suffix(400))") }
+            if !processor.wasKilled { report.findings.append("processor serve ended by itself (status \(processor.process.termination.map(String.init(describing:)) ?? "?")): \(processor.stderr.suffix(400))") }
             try restartProcessor()
         }
         if let serve, !serve.isRunning {
             if let armedFault, serve.wasKilled {
                 report.faultKills[armedFault, default: 0] += 1
             } else if !serve.wasKilled {
-                report.findings.append("serve ended by itself (status \(serve.process.terminationStatus)): \(serve.stderr.suffix(400))")
+                report.findings.append("serve ended by itself (status \(serve.process.termination.map(String.init(describing:)) ?? "?")): \(serve.stderr.suffix(400))")
             } else {
                 report.serveKills += 1
             }
@@ -96,12 +96,12 @@ extension ProcessorCrashSoak {
     }
 
     /// SIGKILL `server` after `delay` unless canceled first; `fired` tells whether it was sent.
-    private func scheduleKill(of server: SoakServerProcess, after delay: Double) -> (item: DispatchWorkItem, fired: KillFlag) {
-        let pid = server.pid
+    private func scheduleKill(of server: ListeningProcess, after delay: Double) -> (item: DispatchWorkItem, fired: KillFlag) {
+        let process = server.process
         let fired = KillFlag()
         let item = DispatchWorkItem {
             fired.markFired()
-            kill(pid, SIGKILL)
+            process.signal(SIGKILL)  // not once it has been reaped: its pid may be another's by then
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay, execute: item)
         return (item, fired)
@@ -130,11 +130,12 @@ extension ProcessorCrashSoak {
 
     func startProcessor(port: Int) throws {
         processorGeneration += 1
-        processor = try SoakServerProcess(
-            name: "processor", executable: configuration.executable,
-            arguments: ["processor", "serve", "--port", String(port), "--processor-db", configuration.ledgerPath,
-                        "--now", configuration.processorNow, "--hold", configuration.hold],
-            environment: baseEnvironment, directory: configuration.directory, generation: processorGeneration)
+        processor = try ListeningProcess(
+            configuration.executable,
+            ["processor", "serve", "--port", String(port), "--processor-db", configuration.ledgerPath,
+             "--now", configuration.processorNow, "--hold", configuration.hold],
+            environment: baseEnvironment, outputPrefix: configuration.directory + "/processor-\(processorGeneration)",
+            workingDirectory: configuration.directory)
     }
 
     /// processor serve again on the same ledger, on its old port when that is free again (serve
@@ -156,12 +157,13 @@ extension ProcessorCrashSoak {
         var environment = baseEnvironment
         if let fault { environment["PAYPANEL_FAULT"] = fault }
         armedFault = fault
-        serve = try SoakServerProcess(
-            name: "serve", executable: configuration.executable,
-            arguments: ["serve", "--port", "0", "--db", configuration.databasePath, "--worker-interval", "200",
-                        "--processor", "http://127.0.0.1:\(processor?.port ?? 0)", "--processor-key", configuration.processorKey,
-                        "--processor-timeout", configuration.processorTimeout],
-            environment: environment, directory: configuration.directory, generation: serveGeneration)
+        serve = try ListeningProcess(
+            configuration.executable,
+            ["serve", "--port", "0", "--db", configuration.databasePath, "--worker-interval", "200",
+             "--processor", "http://127.0.0.1:\(processor?.port ?? 0)", "--processor-key", configuration.processorKey,
+             "--processor-timeout", configuration.processorTimeout],
+            environment: environment, outputPrefix: configuration.directory + "/serve-\(serveGeneration)",
+            workingDirectory: configuration.directory)
     }
 
     /// Stops serve (SIGTERM when `graceful`: it was not killed) and starts it again, with

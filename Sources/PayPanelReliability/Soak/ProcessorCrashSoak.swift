@@ -20,8 +20,8 @@ public final class ProcessorCrashSoak {
     public let configuration: ProcessorSoakConfiguration
     var random: SeededRandomNumberGenerator
     var report: ProcessorSoakReport
-    var serve: SoakServerProcess?
-    var processor: SoakServerProcess?
+    var serve: ListeningProcess?
+    var processor: ListeningProcess?
     var serveGeneration = 0
     var processorGeneration = 0
     /// The fault point serve was started with (nil: none).

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PayPanelReliability
 import TestSupport
 
 /// The mock APNs of `fixtures/apns/mock_apns.py` (Python, the `h2` library from PyPI): a real
@@ -9,9 +10,8 @@ import TestSupport
 /// `launcher`: in a private mount namespace (`unshare -m`) where a bundle holding the test CA is
 /// bind-mounted over the system's. That needs root; `skipReason` says why a test cannot run.
 final class MockAPNs: @unchecked Sendable {
-    // Immutable after init but for the process, which only `stop` touches.
     let directory: TemporaryDirectory
-    let process: Process
+    let process: SpawnedProcess
     let port: Int
     let keyFile: String
     static let keyID = "TESTKEY123"
@@ -62,28 +62,17 @@ final class MockAPNs: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: d.file("log.jsonl"), contents: nil)
         _ = FileManager.default.createFile(atPath: d.file("port.txt"), contents: nil)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
         var arguments = Self.pythonArguments + [
             RepositoryPaths.fixture("apns/mock_apns.py"), "--cert", d.file("server.pem"), "--key", d.file("server.key"),
             "--public-key", d.file("public.pem"), "--key-id", Self.keyID, "--team-id", Self.teamID, "--log", d.file("log.jsonl"),
             "--rules", d.file("rules.json"), "--goaway-after", String(goawayAfter), "--drop-at", String(dropAt),
         ]
         if let media { arguments += ["--media", media] }
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: d.file("port.txt")))
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        let deadline = Date().addingTimeInterval(60)
-        var found: Int?
-        while found == nil, Date() < deadline, process.isRunning {
-            found = Int(((try? String(contentsOfFile: d.file("port.txt"), encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines))
-            if found == nil { usleep(20_000) }
-        }
-        guard let found else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process = try SpawnedProcess(Self.python, arguments, environment: ProcessInfo.processInfo.environment, stdout: .file(d.file("port.txt")))
+        guard let found = process.waitForOutput(in: d.file("port.txt"), timeout: .seconds(60), {
+            $0.hasSuffix("\n") ? Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) : nil  // a whole line, not half a number
+        }) else {
+            process.crash()
             throw ServerStartError(description: "the mock APNs did not print its port")
         }
         port = found
@@ -91,12 +80,7 @@ final class MockAPNs: @unchecked Sendable {
 
     deinit { stop() }
 
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { process.crash() }
 
     var url: String { "https://localhost:\(port)" }
 
@@ -119,28 +103,13 @@ final class MockAPNs: @unchecked Sendable {
 
     /// Runs `paypanel ARGS` through `launcher` (or not); exit status, stdout, stderr.
     func paypanel(_ arguments: [String], trusted: Bool = true, in directory: TemporaryDirectory) throws -> (Int32, String, String) {
-        let out = directory.file("out-\(UUID().uuidString)"), err = directory.file("err-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out, contents: nil)
-        _ = FileManager.default.createFile(atPath: err, contents: nil)
-        let process = Process()
-        if trusted {
-            process.executableURL = URL(fileURLWithPath: launcher[0])
-            process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path] + arguments
-        } else {
-            process.executableURL = CLIRunner.binary
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = directory.url
-        var environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
-        // Under `swift test --sanitize=address` the binary needs the run's sanitizer settings.
-        for name in ["ASAN_OPTIONS", "SWIFT_BACKTRACE"] { environment[name] = ProcessInfo.processInfo.environment[name] }
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        let binary = CLIRunner.binary.path(percentEncoded: false)
+        let (program, all) = trusted ? (launcher[0], Array(launcher.dropFirst()) + [binary] + arguments) : (binary, arguments)
+        let result = try ChildProcess.start(
+            program, all, environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path], directory: directory.path,
+            workingDirectory: directory.path
+        ).wait(poll: .milliseconds(5))
+        return (result.status, result.stdout, result.stderr)
     }
 
     private static func openssl(_ arguments: [String]) throws {
@@ -149,14 +118,8 @@ final class MockAPNs: @unchecked Sendable {
 
     @discardableResult
     private static func run(_ program: String, _ arguments: [String]) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
+        try ChildProcess.run(
+            program, arguments, environment: ProcessInfo.processInfo.environment, directory: FileManager.default.temporaryDirectory.path
+        ).status
     }
 }

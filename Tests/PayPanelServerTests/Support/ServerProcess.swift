@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import PayPanel
 import PayPanelHTTP
+import PayPanelReliability
 import TestSupport
 
 struct ServerStartError: Error, CustomStringConvertible {
@@ -11,13 +12,12 @@ struct ServerStartError: Error, CustomStringConvertible {
 /// One real `paypanel serve --port 0` in a temporary directory: its port (from the
 /// `listening on` line), the API key it printed, its stderr, and a stop by its pid.
 final class ServerProcess: @unchecked Sendable {
-    let process: Process
+    let server: ListeningProcess
     let directory: TemporaryDirectory
-    let port: Int
+    var port: Int { server.port }
+    var pid: pid_t { server.pid }
     /// The key printed at first start, or the one passed in.
     let key: String
-    private let stdoutPath: String
-    private let stderrPath: String
 
     var databasePath: String { directory.file("payments.sqlite") }
 
@@ -30,56 +30,13 @@ final class ServerProcess: @unchecked Sendable {
     ) throws {
         let directory = try directory ?? TemporaryDirectory("paypanel-server")
         self.directory = directory
-        let token = UUID().uuidString
-        stdoutPath = directory.file("serve-\(token).out")
-        stderrPath = directory.file("serve-\(token).err")
-        _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
         let serveArguments = ["serve", "--port", "0", "--db", database ?? directory.file("payments.sqlite"),
                               "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
-        if let program = launcher.first {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path] + serveArguments
-        } else {
-            process.executableURL = CLIRunner.binary
-            process.arguments = serveArguments
-        }
-        process.currentDirectoryURL = directory.url
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
-        // Under `swift test --sanitize=address` the server gets the run's sanitizer settings
-        // (LeakSanitizer off), as CLIRunner's children do; otherwise its exit status is LSan's.
-        for name in ["ASAN_OPTIONS", "SWIFT_BACKTRACE"] { env[name] = ProcessInfo.processInfo.environment[name] }
-        env.merge(environment) { $1 }
-        process.environment = env
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-
-        let deadline = Date().addingTimeInterval(60)
-        var found: Int?
-        while Date() < deadline, found == nil, process.isRunning {
-            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on http://") }),
-               let portText = line.split(separator: ":").last {
-                found = Int(portText)
-            } else {
-                usleep(20_000)
-            }
-        }
-        guard let found else {
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            throw ServerStartError(description: "paypanel serve did not print its listening line; stderr:\n\(stderr)")
-        }
-        port = found
-        let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        server = try ListeningProcess.paypanelNow(serveArguments, name: "serve", directory: directory, environment: environment, launcher: launcher)
         if let key {
             self.key = key
-        } else if let range = stderr.range(of: #"sk_[A-Za-z0-9]+"#, options: .regularExpression) {
-            self.key = String(stderr[range])
+        } else if let range = server.stderr.range(of: #"sk_[A-Za-z0-9]+"#, options: .regularExpression) {
+            self.key = String(server.stderr[range])
         } else {
             self.key = ""
         }
@@ -96,17 +53,13 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-
-    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
-    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { server.stderr }
+    var stdout: String { server.stdout }
 
     /// SIGTERM, then the exit status (waits up to 20 s, then SIGKILL and a failure status).
     @discardableResult
     func terminate() async -> Int32 {
-        await process.stopGracefully(within: 20)
+        await server.stopGracefully(within: 20)
     }
 
     // MARK: - Requests

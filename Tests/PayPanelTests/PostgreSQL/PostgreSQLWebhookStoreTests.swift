@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 
@@ -16,17 +17,11 @@ import Testing
         guard let tool = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             try Test.cancel("pg_dump is not installed: the raw PostgreSQL rows are not scanned")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--data-only", "--schema", schema, "--dbname", url]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "pg_dump exited \(process.terminationStatus)")
-        return String(decoding: data, as: UTF8.self)
+        let result = try ChildProcess.run(
+            tool, ["--data-only", "--schema", schema, "--dbname", url], environment: ProcessInfo.processInfo.environment,
+            directory: FileManager.default.temporaryDirectory.path)
+        #expect(result.status == 0, "pg_dump exited \(result.termination): \(result.stderr)")
+        return result.stdout
     }
 
     @Test func theEventsAboutSomeObjectsAreNewestFirstAndLimited() async throws {

@@ -79,23 +79,18 @@ extension JSONValue {
 /// A checkout process fed one line at a time, for tests that act between commands.
 final class InteractiveCheckout: @unchecked Sendable {
     // Used from the test's thread only.
-    private let process = Process()
+    private let process: SpawnedProcess
     private let input = Pipe()
     private let outputPath: String
 
     init(arguments: [String], in directory: TemporaryDirectory) throws {
         outputPath = directory.file(".interactive-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = CLIRunner.binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb", "HOME": directory.path]
-            .merging(ChildProcess.sanitizerEnvironment) { $1 }
-            .merging(ChildProcess.sanitizerEnvironment) { $1 }
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try SpawnedProcess(
+            CLIRunner.binary.path(percentEncoded: false), arguments,
+            environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb", "HOME": directory.path], workingDirectory: directory.path,
+            stdin: .descriptor(input.fileHandleForReading.fileDescriptor), stdout: .file(outputPath))
+        // Ours is only the writing end: the checkout sees the end of its input when we close it.
+        try input.fileHandleForReading.close()
     }
 
     var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
@@ -117,17 +112,14 @@ final class InteractiveCheckout: @unchecked Sendable {
     func waitForExit(timeout: TimeInterval = 30) throws -> Int32 {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        guard !process.isRunning else { throw CheckoutTestTimeout(description: "the checkout did not exit within \(Int(timeout)) s") }
-        return process.terminationStatus
+        guard let status = process.status else { throw CheckoutTestTimeout(description: "the checkout did not exit within \(Int(timeout)) s") }
+        return status
     }
 
     /// Ends the process if the test did not (a failed expectation), by its own pid.
     func stop() {
         try? input.fileHandleForWriting.close()
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        _ = process.stop(within: .seconds(10))
         try? FileManager.default.removeItem(atPath: outputPath)
     }
 }

@@ -71,7 +71,7 @@ struct CheckoutTerminalTests {
         try session.waitFor("Enter expand")
         session.terminal.send("\r")
         try session.waitFor("Pay in app")
-        kill(session.process.processIdentifier, SIGTERM)
+        session.process.signal(SIGTERM)
         #expect(try session.waitForExit() == 143)
         #expect(PseudoTerminal.same(before, session.terminal.attributes()))
         #expect(session.output.contains("\u{1B}[?25h\u{1B}[?1049l"))
@@ -82,7 +82,7 @@ struct CheckoutTerminalTests {
         defer { session.stop() }
         try session.waitFor("Enter expand")
         session.terminal.resize(columns: 50, rows: 20)
-        kill(session.process.processIdentifier, SIGWINCH)
+        session.process.signal(SIGWINCH)
         // 48 columns: the widest box that leaves a margin in 50.
         try session.waitFor("┌" + String(repeating: "─", count: 46) + "┐")
         session.terminal.send("q")
@@ -169,24 +169,17 @@ final class TerminalSession: @unchecked Sendable {
     // Used from the test's thread only.
     let directory: TemporaryDirectory
     let terminal: PseudoTerminal
-    let process = Process()
+    let process: SpawnedProcess
     private var bytes: [UInt8] = []
 
     init(term: String = "xterm-256color") throws {
         directory = try TemporaryDirectory("paypanel-tty")
         guard let terminal = PseudoTerminal(columns: 80, rows: 24) else { throw CheckoutTestTimeout(description: "openpty failed") }
         self.terminal = terminal
-        let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
-        process.executableURL = CLIRunner.binary
-        process.arguments = ["checkout", "--now", LineCheckoutHarness.now]
-        process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": term, "NO_COLOR": "1"]
-            .merging(ChildProcess.sanitizerEnvironment) { $1 }
-            .merging(ChildProcess.sanitizerEnvironment) { $1 }
-        process.standardInput = handle
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
+        process = try SpawnedProcess(
+            CLIRunner.binary.path(percentEncoded: false), ["checkout", "--now", LineCheckoutHarness.now],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path, "TERM": term, "NO_COLOR": "1"], workingDirectory: directory.path,
+            stdin: .descriptor(terminal.slave), stdout: .descriptor(terminal.slave), stderr: .descriptor(terminal.slave))
     }
 
     /// Everything the checkout wrote so far, as text.
@@ -211,17 +204,14 @@ final class TerminalSession: @unchecked Sendable {
             _ = output  // keep the pty drained so the checkout never blocks on a full buffer
             Thread.sleep(forTimeInterval: 0.01)
         }
-        guard !process.isRunning else { throw CheckoutTestTimeout(description: "the checkout did not exit; the terminal shows:\n\(output)") }
+        guard let status = process.status else { throw CheckoutTestTimeout(description: "the checkout did not exit; the terminal shows:\n\(output)") }
         _ = output
-        return process.terminationStatus
+        return status
     }
 
     /// Ends the checkout if a failed expectation left it running (by its pid), then closes the pty.
     func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
+        process.crash()
         terminal.close()
     }
 }

@@ -153,26 +153,12 @@ struct RunResult: CustomStringConvertible {
 
     /// Runs the built binary through a launcher (`setpriv` to drop root's privileges).
     static func launch(_ arguments: [String], in directory: TemporaryDirectory, through launcher: [String]) throws -> RunResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: launcher[0])
-        process.arguments = Array(launcher.dropFirst()) + [CLIRunner.binary.path(percentEncoded: false)] + arguments
-        process.currentDirectoryURL = directory.url
-        process.environment = ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"].merging(ChildProcess.sanitizerEnvironment) { $1 }
-        let output = Pipe()
-        // Standard error goes to a file, not a second pipe: a child that writes more than a pipe
-        // holds there (a sanitizer's report) would block while this reads standard output.
+        // The output files go to a scratch directory: the test looks at what is in its own.
         let scratch = try TemporaryDirectory("paypanel-launch")
-        let errorsPath = scratch.file("stderr")
-        _ = FileManager.default.createFile(atPath: errorsPath, contents: nil)
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: errorsPath))
-        defer { try? errors.close() }
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stderr = FileManager.default.contents(atPath: errorsPath) ?? Data()
-        return RunResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        let result = try ChildProcess.start(
+            launcher[0], Array(launcher.dropFirst()) + [CLIRunner.binary.path(percentEncoded: false)] + arguments,
+            environment: ["PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"], directory: scratch.path, workingDirectory: directory.path
+        ).wait(timeout: .seconds(60), poll: .milliseconds(5))
+        return RunResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }

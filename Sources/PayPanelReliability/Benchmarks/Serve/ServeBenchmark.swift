@@ -65,7 +65,8 @@ public struct ServeBenchmark: Sendable {
         try Self.raiseDescriptorLimit(to: idleConnections + (clientCounts.max() ?? 1) + 256)
         var sets: [ServerSet] = []
         do {
-            // Every server starts before the bench opens descriptors of its own (see BenchmarkServerProcess).
+            // Every server starts before the bench opens its idle connections, so a failed start
+            // is reported before thousands of descriptors are open.
             for (index, serverCount) in serverCounts.enumerated() {
                 sets.append(try startSet(index: index, serverCount: serverCount, progress: progress))
             }
