@@ -55,10 +55,11 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
 
     static let updateIntentStatement = S(
         "intents.update",
-        "UPDATE intents SET (\(PaymentRows.intentColumns)) = (\(placeholders(1...29))) WHERE id = $30 AND version = $31")
+        // Without the key, as on SQLite (`PaymentRows.intentColumnsButID`).
+        "UPDATE intents SET (\(PaymentRows.intentColumnsButID)) = (\(placeholders(1...28))) WHERE id = $29 AND version = $30")
 
     func updateIntent(_ intent: PaymentIntent, previousVersion: Int64) throws -> Bool {
-        try run(Self.updateIntentStatement, [intent.id, intent.status.rawValue] + PaymentRows.intentValues(intent) + [intent.id, previousVersion]) == 1
+        try run(Self.updateIntentStatement, [intent.status.rawValue] + PaymentRows.intentValues(intent) + [intent.id, previousVersion]) == 1
     }
 
     static let upsertAttempt = S("attempts.upsert", """

@@ -88,6 +88,13 @@ public final class Statement {
         }
     }
 
+    /// How many virtual-machine steps its runs took so far: the work SQLite did, counted
+    /// exactly (what the tests compare instead of timing it).
+    var virtualMachineSteps: Int { Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0)) }
+
+    /// True when running it cannot change the database (a SELECT, BEGIN, COMMIT).
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
     func reset() {
         sqlite3_reset(handle)
     }
