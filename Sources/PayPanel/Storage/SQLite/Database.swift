@@ -1,8 +1,8 @@
 import Foundation
 internal import CSQLite
 
-/// One SQLite connection with PayPanel's settings: WAL, `synchronous=FULL`, foreign keys on,
-/// a busy timeout, extended result codes, defensive mode. Files are created 0600.
+/// One SQLite connection with PayPanel's settings: WAL with group commit (`WALSync`), foreign
+/// keys on, a busy timeout, extended result codes, defensive mode. Files are created 0600.
 ///
 /// A connection has one owner (an actor, or one command) and is deliberately not `Sendable`.
 public final class Database {
@@ -18,6 +18,9 @@ public final class Database {
     /// Shared with this process's other connections to the same file (nil in memory or
     /// read-only): see `WriteGate`.
     private let writeGate: WriteGate?
+    /// Set once the file is in WAL mode: commits no longer wait for the disk inside the write
+    /// lock (`synchronous = NORMAL`); `write` waits for the file's group flush after it instead.
+    private var walSync: WALSync?
 
     /// How to open a database.
     public struct Options: Sendable {
@@ -69,9 +72,10 @@ public final class Database {
         try execute("PRAGMA foreign_keys = ON")
         try execute("PRAGMA trusted_schema = OFF")
         if !inMemory && !options.readOnly {
-            if options.writeAheadLog { try enableWriteAheadLog() }
-            // FULL: a committed payment survives power loss, not just a process crash.
+            // FULL: a committed payment survives power loss, not just a process crash. In WAL
+            // mode the same holds with group commit instead (see `useGroupCommit`).
             try execute("PRAGMA synchronous = FULL")
+            if options.writeAheadLog { try enableWriteAheadLog() }
         }
     }
 
@@ -89,8 +93,12 @@ public final class Database {
         while true {
             var failure: DatabaseError?
             do throws(DatabaseError) {
-                if try pragmaText("PRAGMA journal_mode") == "wal" { return }
-                if try pragmaText("PRAGMA journal_mode = WAL") == "wal" { return }
+                var mode = try pragmaText("PRAGMA journal_mode")
+                if mode != "wal" { mode = try pragmaText("PRAGMA journal_mode = WAL") }
+                if mode == "wal" {
+                    try useGroupCommit()
+                    return
+                }
             } catch {
                 guard error.isBusy else { throw error }
                 failure = error
@@ -101,6 +109,16 @@ public final class Database {
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
             pause = min(pause * 2, .milliseconds(50))
         }
+    }
+
+    /// Commits append to the WAL without a flush (`synchronous = NORMAL`) and `write` then waits
+    /// for the group flush of `WALSync`: durable when acknowledged, as with FULL, but one
+    /// fdatasync for all the commits made meanwhile, outside the write lock. Only for a
+    /// writable file connection in WAL mode (NORMAL without WAL would not be durable).
+    private func useGroupCommit() throws(DatabaseError) {
+        guard walSync == nil, let writeGate else { return }
+        try execute("PRAGMA synchronous = NORMAL")
+        walSync = writeGate.walSync
     }
 
     /// The text the pragma `sql` returns (its first column of its first row).
@@ -151,12 +169,31 @@ public final class Database {
         return statement
     }
 
-    /// Runs one statement that returns no rows.
+    /// Runs one statement that returns no rows. Outside a transaction a change is its own
+    /// commit, and returns once it is durable.
     public func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}
+        if transactionDepth == 0, let walSync {
+            try walSync.waitUntilDurable(statement.isReadOnly ? walSync.latestNoted : walSync.noteCommit())
+        }
+    }
+
+    /// `execute` for the transaction's own BEGIN, COMMIT and ROLLBACK: `write` and `read` wait
+    /// for the flush themselves.
+    private func control(_ sql: String) throws(DatabaseError) {
+        let statement = try statement(sql)
+        try statement.bind([])
+        defer { statement.reset() }
+        while try statement.step() {}
+    }
+
+    /// After a read outside a transaction: waits until every commit noted so far, which the read
+    /// may have seen, is on disk (at once when none is pending).
+    private func readSettled() throws(DatabaseError) {
+        if transactionDepth == 0, let walSync { try walSync.waitUntilDurable(walSync.latestNoted) }
     }
 
     /// Runs a script of several statements (migrations). No bound values.
@@ -169,6 +206,7 @@ public final class Database {
             throw DatabaseError(extendedCode: failure.extendedCode, sqliteMessage: failure.sqliteMessage,
                                 sql: Database.firstLine(of: sql))
         }
+        if transactionDepth == 0, let walSync { try walSync.waitUntilDurable(walSync.noteCommit()) }
     }
 
     private static func firstLine(of script: String) -> String {
@@ -186,6 +224,7 @@ public final class Database {
         while try statement.step() {
             try body(Row(statement: statement))
         }
+        try readSettled()
     }
 
     /// The first row mapped by `transform`, or nil when there is none.
@@ -195,8 +234,13 @@ public final class Database {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        return try transform(Row(statement: statement))
+        guard try statement.step() else {
+            try readSettled()
+            return nil
+        }
+        let row = try transform(Row(statement: statement))
+        try readSettled()
+        return row
     }
 
     /// Every row mapped by `transform`.
@@ -233,8 +277,14 @@ public final class Database {
                 guard writeGate?.enter(before: deadline) ?? true else {
                     throw DatabaseError(.busy, sqliteMessage: "another connection of this process kept the database locked", sql: "BEGIN IMMEDIATE")
                 }
-                defer { writeGate?.leave() }
-                return try runTransaction(begin: "BEGIN IMMEDIATE", body)
+                let (result, ticket) = try { () throws -> (T, UInt64?) in
+                    defer { writeGate?.leave() }
+                    let result = try runTransaction(begin: "BEGIN IMMEDIATE", body)
+                    return (result, walSync?.noteCommit())
+                }()
+                // Outside the gate: the next writer commits while this one waits for the disk.
+                if let walSync, let ticket { try walSync.waitUntilDurable(ticket) }
+                return result
             } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
                 Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
                 pause = min(pause * 2, .milliseconds(50))
@@ -246,25 +296,27 @@ public final class Database {
     /// Runs `body` in a read transaction: one consistent snapshot for several queries.
     public func read<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 { return try body() }
-        return try runTransaction(begin: "BEGIN DEFERRED", body)
+        let result = try runTransaction(begin: "BEGIN DEFERRED", body)
+        try readSettled()
+        return result
     }
 
     private func runTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
-        try execute(begin)
+        try control(begin)
         transactionDepth += 1
         do {
             let result = try body()
             transactionDepth -= 1
             do {
-                try execute("COMMIT")
+                try control("COMMIT")
             } catch {
-                try? execute("ROLLBACK")
+                try? control("ROLLBACK")
                 throw error
             }
             return result
         } catch {
             transactionDepth -= 1
-            if sqlite3_get_autocommit(handle) == 0 { try? execute("ROLLBACK") }
+            if sqlite3_get_autocommit(handle) == 0 { try? control("ROLLBACK") }
             throw error
         }
     }

@@ -53,6 +53,7 @@ public struct DatabaseError: PayPanelError, Equatable {
         case .corrupt: advice = "the database is corrupt: restore it from a backup or use a new file"
         case .notADatabase: advice = "the file is not a SQLite database"
         case .full: advice = "the database could not be written because the disk is full: free some space and retry"
+        case .ioErr: advice = "the disk failed a read or write of the database: check the disk and its free space, then restart"
         case .cantOpen: advice = "the database cannot be opened: check that its directory exists and is writable"
         default: advice = "the database failed"
         }

@@ -18,6 +18,7 @@ public struct SQLiteResultCode: RawRepresentable, Equatable, Hashable, Sendable,
     public static let busy = SQLiteResultCode(rawValue: 5)           // SQLITE_BUSY
     public static let locked = SQLiteResultCode(rawValue: 6)         // SQLITE_LOCKED
     public static let readOnly = SQLiteResultCode(rawValue: 8)       // SQLITE_READONLY
+    public static let ioErr = SQLiteResultCode(rawValue: 10)         // SQLITE_IOERR
     public static let corrupt = SQLiteResultCode(rawValue: 11)       // SQLITE_CORRUPT
     public static let full = SQLiteResultCode(rawValue: 13)          // SQLITE_FULL
     public static let cantOpen = SQLiteResultCode(rawValue: 14)      // SQLITE_CANTOPEN
@@ -32,4 +33,5 @@ public struct SQLiteResultCode: RawRepresentable, Equatable, Hashable, Sendable,
     // Extended codes.
     public static let constraintPrimaryKey = SQLiteResultCode(rawValue: 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
     public static let constraintUnique = SQLiteResultCode(rawValue: 2067)      // SQLITE_CONSTRAINT_UNIQUE
+    public static let ioErrFsync = SQLiteResultCode(rawValue: 1034)            // SQLITE_IOERR_FSYNC
 }

@@ -17,6 +17,12 @@ import Synchronization
 final class WriteGate: Sendable {
     private let condition = NSCondition()
     private nonisolated(unsafe) var held = false
+    /// The file's group commit, shared like the gate (used once the file is in WAL mode).
+    let walSync: WALSync
+
+    init(path: String) {
+        walSync = WALSync(flush: WALFlush(databasePath: path))
+    }
 
     /// Waits until the gate is free or `deadline` (a `ContinuousClock` instant) passes; true when
     /// this caller now holds it.
@@ -52,7 +58,7 @@ final class WriteGate: Sendable {
             if let gate = gates[key]?.gate { return gate }
             // Entries of files nobody has open any more are dropped as new ones come.
             gates = gates.filter { $0.value.gate != nil }
-            let gate = WriteGate()
+            let gate = WriteGate(path: path)
             gates[key] = WeakGate(gate: gate)
             return gate
         }

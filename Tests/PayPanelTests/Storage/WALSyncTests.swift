@@ -1,0 +1,98 @@
+import Foundation
+@testable import PayPanel
+import TestSupport
+import Testing
+
+/// Group commit (`WALSync`): a writer is answered only after a flush that began after its
+/// commit; one flush answers every commit made before it began; a failed flush fails them all.
+@Suite struct WALSyncTests {
+    /// A flush that waits for `release` before it returns `result`, telling `started` first.
+    final class HeldFlush: Sendable {
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let result: DatabaseError?
+
+        init(result: DatabaseError? = nil) { self.result = result }
+
+        func make() -> WALFlush {
+            WALFlush(databasePath: "/nonexistent/held") { [self] in
+                started.signal()
+                release.wait()
+                return result
+            }
+        }
+    }
+
+    /// Runs `body` on a thread of its own; the semaphore is signalled when it returned.
+    static func onThread(_ body: @escaping @Sendable () -> Void) -> DispatchSemaphore {
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            body()
+            done.signal()
+        }.start()
+        return done
+    }
+
+    @Test func oneFlushAnswersEveryCommitNotedBeforeItBegan() throws {
+        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil })
+        let tickets = (0..<8).map { _ in sync.noteCommit() }
+        let finished = tickets.map { ticket in Self.onThread { try! sync.waitUntilDurable(ticket) } }
+        for done in finished { #expect(done.wait(timeout: .now() + 60) == .success) }
+        #expect(sync.flushCount == 1)
+    }
+
+    @Test func aCommitNotedWhileAFlushRunsWaitsForTheNextOne() throws {
+        let held = HeldFlush()
+        let sync = WALSync(flush: held.make())
+        let first = sync.noteCommit()
+        let firstDone = Self.onThread { try! sync.waitUntilDurable(first) }
+        #expect(held.started.wait(timeout: .now() + 60) == .success)
+        // Committed after the flush began: that flush may not have its frames.
+        let second = sync.noteCommit()
+        let secondDone = Self.onThread { try! sync.waitUntilDurable(second) }
+        held.release.signal()
+        #expect(firstDone.wait(timeout: .now() + 60) == .success)
+        #expect(held.started.wait(timeout: .now() + 60) == .success, "a second flush starts for the second commit")
+        #expect(secondDone.wait(timeout: .now() + 0.2) == .timedOut, "not answered before its own flush ends")
+        held.release.signal()
+        #expect(secondDone.wait(timeout: .now() + 60) == .success)
+        #expect(sync.flushCount == 2)
+    }
+
+    @Test func aFailedFlushFailsItsWaitersAndEveryLaterWrite() throws {
+        let failure = DatabaseError(.ioErrFsync, sqliteMessage: "fdatasync failed", sql: "COMMIT")
+        let held = HeldFlush(result: failure)
+        let sync = WALSync(flush: held.make())
+        held.release.signal()
+        #expect(throws: failure) { try sync.waitUntilDurable(sync.noteCommit()) }
+        // Sticky: retrying fdatasync after a failure can report success for pages it dropped.
+        #expect(throws: failure) { try sync.waitUntilDurable(sync.noteCommit()) }
+        #expect(sync.flushCount == 1)
+        #expect(failure.message.hasPrefix("the disk failed a read or write of the database"))
+    }
+
+    @Test func aWALFileCommitsWithoutItsOwnFlushAndAWriteWaitsForTheGroupsFlush() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("group.sqlite")
+        let database = try Database(path: path)
+        #expect(try database.queryFirst("PRAGMA synchronous") { $0.int(0) } == 1, "NORMAL: the COMMIT does not flush")
+        try database.execute("CREATE TABLE t (n INTEGER)")
+        let gate = try #require(WriteGate.forFile(at: path))
+        let before = gate.walSync.flushCount
+        try database.write { try database.execute("INSERT INTO t VALUES (1)") }
+        #expect(gate.walSync.flushCount == before + 1, "the write returned after a real fdatasync of the WAL")
+        // A read with nothing pending waits for nothing.
+        #expect(try database.queryFirst("SELECT count(*) FROM t") { $0.int(0) } == 1)
+        #expect(gate.walSync.flushCount == before + 1)
+    }
+
+    @Test func withoutTheWALEveryCommitFlushesItselfAsBefore() throws {
+        let directory = try TemporaryDirectory()
+        let database = try Database(path: directory.file("journal.sqlite"), options: Database.Options(writeAheadLog: false))
+        #expect(try database.queryFirst("PRAGMA synchronous") { $0.int(0) } == 2, "FULL")
+        try database.execute("CREATE TABLE t (n INTEGER)")
+        let gate = try #require(WriteGate.forFile(at: directory.file("journal.sqlite")))
+        try database.write { try database.execute("INSERT INTO t VALUES (1)") }
+        #expect(gate.walSync.flushCount == 0)
+    }
+}
