@@ -2,15 +2,15 @@ import Foundation
 import PayPanel
 
 /// Measures the payment lifecycle — create → authorize → capture through `CheckoutService` —
-/// on fresh database files with the production durability settings (WAL,
-/// `synchronous=FULL`), against a baseline measured in the same run: raw SQLite doing the same
+/// on fresh database files with the production durability settings (WAL, each commit on disk
+/// before it returns: `WALSync`), against a baseline measured in the same run: raw SQLite doing the same
 /// number of write transactions, one row of similar size each, on a file with the same
 /// settings.
 ///
 /// One payment is `transactionsPerPayment` durable write transactions: five on the payments
 /// database (create, attempt opened, authorization answered, capture requested, capture
-/// answered) and two on the processor's ledger (authorize, capture). With `synchronous=FULL`
-/// each commit waits for the disk, so the ratio says how much the payment machinery costs on
+/// answered) and two on the processor's ledger (authorize, capture). One payment at a time, each
+/// commit waits for its own fdatasync on both sides, so the ratio says how much the payment machinery costs on
 /// top of those commits.
 ///
 /// The two are interleaved in `rounds` slices (baseline, then lifecycle, again and again) so a
@@ -134,7 +134,7 @@ extension LifecycleBenchmark {
         var next: Int64 = 0
 
         init(path: String) throws {
-            database = try Database(path: path)  // WAL, synchronous=FULL, as the payments database
+            database = try Database(path: path)  // WAL and group commit, as the payments database
             try database.execute(
                 """
                 CREATE TABLE IF NOT EXISTS rows (

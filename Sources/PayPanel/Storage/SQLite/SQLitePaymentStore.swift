@@ -1,6 +1,6 @@
 import Foundation
 
-/// The embedded `PaymentStore`: one SQLite file (WAL, `synchronous=FULL`, `BEGIN IMMEDIATE`
+/// The embedded `PaymentStore`: one SQLite file (WAL with group commit, `BEGIN IMMEDIATE`
 /// writes), migrated by the embedded `Migrations/*.sql`.
 ///
 /// Like its `Database`, it has one owner and is not `Sendable`: `CheckoutService` (an actor)

@@ -11,7 +11,7 @@ struct BenchLifecycleCommand: CLICommand {
         discussion: """
             Runs N payments (10.00 USD, manual capture, card 4242…) through the checkout service and the \
             zero-latency mock processor, on fresh database files in a temporary directory with the \
-            production durability settings (WAL, synchronous=FULL). In the same run, interleaved with it, \
+            production durability settings (WAL, every commit on disk before it returns). In the same run, interleaved with it, \
             a baseline of raw SQLite does the same number of durable write transactions (\(LifecycleBenchmark.transactionsPerPayment) \
             per payment: five on the payments database, two on the processor's ledger), one row of a \
             similar size each. Prints payments per second, baseline payments per second and their ratio. \
