@@ -15,13 +15,21 @@ extension CheckoutService {
     /// than that long ago. A background worker must pass it: a call that began a moment ago
     /// is usually still in flight in a pay request of this or another server, and looking it
     /// up then finds nothing yet ("not found"), which would send the machine down the wrong
-    /// branch while the real answer is on its way. `reconcileGrace` is the safe value.
+    /// branch while the real answer is on its way. `reconcileGrace` is the safe value. With it,
+    /// a call already looked up without a conclusion waits for its reconciliation timer.
     /// The `reconcile` command passes nil: an operator asks about everything, now.
     public func reconcile(sparingCallsYoungerThan grace: Duration? = nil) async throws -> ReconciliationReport {
         var report = ReconciliationReport()
         let cutoff = grace.map { clock.now().addingTimeInterval(-Self.seconds($0)) }
         for awaiting in try ledger.callsAwaitingReconciliation() {
             if let cutoff, awaiting.since > cutoff { continue }
+            // The worker looks a call up at once only the first time. After an inconclusive
+            // lookup (nothing found yet, no answer) the call's reconciliation timer, rescheduled
+            // by the machine at 30 s, 60 s, 120 s … (`PaymentPolicy.reconciliationDelays`), says
+            // when to ask again: asked on every pass instead, a call would use up its twelve
+            // lookups within seconds and land in requires_merchant_action long before the grace
+            // period in which "the processor has no record" can fail it.
+            if grace != nil, awaiting.lookups > 0 { continue }
             do {
                 report.lookups.append(try await lookUp(awaiting.call, intentID: awaiting.intentID))
             } catch {

@@ -22,7 +22,8 @@ extension ProcessorCrashSoak {
         let entries = try ProcessorLedger(path: configuration.ledgerPath, clock: ManualClock(now)).entries(now: now)
         let effects = entries.map { Self.translated(ProcessorEffect($0), attempts: attempts, refunds: refunds) }
         let database = try Database.openMigrated(path: configuration.databasePath, set: .main, clock: ManualClock(now))
-        report.audit = try PaymentsAudit.run(ledger: PaymentLedger(store: SQLitePaymentStore(database: database)), effects: effects, expectSettled: true)
+        report.audit = try PaymentsAudit.run(
+            ledger: PaymentLedger(store: SQLitePaymentStore(database: database), policy: Self.policy), effects: effects, expectSettled: true)
         report.findings += cardDataInOutput()
     }
 

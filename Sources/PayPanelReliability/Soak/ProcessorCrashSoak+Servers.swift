@@ -152,6 +152,17 @@ extension ProcessorCrashSoak {
         try restartServe(fault: armedFault, graceful: true)
     }
 
+    /// serve's reconciliation schedule in the soak: an authorization lost with a killed
+    /// processor fails after 10 s, not 5 min, and unknown outcomes are looked up after 1, 2, then
+    /// every 5 s; the soak must not wait minutes for what the standard schedule does in hours.
+    /// The audit replays the histories with the same policy.
+    static let policy = PaymentPolicy(reconciliationGrace: 10, reconciliationDelays: [1, 2, 5])
+
+    static var reconciliationArguments: [String] {
+        ["--reconciliation-grace", String(Int(policy.reconciliationGrace)),
+         "--reconciliation-delays", policy.reconciliationDelays.map { String(Int($0)) }.joined(separator: ",")]
+    }
+
     func startServe(fault: String?) throws {
         serveGeneration += 1
         var environment = baseEnvironment
@@ -161,7 +172,7 @@ extension ProcessorCrashSoak {
             configuration.executable,
             ["serve", "--port", "0", "--db", configuration.databasePath, "--worker-interval", "200",
              "--processor", "http://127.0.0.1:\(processor?.port ?? 0)", "--processor-key", configuration.processorKey,
-             "--processor-timeout", configuration.processorTimeout],
+             "--processor-timeout", configuration.processorTimeout] + Self.reconciliationArguments,
             environment: environment, outputPrefix: configuration.directory + "/serve-\(serveGeneration)",
             workingDirectory: configuration.directory)
     }

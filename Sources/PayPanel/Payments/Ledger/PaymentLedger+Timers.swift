@@ -136,11 +136,14 @@ public struct AwaitingCall: Sendable, Equatable {
     public let call: ProcessorCall
     /// Since when: the unknown answer, or the start of the call.
     public let since: Date
+    /// Lookups made so far that did not conclude it.
+    public let lookups: Int
 
-    public init(intentID: String, call: ProcessorCall, since: Date) {
+    public init(intentID: String, call: ProcessorCall, since: Date, lookups: Int = 0) {
         self.intentID = intentID
         self.call = call
         self.since = since
+        self.lookups = lookups
     }
 }
 

@@ -65,11 +65,12 @@ extension PostgreSQLPaymentTransaction {
     // MARK: - Reconciliation
 
     static let callsInFlight = S("reconciliation.in_flight", """
-        SELECT id, in_flight_operation, in_flight_attempt_id, coalesce(outcome_unknown_since, in_flight_started_at)
+        SELECT id, in_flight_operation, in_flight_attempt_id, coalesce(outcome_unknown_since, in_flight_started_at),
+               reconciliation_lookups
         FROM intents WHERE in_flight_operation IS NOT NULL ORDER BY in_flight_started_at, id LIMIT $1
         """)
     static let refundsPending = S("reconciliation.pending_refunds", """
-        SELECT intent_id, id, coalesce(outcome_unknown_since, created_at) FROM refunds
+        SELECT intent_id, id, coalesce(outcome_unknown_since, created_at), reconciliation_lookups FROM refunds
         WHERE status = 'pending' ORDER BY created_at, id LIMIT $1
         """)
 
@@ -77,10 +78,10 @@ extension PostgreSQLPaymentTransaction {
         var calls = try rows(Self.callsInFlight, [Int64(limit)]).compactMap { row -> AwaitingCall? in
             guard let kind = InFlightOperation.Kind(rawValue: row.string(1)) else { return nil }
             let operation = InFlightOperation(kind: kind, attemptID: row.string(2), amount: 1, startedAt: PaymentRows.date(row.int64(3)))
-            return AwaitingCall(intentID: row.string(0), call: operation.call, since: PaymentRows.date(row.int64(3)))
+            return AwaitingCall(intentID: row.string(0), call: operation.call, since: PaymentRows.date(row.int64(3)), lookups: Int(row.int64(4)))
         }
         calls += try rows(Self.refundsPending, [Int64(limit)]).map { row in
-            AwaitingCall(intentID: row.string(0), call: .refund(refundID: row.string(1)), since: PaymentRows.date(row.int64(2)))
+            AwaitingCall(intentID: row.string(0), call: .refund(refundID: row.string(1)), since: PaymentRows.date(row.int64(2)), lookups: Int(row.int64(3)))
         }
         return Array(calls.sorted { $0.since < $1.since }.prefix(limit))
     }

@@ -54,20 +54,21 @@ extension SQLitePaymentTransaction {
     func callsAwaitingReconciliation(limit: Int) throws -> [AwaitingCall] {
         var calls = try database.queryAll(
             """
-            SELECT id, in_flight_operation, in_flight_attempt_id, coalesce(outcome_unknown_since, in_flight_started_at)
+            SELECT id, in_flight_operation, in_flight_attempt_id, coalesce(outcome_unknown_since, in_flight_started_at),
+                   reconciliation_lookups
             FROM intents WHERE in_flight_operation IS NOT NULL ORDER BY in_flight_started_at, id LIMIT ?
             """, [limit]
         ) { row -> AwaitingCall? in
             guard let kind = InFlightOperation.Kind(rawValue: row.string(1)) else { return nil }
             let operation = InFlightOperation(kind: kind, attemptID: row.string(2), amount: 1, startedAt: PaymentRows.date(row.int64(3)))
-            return AwaitingCall(intentID: row.string(0), call: operation.call, since: PaymentRows.date(row.int64(3)))
+            return AwaitingCall(intentID: row.string(0), call: operation.call, since: PaymentRows.date(row.int64(3)), lookups: row.int(4))
         }.compactMap { $0 }
         calls += try database.queryAll(
             """
-            SELECT intent_id, id, coalesce(outcome_unknown_since, created_at) FROM refunds
+            SELECT intent_id, id, coalesce(outcome_unknown_since, created_at), reconciliation_lookups FROM refunds
             WHERE status = 'pending' ORDER BY created_at, id LIMIT ?
             """, [limit]
-        ) { row in AwaitingCall(intentID: row.string(0), call: .refund(refundID: row.string(1)), since: PaymentRows.date(row.int64(2))) }
+        ) { row in AwaitingCall(intentID: row.string(0), call: .refund(refundID: row.string(1)), since: PaymentRows.date(row.int64(2)), lookups: row.int(3)) }
         return Array(calls.sorted { $0.since < $1.since }.prefix(limit))
     }
 

@@ -10,6 +10,13 @@ enum CheckoutOptions {
     static let processorTimeout = OptionSpec.value(
         "--processor-timeout", "seconds", help: "How long a processor call may take before its outcome counts as unknown (default: 30).")
 
+    static let reconciliationGrace = OptionSpec.value(
+        "--reconciliation-grace", "seconds",
+        help: "How long an authorization the processor has no record of may still be in transit before it fails (default: 300).")
+    static let reconciliationDelays = OptionSpec.value(
+        "--reconciliation-delays", "seconds,…",
+        help: "The waits before each lookup of an unknown outcome, the last repeating (default: 30,60,120,300,600,1800).")
+
     static let processorURL = OptionSpec.value(
         "--processor", "url",
         help: "Talk to a processor over HTTP, e.g. http://127.0.0.1:12111 ('paypanel processor serve'), instead of the in-process mock (or $PAYPANEL_PROCESSOR_URL).")
@@ -21,7 +28,8 @@ enum CheckoutOptions {
     /// Database, processor, latency, time, output.
     static let all: [OptionSpec] = [
         CommonOptions.json, CommonOptions.database, CommonOptions.processorDatabase, CommonOptions.latency,
-        CommonOptions.latencySeed, processorTimeout, CommonOptions.now, processorURL, processorKey,
+        CommonOptions.latencySeed, processorTimeout, reconciliationGrace, reconciliationDelays, CommonOptions.now, processorURL,
+        processorKey,
     ]
 
     /// The environment variable that arms a fault point (`after-authorize`…): the process kills
@@ -59,6 +67,7 @@ extension ParsedArguments {
             }
             configuration.processorTimeout = .milliseconds(Int64(seconds * 1000))
         }
+        try applyReconciliationOptions(to: &configuration.policy)
         let stores = try stores ?? openStoreFactory(environment: environment, clock: clock)
         return CheckoutService(
             store: try stores.openPaymentStore(), processor: processor, clock: clock,
@@ -67,6 +76,26 @@ extension ParsedArguments {
 }
 
 extension ParsedArguments {
+    /// `--reconciliation-grace` and `--reconciliation-delays`, when given (tests and soaks that
+    /// cannot wait minutes for a lost authorization to fail use short ones).
+    func applyReconciliationOptions(to policy: inout PaymentPolicy) throws {
+        let limit: TimeInterval = 7 * 24 * 3600
+        if spec.option(named: CheckoutOptions.reconciliationGrace.name) != nil, let text = value(CheckoutOptions.reconciliationGrace.name) {
+            guard let seconds = TimeInterval(text), seconds >= 0, seconds <= limit else {
+                throw UsageError("'--reconciliation-grace' takes a number of seconds from 0 to \(Int(limit)), not '\(text)'")
+            }
+            policy.reconciliationGrace = seconds
+        }
+        if spec.option(named: CheckoutOptions.reconciliationDelays.name) != nil, let text = value(CheckoutOptions.reconciliationDelays.name) {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+            let delays = parts.compactMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 && $0 <= limit }
+            guard !parts.isEmpty, parts.count <= 20, delays.count == parts.count else {
+                throw UsageError("'--reconciliation-delays' takes 1 to 20 comma-separated numbers of seconds, each more than 0 and at most \(Int(limit)), e.g. 30,60,120; not '\(text.prefix(100))'")
+            }
+            policy.reconciliationDelays = delays
+        }
+    }
+
     /// The processor over HTTP when `--processor` (or $PAYPANEL_PROCESSOR_URL) names one; nil
     /// for the in-process mock, the default.
     func httpProcessor(environment: [String: String]) throws -> HTTPPaymentProcessor? {
