@@ -66,10 +66,11 @@ import Testing
         (["payments", "refund", "ID", "--amount", "10.001"], "'--amount'"),
         (["payments", "refund", "ID", "--reason", "because"], "--reason"),
         (["payments", "capture", "ID", "--processor-timeout", "0"], "'--processor-timeout' takes a number of seconds"),
-        (["payments", "capture", "ID", "--reconciliation-grace", "-1"], "'--reconciliation-grace' takes a number of seconds from 0 to 604800, not '-1'"),
+        (["payments", "capture", "ID", "--reconciliation-grace", "-1"], "'--reconciliation-grace' takes a number of seconds from 0 to 604800, not \"-1\""),
+        (["payments", "capture", "ID", "--reconciliation-grace", "4242424242424242"], "'--reconciliation-grace' takes a number of seconds"),
         (["payments", "capture", "ID", "--reconciliation-delays", "30,,60"], "'--reconciliation-delays' takes 1 to 20 comma-separated numbers"),
         (["payments", "capture", "ID", "--reconciliation-delays", "0"], "'--reconciliation-delays' takes 1 to 20 comma-separated numbers"),
-        (["payments", "capture", "ID", "--reconciliation-delays", "soon"], "not 'soon'"),
+        (["payments", "capture", "ID", "--reconciliation-delays", "soon"], "not \"soon\""),
     ])
     func badUsageExits64WithoutTouchingTheProcessor(arguments: [String], message: String) throws {
         let cli = try CheckoutCLI()

@@ -82,7 +82,7 @@ extension ParsedArguments {
         let limit: TimeInterval = 7 * 24 * 3600
         if spec.option(named: CheckoutOptions.reconciliationGrace.name) != nil, let text = value(CheckoutOptions.reconciliationGrace.name) {
             guard let seconds = TimeInterval(text), seconds >= 0, seconds <= limit else {
-                throw UsageError("'--reconciliation-grace' takes a number of seconds from 0 to \(Int(limit)), not '\(text)'")
+                throw UsageError("'--reconciliation-grace' takes a number of seconds from 0 to \(Int(limit)), not \(JSONWriter.quoted(text))")
             }
             policy.reconciliationGrace = seconds
         }
@@ -90,7 +90,7 @@ extension ParsedArguments {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false)
             let delays = parts.compactMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 && $0 <= limit }
             guard !parts.isEmpty, parts.count <= 20, delays.count == parts.count else {
-                throw UsageError("'--reconciliation-delays' takes 1 to 20 comma-separated numbers of seconds, each more than 0 and at most \(Int(limit)), e.g. 30,60,120; not '\(text.prefix(100))'")
+                throw UsageError("'--reconciliation-delays' takes 1 to 20 comma-separated numbers of seconds, each more than 0 and at most \(Int(limit)), e.g. 30,60,120; not \(JSONWriter.quoted(text))")
             }
             policy.reconciliationDelays = delays
         }
