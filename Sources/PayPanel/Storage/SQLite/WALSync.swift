@@ -8,7 +8,9 @@ import Glibc
 ///
 /// Why: with `synchronous = FULL` every COMMIT calls fdatasync on the WAL while it holds the
 /// file's only write lock, so every writer of the file waits for every other writer's disk
-/// flush in turn, and adding clients added no throughput (`bench serve`). Instead the
+/// flush in turn: on a disk whose flush costs milliseconds, that chain of flushes is the
+/// throughput whatever the number of clients. (The development machine's flush costs about
+/// 0.14 ms, and there the difference does not show: docs/benchmarks.md.) Instead the
 /// connections commit with `synchronous = NORMAL` — the COMMIT appends its frames to the WAL
 /// and returns — and the writer then waits here, outside the lock, until an fdatasync of the
 /// WAL that began after its commit has finished. The first waiter to find no flush running
