@@ -27,8 +27,13 @@ import TestSupport
         return (created.id, secret, intent)
     }
 
+    /// On a virtual clock: the sheet's 25 s deadline must not pass in real time between the pay
+    /// call and the challenge's answer (it did once, in the AddressSanitizer pass of a
+    /// clean-clone run on a loaded machine, and the answer was the sheet's failure).
+    static let virtualTime = ["--now", "2026-12-01T10:00:00Z"]
+
     @Test func theDeviceAnswersThreeDSecureWithTheClientSecretOnly() async throws {
-        let server = try await ServerProcess.start()
+        let server = try await ServerProcess.start(arguments: Self.virtualTime)
         let checkout = try await checkoutWaitingForChallenge(server)
         let other = try await server.request("POST", "/v1/checkouts", json: "{}")
         let otherSecret = try #require(other["client_secret"]?.stringValue)
@@ -60,7 +65,7 @@ import TestSupport
     }
 
     @Test func aFailedChallengeIsADeclineAndTheCheckoutStaysOpen() async throws {
-        let server = try await ServerProcess.start()
+        let server = try await ServerProcess.start(arguments: Self.virtualTime)
         let checkout = try await checkoutWaitingForChallenge(server)
         let path = "/v1/checkouts/\(checkout.id)/challenge"
         let failed = try await server.request("POST", path, json: #"{"passed":false}"#, key: checkout.secret)
