@@ -24,15 +24,15 @@ enum CheckoutsOpenAPI {
             ("/v1/checkouts", Doc.item([
                 "post": Doc.operation(
                     "Create a checkout (every field defaults to the seed panel: {} gives 5/10/20 USD); the only response with its client_secret.",
-                    body: parameters, responses: ["200": "checkout with client_secret, payment_requests and push_payload", "400": "every violation"]),
+                    body: parameters, responses: ["200": "checkout with client_secret, payment_requests and push_payload", "400": "every violation"], returns: OpenAPISchemas.ref("Checkout")),
             ])),
             ("/v1/checkouts/{id}", Doc.item([
-                "get": Doc.operation("Retrieve a checkout.", path: true, responses: ["200": "checkout", "404": "unknown"]),
+                "get": Doc.operation("Retrieve a checkout.", path: true, responses: ["200": "checkout", "404": "unknown"], returns: OpenAPISchemas.ref("Checkout")),
                 "post": Doc.operation("Update an open checkout's options: a new payload for the same thread.", path: true,
-                                      body: parameters, responses: ["200": "checkout", "409": "not open"]),
+                                      body: parameters, responses: ["200": "checkout", "409": "not open"], returns: OpenAPISchemas.ref("Checkout")),
             ])),
             ("/v1/checkouts/{id}/cancel", Doc.item([
-                "post": Doc.operation("Cancel an open checkout.", path: true, body: Doc.schema([:]), responses: ["200": "checkout"]),
+                "post": Doc.operation("Cancel an open checkout.", path: true, body: Doc.schema([:]), responses: ["200": "checkout"], returns: OpenAPISchemas.ref("Checkout")),
             ])),
             ("/v1/checkouts/{id}/pay", Doc.item([
                 "post": Doc.operation(
@@ -46,7 +46,7 @@ enum CheckoutsOpenAPI {
                             "holder_name": Doc.string("cardholder"),
                         ], required: ["number"]),
                     ], required: ["amount"]),
-                    responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too; Idempotency-Key replays it)", "401": "not this checkout's client secret"]),
+                    responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too; Idempotency-Key replays it)", "401": "not this checkout's client secret"], returns: OpenAPISchemas.ref("SheetAnswer")),
             ])),
             ("/v1/checkouts/{id}/challenge", Doc.item([
                 "post": Doc.operation(
@@ -54,7 +54,7 @@ enum CheckoutsOpenAPI {
                     auth: false, path: true,
                     body: Doc.schema(["passed": .orderedObject([("type", "boolean")])], required: ["passed"]),
                     responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too)", "401": "not this checkout's client secret",
-                                "409": "no challenge waiting, checkout not open, or another call in flight"]),
+                                "409": "no challenge waiting, checkout not open, or another call in flight"], returns: OpenAPISchemas.ref("SheetAnswer")),
             ])),
         ]
     }

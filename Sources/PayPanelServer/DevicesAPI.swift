@@ -77,11 +77,11 @@ enum DevicesOpenAPI {
                         "topic": Doc.string("the app's bundle id (default: the server's --apns-topic)"),
                         "environment": Doc.enumeration(["development", "production"]),
                     ], required: ["token"]),
-                    responses: ["200": "device", "400": "invalid token or topic, or a dead token"]),
+                    responses: ["200": "device", "400": "invalid token or topic, or a dead token"], returns: OpenAPISchemas.ref("Device")),
             ])),
             ("/v1/devices/{id}", Doc.item([
                 "get": Doc.operation("Retrieve a device, with its status (active or dead, and APNs' reason).", path: true,
-                                     responses: ["200": "device", "404": "unknown"]),
+                                     responses: ["200": "device", "404": "unknown"], returns: OpenAPISchemas.ref("Device")),
             ])),
         ]
     }

@@ -68,7 +68,7 @@ extension EventsAPI {
                     OpenAPIDocument.parameter("payment_intent", OpenAPIDocument.string("pi_…"), required: true),
                     OpenAPIDocument.parameter("limit", OpenAPIDocument.integer("events, 1 to 100 (default 20)")),
                 ],
-                responses: ["200": "list of {object: webhook_delivery, id, event, event_type, event_object, endpoint, status, attempt_count, next_attempt, last_response_code, last_error, attempts: [...]}", "400": "missing payment_intent, bad limit, unknown parameter", "404": "unknown intent"]),
+                responses: ["200": "list of {object: webhook_delivery, id, event, event_type, event_object, endpoint, status, attempt_count, next_attempt, last_response_code, last_error, attempts: [...]}", "400": "missing payment_intent, bad limit, unknown parameter", "404": "unknown intent"], returns: OpenAPISchemas.list(of: "WebhookDelivery")),
         ]))]
     }
 }

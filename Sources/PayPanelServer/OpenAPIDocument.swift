@@ -5,23 +5,23 @@ import PayPanel
 enum OpenAPIDocument {
     static func make(extraPaths: [(path: String, item: JSONValue)]) -> JSONValue {
         var paths: [(String, JSONValue)] = [
-            ("/healthz", item(["get": operation("Liveness: the process answers.", auth: false, responses: ["200": "ok"])])),
+            ("/healthz", item(["get": operation("Liveness: the process answers.", auth: false, responses: ["200": "ok"], returns: OpenAPISchemas.ref("Health"))])),
             ("/readyz", item(["get": operation("Readiness: the database is reachable and its migrations are current.", auth: false,
-                                              responses: ["200": "ready", "503": "not ready"])])),
-            ("/openapi.json", item(["get": operation("This document.", auth: false, responses: ["200": "the OpenAPI document"])])),
+                                              responses: ["200": "ready", "503": "not ready"], returns: OpenAPISchemas.ref("Health"))])),
+            ("/openapi.json", item(["get": operation("This document.", auth: false, responses: ["200": "the OpenAPI document"], returns: OpenAPISchemas.described("object", "this document"))])),
             ("/v1/payment_intents", item([
                 "post": operation("Create a payment intent.", body: schema([
                     "amount": integer("minor units, > 0"), "currency": string("upper-case ISO 4217 code"),
                     "capture_method": enumeration(["automatic", "manual"]), "order_reference": string("your order reference"),
-                ], required: ["amount", "currency"]), responses: ["200": "payment_intent"]),
+                ], required: ["amount", "currency"]), responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
                 "get": operation("List payment intents, newest first.", query: [
                     parameter("limit", integer("1-100, default 10")), parameter("starting_after", string("intent id cursor")),
                     parameter("ending_before", string("intent id cursor")), parameter("status", string("a payment intent status")),
-                ], responses: ["200": "list of payment_intent"]),
+                ], responses: ["200": "list of payment_intent"], returns: OpenAPISchemas.list(of: "PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}", item([
                 "get": operation("Retrieve a payment intent with its attempts and refunds.", path: true,
-                                 query: [parameter("include", enumeration(["events"]))], responses: ["200": "payment_intent", "404": "unknown"]),
+                                 query: [parameter("include", enumeration(["events"]))], responses: ["200": "payment_intent", "404": "unknown"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/confirm", item([
                 "post": operation(
@@ -38,20 +38,20 @@ enum OpenAPIDocument {
                             ], required: ["type", "token"]),
                         ]))]),
                     ], required: ["payment_method"]),
-                    responses: ["200": "payment_intent", "400": "a token that does not verify, decrypt or match the amount", "402": "declined: error with payment_intent"]),
+                    responses: ["200": "payment_intent", "400": "a token that does not verify, decrypt or match the amount", "402": "declined: error with payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/capture", item([
                 "post": operation("Capture an authorized intent.", path: true, body: schema(["amount": integer("minor units; default all")]),
-                                  responses: ["200": "payment_intent"]),
+                                  responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/cancel", item([
                 "post": operation("Cancel (voiding an authorization).", path: true,
                                   body: schema(["reason": enumeration(["requested_by_customer", "duplicate", "fraudulent", "abandoned"])]),
-                                  responses: ["200": "payment_intent"]),
+                                  responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/challenge", item([
                 "post": operation("Answer the 3-D Secure challenge.", path: true, body: schema(["passed": .orderedObject([("type", "boolean")])], required: ["passed"]),
-                                  responses: ["200": "payment_intent", "402": "failed"]),
+                                  responses: ["200": "payment_intent", "402": "failed"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/resolve", item([
                 "post": operation(
@@ -63,24 +63,27 @@ enum OpenAPIDocument {
                         "force": .orderedObject([("type", "boolean"), ("description", "apply although the processor's ledger contradicts it (recorded as forced)")]),
                     ], required: ["resolution", "note"]),
                     responses: ["200": "payment_intent with resolution {as, note, operator, forced, processor_says}",
-                                "409": "not in requires_merchant_action, or resolution_contradicts_processor"]),
+                                "409": "not in requires_merchant_action, or resolution_contradicts_processor"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/refunds", item([
                 "post": operation("Refund a captured intent.", body: schema([
                     "payment_intent": string("pi_…"), "amount": integer("minor units; default all refundable"),
                     "reason": enumeration(["requested_by_customer", "duplicate", "fraudulent"]),
-                ], required: ["payment_intent"]), responses: ["200": "refund"]),
+                ], required: ["payment_intent"]), responses: ["200": "refund"], returns: OpenAPISchemas.ref("Refund")),
             ])),
-            ("/v1/refunds/{id}", item(["get": operation("Retrieve a refund.", path: true, responses: ["200": "refund", "404": "unknown"])])),
+            ("/v1/refunds/{id}", item(["get": operation("Retrieve a refund.", path: true, responses: ["200": "refund", "404": "unknown"], returns: OpenAPISchemas.ref("Refund"))])),
         ]
         paths += extraPaths.map { ($0.path, $0.item) }
         return .orderedObject([
             ("openapi", "3.1.0"),
             ("info", .orderedObject([("title", "PayPanel API"), ("version", .string(PayPanelVersion.current)),
                                      ("description", "See docs/http-api.md: auth, idempotency, errors.")])),
-            ("components", .orderedObject([("securitySchemes", .orderedObject([
-                ("secretKey", .orderedObject([("type", "http"), ("scheme", "bearer"), ("description", "sk_… secret API key")])),
-            ]))])),
+            ("components", .orderedObject([
+                ("securitySchemes", .orderedObject([
+                    ("secretKey", .orderedObject([("type", "http"), ("scheme", "bearer"), ("description", "sk_… secret API key")])),
+                ])),
+                ("schemas", OpenAPISchemas.components),
+            ])),
             ("paths", .orderedObject(paths)),
         ])
     }
@@ -89,9 +92,12 @@ enum OpenAPIDocument {
         .orderedObject(operations.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
+    /// `returns`: the schema of the 2xx body (a `$ref` into components); `answers`: bodies of
+    /// other statuses that are not the error envelope (every other status answers `Error`);
+    /// `mediaType`: what a page route serves instead of JSON.
     static func operation(
         _ summary: String, auth: Bool = true, path: Bool = false, query: [JSONValue] = [], body: JSONValue? = nil,
-        responses: [String: String]
+        responses: [String: String], returns: JSONValue? = nil, answers: [String: JSONValue] = [:], mediaType: String = "application/json"
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("summary", .string(summary))]
         var parameters = query
@@ -107,7 +113,15 @@ enum OpenAPIDocument {
         var all = responses
         if auth { all["401"] = "invalid or missing API key" }
         all["default"] = "error envelope {\"error\": {type, code, message, param?, request_id}}"
-        members.append(("responses", .orderedObject(all.sorted { $0.key < $1.key }.map { ($0.key, .orderedObject([("description", .string($0.value))])) })))
+        members.append(("responses", .orderedObject(all.sorted { $0.key < $1.key }.map { status, description in
+            let success = status.hasPrefix("2")
+            let (media, schema): (String, JSONValue?) = success && mediaType != "application/json"
+                ? (mediaType, OpenAPISchemas.type("string"))
+                : ("application/json", answers[status] ?? (success ? returns : OpenAPISchemas.ref("Error")))
+            var response: [(String, JSONValue)] = [("description", .string(description))]
+            if let schema { response.append(("content", .orderedObject([(media, .orderedObject([("schema", schema)]))]))) }
+            return (status, .orderedObject(response))
+        })))
         return .orderedObject(members)
     }
 

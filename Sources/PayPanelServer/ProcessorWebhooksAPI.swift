@@ -76,7 +76,7 @@ public struct ProcessorWebhooksAPI: APIRouteProvider {
             "post": OpenAPIDocument.operation(
                 "The processor's webhooks (Stripe's event shape, Stripe-Signature: t=…,v1=…); see docs/webhooks.md.", auth: false,
                 body: OpenAPIDocument.schema([:]),
-                responses: ["200": "{received, id, disposition: applied|duplicate|ignored}", "409": "deferred: the call's own request is still waiting for its answer; deliver again later", "400": "bad signature, stale timestamp or unreadable event"]),
+                responses: ["200": "{received, id, disposition: applied|duplicate|ignored}", "409": "deferred: the call's own request is still waiting for its answer; deliver again later", "400": "bad signature, stale timestamp or unreadable event"], returns: OpenAPISchemas.ref("ProcessorWebhookReceipt"), answers: ["409": OpenAPISchemas.ref("ProcessorWebhookReceipt")]),
         ]))]
     }
 }

@@ -15,10 +15,10 @@ enum WebhooksOpenAPI {
                         Doc.parameter("ending_before", Doc.string("an event id: the page before it")),
                         Doc.parameter("type", Doc.enumeration(EventTypes.all)),
                     ],
-                    responses: ["200": "list of events {object: event, id, type, created, data: {object}}"]),
+                    responses: ["200": "list of events {object: event, id, type, created, data: {object}}"], returns: OpenAPISchemas.list(of: "Event")),
             ])),
             ("/v1/events/{id}", Doc.item([
-                "get": Doc.operation("Retrieve an event: the body exactly as delivered.", path: true, responses: ["200": "event", "404": "unknown"]),
+                "get": Doc.operation("Retrieve an event: the body exactly as delivered.", path: true, responses: ["200": "event", "404": "unknown"], returns: OpenAPISchemas.ref("Event")),
             ])),
             ("/v1/webhook_endpoints", Doc.item([
                 "post": Doc.operation(
@@ -27,12 +27,12 @@ enum WebhooksOpenAPI {
                         "url": Doc.string("https://… (http and private addresses only with serve --allow-private-webhooks)"),
                         "events": .orderedObject([("type", "array"), ("items", Doc.enumeration(["*"] + EventTypes.all))]),
                     ], required: ["url"]),
-                    responses: ["200": "webhook_endpoint with secret", "400": "bad URL or event type"]),
-                "get": Doc.operation("List webhook endpoints (never their secrets).", responses: ["200": "list of webhook_endpoint"]),
+                    responses: ["200": "webhook_endpoint with secret", "400": "bad URL or event type"], returns: OpenAPISchemas.ref("WebhookEndpoint")),
+                "get": Doc.operation("List webhook endpoints (never their secrets).", responses: ["200": "list of webhook_endpoint"], returns: OpenAPISchemas.list(of: "WebhookEndpoint")),
             ])),
             ("/v1/webhook_endpoints/{id}", Doc.item([
-                "get": Doc.operation("Retrieve a webhook endpoint.", path: true, responses: ["200": "webhook_endpoint", "404": "unknown"]),
-                "delete": Doc.operation("Delete a webhook endpoint: nothing more is sent to it.", path: true, responses: ["200": "{deleted: true}", "404": "unknown"]),
+                "get": Doc.operation("Retrieve a webhook endpoint.", path: true, responses: ["200": "webhook_endpoint", "404": "unknown"], returns: OpenAPISchemas.ref("WebhookEndpoint")),
+                "delete": Doc.operation("Delete a webhook endpoint: nothing more is sent to it.", path: true, responses: ["200": "{deleted: true}", "404": "unknown"], returns: OpenAPISchemas.ref("Deleted")),
             ])),
         ]
     }

@@ -63,6 +63,33 @@ import Testing
         #expect(!server.stderr.contains("4000000000000002") && !server.stderr.contains("4242424242424242"))
     }
 
+    /// The API's own 3-D Secure answer (the device's goes through its checkout): passed
+    /// authorizes and captures, failed is 402 with the intent back for another card.
+    @Test func challengeAnsweredOverTheIntentRoute() async throws {
+        let server = try await ServerProcess.start()
+        let passing = try await server.createIntent()
+        let challenged = try await server.request("POST", "/v1/payment_intents/\(passing)/confirm", json: ServerProcess.card("4000002760003184"))
+        #expect(challenged.status == 200, "\(challenged.text)")
+        #expect(challenged["status"] == "requires_action")
+        let passed = try await server.request("POST", "/v1/payment_intents/\(passing)/challenge", json: #"{"passed":true}"#)
+        #expect(passed.status == 200, "\(passed.text)")
+        #expect(passed["status"] == "succeeded")
+        let twice = try await server.request("POST", "/v1/payment_intents/\(passing)/challenge", json: #"{"passed":true}"#)
+        #expect(twice.status == 409, "\(twice.text)")
+
+        let failing = try await server.createIntent()
+        _ = try await server.request("POST", "/v1/payment_intents/\(failing)/confirm", json: ServerProcess.card("4000002760003184"))
+        let failed = try await server.request("POST", "/v1/payment_intents/\(failing)/challenge", json: #"{"passed":false}"#)
+        #expect(failed.status == 402, "\(failed.text)")
+        #expect(failed.json["error"]?["payment_intent"]?["status"] == "requires_payment_method")
+        let noBody = try await server.request("POST", "/v1/payment_intents/\(failing)/challenge", json: "{}")
+        #expect(noBody.status == 400)
+        #expect(noBody.json["error"]?["param"] == "passed")
+        let missingRefund = try await server.request("GET", "/v1/refunds/re_missing")
+        #expect(missingRefund.status == 404)
+        #expect(await server.terminate() == 0)
+    }
+
     @Test func cancelAndStateConflicts() async throws {
         let server = try await ServerProcess.start()
         let id = try await server.createIntent()

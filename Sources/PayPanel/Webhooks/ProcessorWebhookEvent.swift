@@ -99,7 +99,7 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
 
 /// What PayPanel did with a processor webhook.
 public struct ProcessorWebhookResult: Sendable, Equatable {
-    public enum Disposition: String, Sendable {
+    public enum Disposition: String, Sendable, CaseIterable {
         /// Fed to the state machine as the answer of the call it is about.
         case applied
         /// Already processed (the inbox knew its id): nothing changed.

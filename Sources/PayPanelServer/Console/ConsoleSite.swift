@@ -16,11 +16,11 @@ public struct ConsoleSite: APIRouteProvider {
     }
 
     public var openAPIPaths: [(path: String, item: JSONValue)] {
-        let page = { (what: String) in
+        let page = { (what: String, mediaType: String) in
             OpenAPIDocument.item(["get": OpenAPIDocument.operation(
                 "The operator console's \(what) (sign in with a secret key, kept in the page's memory only).", auth: false,
-                responses: ["200": what])])
+                responses: ["200": what], mediaType: mediaType)])
         }
-        return [("/console", page("HTML page")), ("/console/console.css", page("stylesheet")), ("/console/console.js", page("script"))]
+        return [("/console", page("HTML page", "text/html")), ("/console/console.css", page("stylesheet", "text/css")), ("/console/console.js", page("script", "text/javascript"))]
     }
 }

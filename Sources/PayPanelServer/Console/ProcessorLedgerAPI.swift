@@ -57,7 +57,7 @@ public struct ProcessorLedgerAPI: APIRouteProvider {
             "get": OpenAPIDocument.operation(
                 "The processor's own ledger rows for this intent's attempts (authorize, capture, void, refund): network, last four, amounts and outcomes, to compare with PayPanel's attempts and refunds. available: false with a reason when the processor's ledger cannot be read (a processor without an admin ledger endpoint).",
                 path: true,
-                responses: ["200": "{object: processor_ledger, payment_intent, available, reason?, data: [{id, attempt, operation, refund, amount, currency, status, decline_code, network, last4, created}]}", "404": "unknown intent"]),
+                responses: ["200": "{object: processor_ledger, payment_intent, available, reason?, data: [{id, attempt, operation, refund, amount, currency, status, decline_code, network, last4, created}]}", "404": "unknown intent"], returns: OpenAPISchemas.ref("ProcessorLedger")),
         ]))]
     }
 }

@@ -5,17 +5,17 @@ enum DemoOpenAPI {
     typealias Doc = OpenAPIDocument
 
     static var paths: [(path: String, item: JSONValue)] {
-        let page = { (what: String) in
-            Doc.item(["get": Doc.operation("Test mode only: \(what) of the device simulator.", auth: false, responses: ["200": what, "404": "not in test mode"])])
+        let page = { (what: String, mediaType: String) in
+            Doc.item(["get": Doc.operation("Test mode only: \(what) of the device simulator.", auth: false, responses: ["200": what, "404": "not in test mode"], mediaType: mediaType)])
         }
         return [
-            ("/demo", page("the HTML page")),
-            ("/demo/demo.css", page("the stylesheet")),
-            ("/demo/demo.js", page("the script")),
+            ("/demo", page("the HTML page", "text/html")),
+            ("/demo/demo.css", page("the stylesheet", "text/css")),
+            ("/demo/demo.js", page("the script", "text/javascript")),
             ("/demo/session", Doc.item([
                 "get": Doc.operation(
                     "Test mode only: the demo key (dk_test_…, in memory; it can only create checkouts, read its own and seal test tokens) and the test wallet's cards (network, last four; no numbers).",
-                    auth: false, responses: ["200": "{demo_key, wallet}", "404": "not in test mode"]),
+                    auth: false, responses: ["200": "{demo_key, wallet}", "404": "not in test mode"], returns: OpenAPISchemas.ref("DemoSession")),
             ])),
             ("/v1/demo/tokens", Doc.item([
                 "post": Doc.operation(
@@ -24,7 +24,7 @@ enum DemoOpenAPI {
                         "card": Doc.string("a wallet card id from /demo/session"), "amount": Doc.integer("minor units, 1 to 100000000"),
                         "currency": Doc.string("ISO 4217 (default USD)"),
                     ], required: ["card", "amount"]),
-                    responses: ["200": "{payment_token}", "400": "unknown card, bad amount or currency", "403": "not the demo key", "404": "not in test mode"]),
+                    responses: ["200": "{payment_token}", "400": "unknown card, bad amount or currency", "403": "not the demo key", "404": "not in test mode"], returns: OpenAPISchemas.ref("DemoToken")),
             ])),
         ]
     }

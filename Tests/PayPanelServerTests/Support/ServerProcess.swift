@@ -3,6 +3,8 @@ import Glibc
 import PayPanel
 import PayPanelHTTP
 import PayPanelReliability
+import Synchronization
+import Testing
 import TestSupport
 
 struct ServerStartError: Error, CustomStringConvertible {
@@ -18,6 +20,8 @@ final class ServerProcess: @unchecked Sendable {
     var pid: pid_t { server.pid }
     /// The key printed at first start, or the one passed in.
     let key: String
+    /// This server's /openapi.json (its routes depend on its flags), read at the first request.
+    private let document = Mutex<OpenAPIConformance?>(nil)
 
     var databasePath: String { directory.file("payments.sqlite") }
 
@@ -65,10 +69,33 @@ final class ServerProcess: @unchecked Sendable {
     // MARK: - Requests
 
     /// One request on a new connection; `key: nil` sends the server's key, `""` none.
+    /// Every response is checked against the server's OpenAPI document (`OpenAPIConformance`):
+    /// a status, content type or body the document does not describe fails the calling test.
     func request(
         _ method: String, _ path: String, json: String? = nil, body: [UInt8]? = nil, key: String? = nil,
         headers: [String: String] = [:]
     ) async throws -> APIResponse {
+        let wire = try await send(method, path, json: json, body: body, key: key, headers: headers)
+        let conformance = try await openAPIConformance()
+        for violation in conformance.violations(
+            method: method, target: path, status: wire.status, contentType: wire.headers["Content-Type"], body: wire.body) {
+            Issue.record("the response does not match /openapi.json: \(violation)")
+        }
+        return APIResponse(wire: wire)
+    }
+
+    private func openAPIConformance() async throws -> OpenAPIConformance {
+        if let known = document.withLock({ $0 }) { return known }
+        let wire = try await send("GET", "/openapi.json", key: "")
+        let conformance = OpenAPIConformance(document: try JSONParser().parse(wire.body))
+        document.withLock { $0 = conformance }
+        return conformance
+    }
+
+    private func send(
+        _ method: String, _ path: String, json: String? = nil, body: [UInt8]? = nil, key: String? = nil,
+        headers: [String: String] = [:]
+    ) async throws -> WireResponse {
         let port = port
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         let authorization = key ?? self.key
@@ -78,12 +105,11 @@ final class ServerProcess: @unchecked Sendable {
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(bytes.count)\r\n\r\n"
         let request = Array(head.utf8) + bytes
-        let wire = try await onThread {
+        return try await onThread {
             let client = try RawClient.connect(to: port, timeout: 30)
             try client.send(request)
             return try client.readResponse()
         }
-        return APIResponse(wire: wire)
     }
 }
 
