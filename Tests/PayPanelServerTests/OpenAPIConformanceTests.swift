@@ -1,4 +1,6 @@
+import Foundation
 import PayPanel
+import PayPanelReliability
 import Testing
 import TestSupport
 
@@ -110,6 +112,34 @@ import TestSupport
         }
         #expect(operations >= 30)
     }
+}
+
+/// The served document read by a real OpenAPI 3.1 validator (`openapi-spec-validator` from
+/// PyPI, in the Python `.ci/run` sets up), not only by our own reading of it.
+@Suite(.enabled(if: SpecValidator.skipReason == nil, Comment(rawValue: SpecValidator.skipReason ?? "")))
+struct OpenAPISpecValidatorTests {
+    @Test func theServedDocumentIsValidOpenAPI31() async throws {
+        let server = try await ServerProcess.start(arguments: ["--test-root"])
+        let document = try await server.request("GET", "/openapi.json")
+        #expect(await server.terminate() == 0)
+        let directory = try TemporaryDirectory("paypanel-openapi")
+        _ = try directory.write("openapi.json", document.text)
+        let script = "import json, sys; from openapi_spec_validator import validate; validate(json.load(open(sys.argv[1]))); print('valid')"
+        let result = try ChildProcess.run(
+            MockAPNs.python, MockAPNs.pythonArguments + ["-c", script, directory.file("openapi.json")],
+            environment: ProcessInfo.processInfo.environment, directory: directory.path)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("valid"))
+    }
+}
+
+enum SpecValidator {
+    static let skipReason: String? = {
+        let found = try? ChildProcess.run(
+            MockAPNs.python, MockAPNs.pythonArguments + ["-c", "import openapi_spec_validator"],
+            environment: ProcessInfo.processInfo.environment, directory: FileManager.default.temporaryDirectory.path)
+        return found?.status == 0 ? nil : "no Python with openapi-spec-validator (set PAYPANEL_TEST_PYTHON; .ci/run makes one)"
+    }()
 }
 
 extension JSONValue {
