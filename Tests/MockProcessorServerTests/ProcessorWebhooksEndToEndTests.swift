@@ -98,12 +98,7 @@ struct ProcessorWebhooksEndToEndTests {
         #expect(try await backend.call("GET", "/v1/payment_intents/\(b.id)").status_ == "processing")
 
         // Both sides agree: A authorized once and recorded so; B's answer is the one in flight.
-        let disagreements = try await WireLedger.disagreements(
-            processor: processor, ledgerPath: directory.file("processor.sqlite"), databasePath: directory.file("payments.sqlite"),
-            now: Self.start.addingTimeInterval(440))
-        #expect(disagreements.isEmpty, "\(disagreements)")
-        #expect(await backend.server.terminate() == 0)
-        #expect(await processorProcess.terminate() == 0)
+        try await Self.expectLedgersAgreeThenStop(backend, processorProcess, processor, directory, at: Self.start.addingTimeInterval(440))
     }
 }
 
@@ -128,9 +123,17 @@ extension ProcessorWebhooksEndToEndTests {
         #expect(try await Self.settledStatus(backend, created.id) == "requires_capture")
         let delivered = try await ProcessorWebhookSendingTests.deliveries(processor) { $0.first?["status"]?.stringValue == "delivered" }
         #expect(delivered.first?["attempts"]?.int64Value == 2 && delivered.first?["last_status"]?.int64Value == 200, "\(delivered)")
+        try await Self.expectLedgersAgreeThenStop(backend, processorProcess, processor, directory, at: Self.start.addingTimeInterval(5))
+    }
+
+    /// The end of both tests: the two ledgers agree at `now` on the processor's clock, then
+    /// both servers stop cleanly.
+    static func expectLedgersAgreeThenStop(
+        _ backend: BackendOverHTTPTests.Backend, _ processorProcess: ServedProcess, _ processor: StripeTestClient,
+        _ directory: TemporaryDirectory, at now: Date
+    ) async throws {
         let disagreements = try await WireLedger.disagreements(
-            processor: processor, ledgerPath: directory.file("processor.sqlite"), databasePath: directory.file("payments.sqlite"),
-            now: Self.start.addingTimeInterval(5))
+            processor: processor, ledgerPath: directory.file("processor.sqlite"), databasePath: directory.file("payments.sqlite"), now: now)
         #expect(disagreements.isEmpty, "\(disagreements)")
         #expect(await backend.server.terminate() == 0)
         #expect(await processorProcess.terminate() == 0)

@@ -7,8 +7,9 @@ extension CheckoutService {
     /// slow processor call waits), and returns the machine as this run last committed it.
     /// `card` is the attempt's card, when this process has it.
     func execute(_ transition: PaymentTransition, card: CardInMemory?) async throws -> PaymentStateMachine {
-        let machine = try await run(transition.executorWork, machine: transition.machine, card: card)
-        let due = try ledger.dueTimers(at: clock.now(), intentID: machine.intent.id)
+        let (machine, readWithLastStep) = try await run(transition.executorWork, machine: transition.machine, card: card)
+        // The last processor answer's transaction read them already, unless there was none.
+        let due = try readWithLastStep ?? ledger.dueTimers(at: clock.now(), limit: PaymentLedger.dueTimersPerIntent, intentID: machine.intent.id)
         for timer in due {
             _ = try await fire(timer, card: card)
         }
@@ -16,24 +17,32 @@ extension CheckoutService {
         return due.isEmpty ? machine : try loadMachine(machine.intent.id)
     }
 
-    /// Runs `work` and the work each answer leads to, without looking at timers. Each answer
-    /// is applied to the machine the previous transition returned, so nothing is read again
-    /// to learn what just happened; the returned machine is the last one committed.
-    func run(_ work: [PaymentAction], machine: PaymentStateMachine, card: CardInMemory?) async throws -> PaymentStateMachine {
+    /// Runs `work` and the work each answer leads to, without firing timers. Each answer is
+    /// applied to the machine the previous transition returned, so nothing is read again to
+    /// learn what just happened; the returned machine is the last one committed. `dueTimers`:
+    /// the intent's due timers as the last answer's transaction read them, when the run ended
+    /// on an answer that asked for nothing more (nil: not read).
+    func run(
+        _ work: [PaymentAction], machine: PaymentStateMachine, card: CardInMemory?
+    ) async throws -> (machine: PaymentStateMachine, dueTimers: [DueTimer]?) {
         var queue = work[...]
         var current = machine
+        var due: [DueTimer]?
         while let action = queue.popFirst() {
-            let (next, more) = try await perform(action, machine: current, card: card)
-            current = next
-            queue += more
+            let step = try await perform(action, machine: current, card: card)
+            current = step.machine
+            queue += step.work
+            due = step.dueTimers
         }
-        return current
+        return (current, due)
     }
 
-    /// Performs one action; returns the machine after its answer and the work it asks for next.
-    private func perform(
-        _ action: PaymentAction, machine: PaymentStateMachine, card: CardInMemory?
-    ) async throws -> (PaymentStateMachine, [PaymentAction]) {
+    /// The machine after one action, the work it asks for next, and (after a processor answer
+    /// that asks for nothing more) the intent's due timers read in the answer's transaction.
+    typealias Step = (machine: PaymentStateMachine, work: [PaymentAction], dueTimers: [DueTimer]?)
+
+    /// Performs one action.
+    private func perform(_ action: PaymentAction, machine: PaymentStateMachine, card: CardInMemory?) async throws -> Step {
         let intentID = machine.intent.id
         switch action {
         case .callProcessorAuthorize(let attemptID, let amount):
@@ -41,7 +50,7 @@ extension CheckoutService {
                 // Only the process that received the card can send it. Anyone else (a retry
                 // after a crash) must look the attempt up instead: an attempt is never
                 // authorized twice.
-                return (machine, [])
+                return (machine, [], nil)
             }
             let timeout = callTimeout(machine, attemptID: attemptID)
             let request = AuthorizationRequest(reference: attemptID, amount: amount, paymentMethod: card.method, scenario: card.scenario)
@@ -65,7 +74,7 @@ extension CheckoutService {
                 faults.reach(.beforeProcessorCall(.void))
                 _ = await processor.void(reference: attemptID, timeout: timeout)
                 faults.reach(.afterProcessorCall(.void))
-                return (machine, [])
+                return (machine, [], nil)
             }
             return try await call(.void(attemptID: attemptID), machine: machine) {
                 await self.processor.void(reference: attemptID, timeout: timeout)
@@ -80,37 +89,38 @@ extension CheckoutService {
             // Recorded on the attempt by the transition itself; here the waiting device (the
             // server's pay call) is told, whichever path reached the answer.
             sheetObserver.sheetAnswered(intentID: intentID, attemptID: attemptID, answer: answer)
-            return (machine, [])
+            return (machine, [], nil)
         case .scheduleTimer, .cancelTimer, .emitOutbox:
             // Written in the transition's own transaction.
-            return (machine, [])
+            return (machine, [], nil)
         }
     }
 
     /// Calls the processor and records its answer as one transition.
     private func call(
         _ processorCall: ProcessorCall, machine: PaymentStateMachine, _ send: () async -> ProcessorOutcome
-    ) async throws -> (PaymentStateMachine, [PaymentAction]) {
+    ) async throws -> Step {
         faults.reach(.beforeProcessorCall(processorCall.operation))
         let outcome = await send()
         faults.reach(.afterProcessorCall(processorCall.operation))
-        return try record(.processorAnswered(processorCall, outcome), intentID: machine.intent.id, known: machine)
+        return try record(.processorAnswered(processorCall, outcome), intentID: machine.intent.id, known: machine, readingDueTimers: true)
     }
 
     /// Applies `event` (to `known` when the caller holds the intent's machine); returns the
     /// machine after it and the work to run. An answer the intent no longer waits for
     /// (reconciliation got there first, from another process) changes nothing and is dropped.
     func record(
-        _ event: PaymentEvent, intentID: String, known: PaymentStateMachine? = nil
-    ) throws -> (PaymentStateMachine, [PaymentAction]) {
+        _ event: PaymentEvent, intentID: String, known: PaymentStateMachine? = nil, readingDueTimers: Bool = false
+    ) throws -> Step {
         do {
-            let transition = try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now(), known: known)
-            return (transition.machine, transition.executorWork)
+            let transition = try ledger.apply(
+                event, to: intentID, expectedVersion: nil, at: clock.now(), known: known, readingDueTimers: readingDueTimers)
+            return (transition.machine, transition.executorWork, transition.dueTimers)
         } catch let rejection as PaymentRejection {
             switch rejection.reason {
             case .callNotInFlight, .refundNotPending, .terminal:
                 // Someone else moved the intent: what we held is stale.
-                return (try loadMachine(intentID), [])
+                return (try loadMachine(intentID), [], nil)
             default:
                 throw rejection
             }

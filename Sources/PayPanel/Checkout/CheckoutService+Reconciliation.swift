@@ -80,8 +80,8 @@ extension CheckoutService {
         case .notFound: .reconciliationNotFound(call)
         case .unavailable(let reason): .reconciliationUnavailable(call, reason: reason)
         }
-        let (machine, work) = try record(event, intentID: intentID)
-        let after = try await run(work, machine: machine, card: nil).intent.status
+        let recorded = try record(event, intentID: intentID)
+        let after = try await run(recorded.work, machine: recorded.machine, card: nil).machine.intent.status
         return ReconciliationReport.LookupEntry(intentID: intentID, call: call, finding: result, statusBefore: before, statusAfter: after)
     }
 }

@@ -94,8 +94,16 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// How it ended, nil while it runs (reaps it when it has ended).
     public var termination: ChildProcess.Termination? {
+        whileUnreaped { _ in }
+    }
+
+    /// Reaps the child if it has ended; runs `body` (under the lock, so no reap can slip
+    /// between) only while it still runs. Returns how it ended, nil while it runs.
+    @discardableResult
+    private func whileUnreaped(_ body: (inout ChildProcess.Termination?) -> Void) -> ChildProcess.Termination? {
         ended.withLock { ended in
             if ended == nil { ended = reap(blocking: false) }
+            if ended == nil { body(&ended) }
             return ended
         }
     }
@@ -119,12 +127,12 @@ public final class SpawnedProcess: @unchecked Sendable {
     /// Sends `signal` unless it has already been reaped. Returns false when it had ended.
     @discardableResult
     public func signal(_ signal: Int32) -> Bool {
-        ended.withLock { ended in
-            if ended == nil { ended = reap(blocking: false) }
-            guard ended == nil else { return false }
+        var sent = false
+        whileUnreaped { _ in
             kill(pid, signal)
-            return true
+            sent = true
         }
+        return sent
     }
 
     /// Polls (every `poll`) until it has ended; false when it still runs after `timeout`.
@@ -140,9 +148,7 @@ public final class SpawnedProcess: @unchecked Sendable {
 
     /// SIGKILL, as a crash would, and waits until it is gone.
     public func crash() {
-        ended.withLock { ended in
-            if ended == nil { ended = reap(blocking: false) }
-            guard ended == nil else { return }
+        whileUnreaped { ended in
             kill(pid, SIGKILL)
             ended = reap(blocking: true)
         }

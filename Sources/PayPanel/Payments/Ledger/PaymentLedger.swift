@@ -81,19 +81,25 @@ public final class PaymentLedger {
     /// `known`: the machine as the caller last saw it (the previous transition's). When it is
     /// still current the intent is not read again; when another writer moved the intent on
     /// meanwhile, the row-version guard notices and the event is applied to the fresh row.
+    ///
+    /// `readingDueTimers`: when the transition leaves no executor work, also read the intent's
+    /// timers due at `now` in the same transaction (`PaymentTransition.dueTimers`), so a caller
+    /// that fires them after its last step needs no read transaction of its own.
     @discardableResult
     public func apply(
         _ event: PaymentEvent, to intentID: String, expectedVersion: Int64?, at now: Date,
-        known: PaymentStateMachine? = nil, in transaction: (any PaymentStoreTransaction)? = nil
+        known: PaymentStateMachine? = nil, readingDueTimers: Bool = false, in transaction: (any PaymentStoreTransaction)? = nil
     ) throws -> PaymentTransition {
         try writing(transaction) { transaction in
-            if let known, known.intent.id == intentID {
-                if let transition = try applyInTransaction(event, to: known, expectedVersion: expectedVersion, at: now, in: transaction) {
-                    return transition
-                }
+            let step = { (before: PaymentStateMachine) in
+                try self.applyInTransaction(
+                    event, to: before, expectedVersion: expectedVersion, at: now, readingDueTimers: readingDueTimers, in: transaction)
+            }
+            if let known, known.intent.id == intentID, let transition = try step(known) {
+                return transition
             }
             let current = try requireMachine(intentID, in: transaction)
-            guard let transition = try applyInTransaction(event, to: current, expectedVersion: expectedVersion, at: now, in: transaction) else {
+            guard let transition = try step(current) else {
                 // Impossible inside one write: the row cannot move between our read and update.
                 throw PaymentStoreError(reason: .versionConflict(intentID: intentID, expected: current.intent.version, actual: -1))
             }
@@ -121,7 +127,7 @@ public final class PaymentLedger {
     /// `before`'s version (the caller's copy was stale: nothing was written).
     private func applyInTransaction(
         _ event: PaymentEvent, to before: PaymentStateMachine, expectedVersion: Int64?, at time: Date,
-        in transaction: any PaymentStoreTransaction
+        readingDueTimers: Bool, in transaction: any PaymentStoreTransaction
     ) throws -> PaymentTransition? {
         let now = PaymentLedger.storedPrecision(time)
         let intentID = before.intent.id
@@ -155,7 +161,9 @@ public final class PaymentLedger {
             intentID: intentID, version: machine.intent.version, type: event.name, fromStatus: before.intent.status,
             toStatus: machine.intent.status, data: JSONWriter.string(event.data), occurredAt: now))
         try persist(actions, machine: machine, at: now, in: transaction)
-        return PaymentTransition(event: event, previousStatus: before.intent.status, machine: machine, actions: actions)
+        let due = readingDueTimers && !actions.contains(where: \.isExecutorWork)
+            ? try transaction.dueTimers(at: now, limit: PaymentLedger.dueTimersPerIntent, intentID: intentID) : nil
+        return PaymentTransition(event: event, previousStatus: before.intent.status, machine: machine, actions: actions, dueTimers: due)
     }
 
     /// Writes the timers and outbox messages among `actions`.
@@ -224,6 +232,17 @@ public struct PaymentTransition: Sendable {
     /// The intent, attempts and refunds after the event (feed the next event to a copy).
     public let machine: PaymentStateMachine
     public let actions: [PaymentAction]
+    /// The intent's timers due at the transition's time, read in its transaction; nil unless
+    /// asked for (`apply(readingDueTimers:)`) and the transition left no executor work.
+    public let dueTimers: [DueTimer]?
+
+    init(event: PaymentEvent, previousStatus: PaymentStatus, machine: PaymentStateMachine, actions: [PaymentAction], dueTimers: [DueTimer]?) {
+        self.event = event
+        self.previousStatus = previousStatus
+        self.machine = machine
+        self.actions = actions
+        self.dueTimers = dueTimers
+    }
 
     /// The intent after the event.
     public var intent: PaymentIntent { machine.intent }

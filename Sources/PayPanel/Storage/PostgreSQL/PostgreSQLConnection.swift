@@ -122,9 +122,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Runs SQL text with no parameters through the simple query protocol: transaction control
     /// and the embedded migration scripts (several statements), never text built from input.
-    func executeScript(_ sql: String, name: String) throws(PostgreSQLError) {
+    /// With several statements, the result is the last one's.
+    @discardableResult
+    func executeScript(_ sql: String, name: String) throws(PostgreSQLError) -> PostgreSQLResult {
         let result = PQexec(handle, sql)
-        _ = try collect(result, statement: name)
+        return try collect(result, statement: name)
     }
 
     /// Sends `sql` (simple query protocol) without reading the answer; `finishSent` reads it.

@@ -49,7 +49,7 @@ struct PostgreSQLMigrator {
                 try connection.execute(Self.record, [migration.identifier, migration.checksum, clock.now()])
                 try connection.executeScript("COMMIT", name: "migrate.commit")
             } catch {
-                try? connection.executeScript("ROLLBACK", name: "migrate.rollback")
+                _ = try? connection.executeScript("ROLLBACK", name: "migrate.rollback")
                 throw error
             }
             appliedNow.append(migration.identifier)

@@ -39,7 +39,7 @@ public final class PostgreSQLNotificationStore: NotificationStore {
                 try connection.executeScript("COMMIT", name: "commit")
                 return value
             } catch {
-                try? connection.executeScript("ROLLBACK", name: "rollback")
+                _ = try? connection.executeScript("ROLLBACK", name: "rollback")
                 throw error
             }
         }

@@ -90,8 +90,10 @@ public final class PostgreSQLPaymentStore: PaymentStore {
     }
 
     private func transaction<T>(writing: Bool, _ body: (PostgreSQLPaymentTransaction) throws -> T) throws -> T {
+        // A write learns its transaction id in the BEGIN's own round trip (two statements,
+        // one message), so that a COMMIT lost with its connection can be read back by it.
         let begin = writing
-            ? "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
+            ? "BEGIN ISOLATION LEVEL \(isolation.rawValue); SELECT pg_catalog.pg_current_xact_id()::text"
             : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"  // one snapshot for the whole read
         var attempt = 0
         while true {
@@ -102,12 +104,12 @@ public final class PostgreSQLPaymentStore: PaymentStore {
             let transaction = PostgreSQLPaymentTransaction(connection: connection, writing: writing)
             var began = false
             do {
-                try connection.executeScript(begin, name: writing ? "begin" : "begin_read")
+                let xid = try connection.executeScript(begin, name: writing ? "begin" : "begin_read").rows.first?.optionalString(0)
                 began = true
                 current = transaction
                 defer { current = nil }
                 let value = try body(transaction)
-                switch try commit(connection, writing: writing) {
+                switch try commit(connection, transactionID: writing ? xid : nil) {
                 case .committed: return value
                 case .aborted: break  // read back as not committed: safe to run again
                 }
@@ -128,14 +130,13 @@ public final class PostgreSQLPaymentStore: PaymentStore {
 
     private enum CommitOutcome { case committed, aborted }
 
-    /// COMMIT, and when the connection breaks under it, the outcome read back by transaction id.
-    private func commit(_ connection: PostgreSQLConnection, writing: Bool) throws -> CommitOutcome {
-        guard writing else {
+    /// COMMIT, and when the connection breaks under it, the outcome read back by transaction id
+    /// (`transactionID`: a write's, taken at BEGIN; nil for a read, which has nothing to lose).
+    private func commit(_ connection: PostgreSQLConnection, transactionID xid: String?) throws -> CommitOutcome {
+        guard let xid else {
             try connection.executeScript("COMMIT", name: "commit_read")
             return .committed
         }
-        // NULL when the transaction wrote nothing: then there is nothing to lose.
-        let xid = try connection.execute(Self.currentTransactionID, []).rows.first?.optionalString(0)
         let fault = commitFault
         commitFault = nil
         do {
@@ -147,13 +148,12 @@ public final class PostgreSQLPaymentStore: PaymentStore {
                 try connection.executeScript("COMMIT", name: "commit")
             case .afterCommitBeforeAnswer:
                 try connection.send("COMMIT", name: "commit")
-                if let xid { try waitUntilCommitted(xid) }
+                try waitUntilCommitted(xid)
                 connection.breakSocket()
                 try connection.finishSent(name: "commit")
             }
             return .committed
         } catch let error as PostgreSQLError where error.isConnectionLost {
-            guard let xid else { return .committed }
             return try readBackOutcome(of: xid)
         }
     }
@@ -186,7 +186,7 @@ public final class PostgreSQLPaymentStore: PaymentStore {
 
     private func rollBack(_ connection: PostgreSQLConnection) {
         // A broken connection is dropped by the pool anyway.
-        try? connection.executeScript("ROLLBACK", name: "rollback")
+        _ = try? connection.executeScript("ROLLBACK", name: "rollback")
     }
 
     /// 2, 4, 8… ms (at most 64), times a random factor between 0.5 and 1.5, so racing servers
@@ -196,8 +196,6 @@ public final class PostgreSQLPaymentStore: PaymentStore {
         Thread.sleep(forTimeInterval: base * Double.random(in: 0.5...1.5))
     }
 
-    static let currentTransactionID = PostgreSQLStatement(
-        "tx.current_id", "SELECT pg_catalog.pg_current_xact_id_if_assigned()::text")
     static let transactionStatus = PostgreSQLStatement("tx.status", "SELECT pg_catalog.pg_xact_status($1::xid8)")
 }
 

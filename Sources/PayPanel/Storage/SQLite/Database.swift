@@ -172,22 +172,25 @@ public final class Database {
     /// Runs one statement that returns no rows. Outside a transaction a change is its own
     /// commit, and returns once it is durable.
     public func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
-        let statement = try statement(sql)
-        try statement.bind(values)
-        defer { statement.reset() }
-        while try statement.step() {}
+        let isReadOnly = try run(sql, values)
         if transactionDepth == 0, let walSync {
-            try walSync.waitUntilDurable(statement.isReadOnly ? walSync.latestNoted : walSync.noteCommit())
+            try walSync.waitUntilDurable(isReadOnly ? walSync.latestNoted : walSync.noteCommit())
         }
     }
 
     /// `execute` for the transaction's own BEGIN, COMMIT and ROLLBACK: `write` and `read` wait
     /// for the flush themselves.
     private func control(_ sql: String) throws(DatabaseError) {
+        _ = try run(sql, [])
+    }
+
+    /// Steps `sql` to its end; returns whether it only reads.
+    private func run(_ sql: String, _ values: [any DatabaseBindable]) throws(DatabaseError) -> Bool {
         let statement = try statement(sql)
-        try statement.bind([])
+        try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}
+        return statement.isReadOnly
     }
 
     /// After a read outside a transaction: waits until every commit noted so far, which the read
@@ -234,11 +237,7 @@ public final class Database {
         let statement = try statement(sql)
         try statement.bind(values)
         defer { statement.reset() }
-        guard try statement.step() else {
-            try readSettled()
-            return nil
-        }
-        let row = try transform(Row(statement: statement))
+        let row = try statement.step() ? transform(Row(statement: statement)) : nil
         try readSettled()
         return row
     }
