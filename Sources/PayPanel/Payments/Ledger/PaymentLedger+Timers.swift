@@ -4,11 +4,11 @@ import Foundation
 extension PaymentLedger {
     // MARK: - Timers
 
-    /// Timers due at `now`, earliest first; only those of intent `intentID` when given.
     /// At most this many of one intent's due timers are fired after one operation (it has a
     /// handful at any time).
     static let dueTimersPerIntent = 100
 
+    /// Timers due at `now`, earliest first; only those of intent `intentID` when given.
     public func dueTimers(at now: Date, limit: Int = 100, intentID: String? = nil) throws -> [DueTimer] {
         try store.read { try $0.dueTimers(at: now, limit: limit, intentID: intentID) }
     }
