@@ -1,7 +1,8 @@
 import PayPanel
 
 /// The OpenAPI 3.1 description of every route, written by hand as a value (served at
-/// `/openapi.json`). A test checks that every route the router has is in it.
+/// `/openapi.json`), its response bodies in `OpenAPISchemas`. Tests check that every route the
+/// router has is in it and that every response the server tests receive matches it.
 enum OpenAPIDocument {
     static func make(extraPaths: [(path: String, item: JSONValue)]) -> JSONValue {
         var paths: [(String, JSONValue)] = [
