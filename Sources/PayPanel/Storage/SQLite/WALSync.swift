@@ -33,6 +33,7 @@ final class WALSync: Sendable {
     private nonisolated(unsafe) var flushed: UInt64 = 0
     private nonisolated(unsafe) var flushing = false
     private nonisolated(unsafe) var failure: DatabaseError?
+    private nonisolated(unsafe) var flushes = 0
     /// Used only by the one waiter that is flushing (`flushing` set).
     private nonisolated(unsafe) let flush: WALFlush
 
@@ -76,6 +77,7 @@ final class WALSync: Sendable {
             let result = flush.run()
             condition.lock()
             flushing = false
+            flushes += 1
             if let result { failure = result } else { flushed = max(flushed, target) }
             condition.broadcast()
         }
@@ -85,7 +87,7 @@ final class WALSync: Sendable {
     var flushCount: Int {
         condition.lock()
         defer { condition.unlock() }
-        return flush.count
+        return flushes
     }
 }
 
@@ -95,8 +97,6 @@ final class WALFlush {
     let walPath: String
     private var descriptor: Int32 = -1
     private var inode: UInt64 = 0
-    /// Flushes so far.
-    private(set) var count = 0
     /// Instead of the real flush (tests): returns the failure to report, or nil.
     let replacement: (@Sendable () -> DatabaseError?)?
 
@@ -111,7 +111,6 @@ final class WALFlush {
 
     /// Nil when the WAL's frames are on disk.
     func run() -> DatabaseError? {
-        count += 1
         if let replacement { return replacement() }
         var status = stat()
         guard stat(walPath, &status) == 0 else {
