@@ -131,19 +131,15 @@ enum OpenAPIDocument {
     }
 
     static func schema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
-        .orderedObject([
-            ("type", "object"), ("additionalProperties", false),
-            ("properties", .orderedObject(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
-            ("required", .array(required.map { .string($0) })),
-        ])
+        OpenAPISchemas.closed(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, required: required)
     }
 
     static func string(_ description: String) -> JSONValue {
-        .orderedObject([("type", "string"), ("description", .string(description))])
+        OpenAPISchemas.described("string", description)
     }
 
     static func integer(_ description: String) -> JSONValue {
-        .orderedObject([("type", "integer"), ("description", .string(description))])
+        OpenAPISchemas.described("integer", description)
     }
 
     static func enumeration(_ values: [String]) -> JSONValue {

@@ -35,7 +35,7 @@ enum OpenAPISchemas {
     /// Every error: `{"error": {type, code, decline_code?, message, param?, payment_intent?, request_id}}`.
     static var error: JSONValue {
         object([("error", object([
-            ("type", enumeration(["invalid_request_error", "authentication_error", "card_error", "idempotency_error", "api_error"])),
+            ("type", OpenAPIDocument.enumeration(["invalid_request_error", "authentication_error", "card_error", "idempotency_error", "api_error"])),
             ("code", type("string")), ("message", type("string")), ("request_id", type("string")),
         ], optional: [("decline_code", type("string")), ("param", type("string")), ("payment_intent", ref("PaymentIntent"))]))])
     }
@@ -43,7 +43,7 @@ enum OpenAPISchemas {
     /// An intent's `last_error` and an attempt's `failure`.
     static var failure: JSONValue {
         object([
-            ("type", enumeration(["card_error", "api_error"])), ("code", enumeration(FailureCode.allCases.map(\.rawValue))),
+            ("type", OpenAPIDocument.enumeration(["card_error", "api_error"])), ("code", OpenAPIDocument.enumeration(FailureCode.allCases.map(\.rawValue))),
             ("message", type("string")),
         ], optional: [("decline_code", type("string"))])
     }
@@ -51,20 +51,20 @@ enum OpenAPISchemas {
     static var paymentIntent: JSONValue {
         object([
             ("object", constant("payment_intent")), ("id", type("string")),
-            ("status", enumeration(PaymentStatus.allCases.map(\.rawValue))),
+            ("status", OpenAPIDocument.enumeration(PaymentStatus.allCases.map(\.rawValue))),
             ("amount", type("integer")), ("currency", type("string")),
-            ("capture_method", enumeration(CaptureMethod.allCases.map(\.rawValue))),
+            ("capture_method", OpenAPIDocument.enumeration(CaptureMethod.allCases.map(\.rawValue))),
             ("amount_capturable", type("integer")), ("amount_captured", type("integer")),
             ("amount_refunded", type("integer")), ("amount_refundable", type("integer")),
             ("order_reference", type("string", "null")), ("capture_before", type("integer", "null")),
-            ("cancellation_reason", nullable(enumeration(CancellationReason.allCases.map(\.rawValue)))),
+            ("cancellation_reason", nullable(OpenAPIDocument.enumeration(CancellationReason.allCases.map(\.rawValue)))),
             ("last_error", nullable(ref("Failure"))), ("attempt_count", type("integer")),
             ("created", type("integer")), ("updated", type("integer")),
         ], optional: [
             ("attempts", array(ref("PaymentAttempt"))), ("refunds", array(ref("Refund"))),
             ("events", array(ref("PaymentEvent"))),
             ("resolution", object([
-                ("as", enumeration(["authorized", "succeeded", "canceled", "retry"])), ("note", type("string")),
+                ("as", OpenAPIDocument.enumeration(["authorized", "succeeded", "canceled", "retry"])), ("note", type("string")),
                 ("operator", type("string")), ("forced", type("boolean")), ("processor_says", type("string")),
             ])),
         ])
@@ -74,8 +74,8 @@ enum OpenAPISchemas {
     static var attempt: JSONValue {
         object([
             ("object", constant("payment_attempt")), ("id", type("string")),
-            ("status", enumeration(AttemptStatus.allCases.map(\.rawValue))),
-            ("source", enumeration(AttemptSource.allCases.map(\.rawValue))),
+            ("status", OpenAPIDocument.enumeration(AttemptStatus.allCases.map(\.rawValue))),
+            ("source", OpenAPIDocument.enumeration(AttemptSource.allCases.map(\.rawValue))),
             ("amount", type("integer")), ("currency", type("string")),
             ("card", object([
                 ("network", type("string", "null")), ("last4", type("string")),
@@ -89,7 +89,7 @@ enum OpenAPISchemas {
         object([
             ("object", constant("refund")), ("id", type("string")), ("payment_intent", type("string")),
             ("amount", type("integer")), ("currency", type("string")),
-            ("status", enumeration(RefundStatus.allCases.map(\.rawValue))),
+            ("status", OpenAPIDocument.enumeration(RefundStatus.allCases.map(\.rawValue))),
             ("reason", type("string", "null")), ("failure_code", type("string", "null")), ("created", type("integer")),
         ])
     }
@@ -106,13 +106,13 @@ enum OpenAPISchemas {
     static var checkout: JSONValue {
         object([
             ("object", constant("checkout")), ("id", type("string")),
-            ("status", enumeration(CheckoutStatus.allCases.map(\.rawValue))),
+            ("status", OpenAPIDocument.enumeration(CheckoutStatus.allCases.map(\.rawValue))),
             ("merchant_identifier", type("string")), ("merchant_name", type("string", "null")),
             ("country", type("string")), ("currency", type("string")),
             ("supported_networks", array(type("string"))), ("merchant_capabilities", array(type("string"))),
             ("product_label", type("string")), ("amount_options", array(type("integer"))),
             ("default_segment", type("integer")), ("order_reference", type("string", "null")),
-            ("expires_at", type("integer", "null")), ("capture_method", enumeration(CaptureMethod.allCases.map(\.rawValue))),
+            ("expires_at", type("integer", "null")), ("capture_method", OpenAPIDocument.enumeration(CaptureMethod.allCases.map(\.rawValue))),
             ("payment_intent", type("string", "null")), ("created", type("integer")), ("updated", type("integer")),
             ("payment_requests", array(described("object", "a PKPaymentRequest per amount option, as the device builds it"))),
             ("push_payload", nullable(described("object", "the APNs payload (aps and the panel's keys)"))),
@@ -131,14 +131,14 @@ enum OpenAPISchemas {
     /// The answer of `/pay` and of the device's `/challenge`: what the sheet shows.
     static var sheetAnswer: JSONValue {
         object([
-            ("sheet", enumeration(["success", "failure"])), ("status", type("string")), ("payment_intent", type("string")),
+            ("sheet", OpenAPIDocument.enumeration(["success", "failure"])), ("status", type("string")), ("payment_intent", type("string")),
         ], optional: [("error", object([("code", type("string")), ("message", type("string"))]))])
     }
 
     static var device: JSONValue {
         object([
             ("object", constant("device")), ("id", type("string")), ("token", type("string")), ("topic", type("string")),
-            ("environment", enumeration(["development", "production"])), ("status", enumeration(["active", "dead"])),
+            ("environment", OpenAPIDocument.enumeration(["development", "production"])), ("status", OpenAPIDocument.enumeration(["active", "dead"])),
             ("created", type("integer")),
         ], optional: [("dead_reason", type("string")), ("dead_at", type("integer"))])
     }
@@ -146,7 +146,7 @@ enum OpenAPISchemas {
     /// An event of `/v1/events`, and the body a webhook delivers.
     static var event: JSONValue {
         object([
-            ("object", constant("event")), ("id", type("string")), ("type", enumeration(EventTypes.all)), ("created", type("integer")),
+            ("object", constant("event")), ("id", type("string")), ("type", OpenAPIDocument.enumeration(EventTypes.all)), ("created", type("integer")),
             ("data", object([("object", anyOf([ref("PaymentIntent"), ref("Refund"), ref("Checkout"), ref("UnreadableSnapshot")]))])),
         ])
     }
@@ -186,7 +186,7 @@ enum OpenAPISchemas {
     static var processorWebhookReceipt: JSONValue {
         object([
             ("received", type("boolean")), ("id", type("string")),
-            ("disposition", enumeration(ProcessorWebhookResult.Disposition.allCases.map(\.rawValue))),
+            ("disposition", OpenAPIDocument.enumeration(ProcessorWebhookResult.Disposition.allCases.map(\.rawValue))),
             ("payment_intent", type("string", "null")), ("reason", type("string", "null")),
         ])
     }
@@ -224,10 +224,16 @@ enum OpenAPISchemas {
 
     /// A closed object: `required` members always present, `optional` ones sometimes.
     static func object(_ required: [(String, JSONValue)], optional: [(String, JSONValue)] = []) -> JSONValue {
+        closed(required + optional, required: required.map(\.0))
+    }
+
+    /// An object with exactly `properties` (no others allowed), of which `required` always appear.
+    /// Request bodies (`OpenAPIDocument.schema`) and responses are both built by it.
+    static func closed(_ properties: [(String, JSONValue)], required: [String]) -> JSONValue {
         .orderedObject([
             ("type", "object"), ("additionalProperties", false),
-            ("properties", .orderedObject(required + optional)),
-            ("required", .array(required.map { .string($0.0) })),
+            ("properties", .orderedObject(properties)),
+            ("required", .array(required.map { .string($0) })),
         ])
     }
 
@@ -241,10 +247,6 @@ enum OpenAPISchemas {
 
     static func array(_ items: JSONValue) -> JSONValue {
         .orderedObject([("type", "array"), ("items", items)])
-    }
-
-    static func enumeration(_ values: [String]) -> JSONValue {
-        .orderedObject([("type", "string"), ("enum", .array(values.map(JSONValue.string)))])
     }
 
     static func constant(_ value: JSONValue) -> JSONValue {
