@@ -1,10 +1,12 @@
 import Foundation
+import PayPanelHTTP
 
 // paypanel: thin front end over the PayPanel library. Parses arguments, draws the terminal,
 // and exits with 0 (success), 1 (failure or rejection) or 64 (bad usage).
 // A closed pipe (`paypanel payments list | head`) must end the output quietly, not kill the
 // process with SIGPIPE: writes then fail with EPIPE, which Console handles.
 signal(SIGPIPE, SIG_IGN)
+ServerMemory.keepFreedMemory()
 
 let console = Console(environment: ProcessInfo.processInfo.environment)
 let status = await CommandRunner(root: CommandTree.root, programName: "paypanel")
