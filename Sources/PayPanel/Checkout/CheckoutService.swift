@@ -214,7 +214,7 @@ struct PaymentIDGenerator: Sendable {
             defer { seeded = generator }
             return PaymentIDs.make(kind, using: &generator)
         }
-        var system = SystemRandomNumberGenerator()
+        var system = BatchedRandomNumberGenerator()
         return PaymentIDs.make(kind, using: &system)
     }
 }
