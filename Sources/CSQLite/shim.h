@@ -26,4 +26,11 @@ static inline int paypanel_sqlite3_disable_load_extension(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
 }
 
+// sqlite3_config is variadic too. Memory statistics off: with them on (the default) every
+// sqlite3_malloc and sqlite3_free takes one process-wide mutex to keep counts nobody here reads
+// (no soft heap limit is set). Only takes effect before SQLite initializes itself.
+static inline int paypanel_sqlite3_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 #endif

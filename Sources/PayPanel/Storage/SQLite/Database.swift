@@ -51,6 +51,7 @@ public final class Database {
         if !inMemory && !options.readOnly && options.create {
             try Database.createFilePrivately(path)
         }
+        Database.configureSQLite
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= options.readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
         if inMemory { flags |= SQLITE_OPEN_MEMORY | SQLITE_OPEN_CREATE }
@@ -78,6 +79,12 @@ public final class Database {
             if options.writeAheadLog { try enableWriteAheadLog() }
         }
     }
+
+    /// Process-wide SQLite settings, made once before the first connection opens (SQLite
+    /// ignores them afterwards): see `paypanel_sqlite3_disable_memory_statistics`.
+    private static let configureSQLite: Void = {
+        _ = paypanel_sqlite3_disable_memory_statistics()
+    }()
 
     /// Switches the file to WAL (readers never block the writer). Persistent: it changes the
     /// file header. Does nothing for in-memory databases or a file already in WAL mode.
