@@ -50,16 +50,16 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         "intents.insert", "INSERT INTO intents (\(PaymentRows.intentColumns)) VALUES (\(placeholders(1...29)))")
 
     func insertIntent(_ intent: PaymentIntent) throws {
-        _ = try run(Self.insertIntentStatement, [intent.id, intent.status.rawValue] + PaymentRows.intentValues(intent))
+        _ = try run(Self.insertIntentStatement, PaymentRows.intentValues(intent))
     }
 
     static let updateIntentStatement = S(
         "intents.update",
-        // Without the key, as on SQLite (`PaymentRows.intentColumnsButID`).
-        "UPDATE intents SET (\(PaymentRows.intentColumnsButID)) = (\(placeholders(1...28))) WHERE id = $29 AND version = $30")
+        // Only what a transition can change, as on SQLite (`PaymentRows.intentChangingColumns`).
+        "UPDATE intents SET (\(PaymentRows.intentChangingColumns)) = (\(placeholders(1...23))) WHERE id = $24 AND version = $25")
 
     func updateIntent(_ intent: PaymentIntent, previousVersion: Int64) throws -> Bool {
-        try run(Self.updateIntentStatement, [intent.status.rawValue] + PaymentRows.intentValues(intent) + [intent.id, previousVersion]) == 1
+        try run(Self.updateIntentStatement, PaymentRows.changingIntentValues(intent) + [intent.id, previousVersion]) == 1
     }
 
     static let upsertAttempt = S("attempts.upsert", """

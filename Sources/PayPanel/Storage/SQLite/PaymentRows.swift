@@ -4,19 +4,28 @@ import Foundation
 // always map back (the CHECK constraints see to that); a row that does not is reported as
 // corrupt rather than trapping.
 enum PaymentRows {
-    static let intentColumns = "id, " + intentColumnsButID
-    /// Every column but the primary key: what an update writes. The key is never in the SET
-    /// list, because naming a parent key there (even set to itself) makes SQLite check every
-    /// table that references intents for rows pointing at the old key — the outbox, inbox,
-    /// timers, token and checkout tables have no index on that column, so each transition
-    /// scanned them whole and slowed down as they grew (`bench serve`: 208 payments/s on a fresh
-    /// file, 114 after 1,800 payments).
-    static let intentColumnsButID = """
-        status, amount, currency, capture_method, order_reference, amount_authorized, amount_captured,
+    static let intentColumns = """
+        id, status, amount, currency, capture_method, order_reference, amount_authorized, amount_captured,
         amount_refunded, amount_refund_pending, capture_before, attempt_count, current_attempt_id,
         in_flight_operation, in_flight_attempt_id, in_flight_amount, in_flight_void_purpose, in_flight_started_at,
         outcome_unknown_since, reconciliation_lookups, processor_retries, last_error_code, last_error_decline_code,
         last_error_message, last_error_attempt_id, cancellation_reason, version, created_at, updated_at
+        """
+    /// What an update writes: the columns a transition can change. Not those `PaymentIntent`
+    /// fixes at creation (id, amount, currency, capture method, order reference, created_at),
+    /// because naming a column in the SET list, even set to itself, costs:
+    /// - SQLite rewrites every index over it (`intents_by_created` on each of a payment's four
+    ///   updates, one more page per commit, counted with `strace` over `bench lifecycle`);
+    /// - naming the key makes SQLite check every table that references intents for rows
+    ///   pointing at the old key — the outbox, inbox, timers, token and checkout tables have no
+    ///   index on that column, so each transition scanned them whole and slowed down as they
+    ///   grew (`bench serve`: 208 payments/s on a fresh file, 114 after 1,800 payments).
+    static let intentChangingColumns = """
+        status, amount_authorized, amount_captured, amount_refunded, amount_refund_pending, capture_before,
+        attempt_count, current_attempt_id, in_flight_operation, in_flight_attempt_id, in_flight_amount,
+        in_flight_void_purpose, in_flight_started_at, outcome_unknown_since, reconciliation_lookups, processor_retries,
+        last_error_code, last_error_decline_code, last_error_message, last_error_attempt_id, cancellation_reason,
+        version, updated_at
         """
 
     static let attemptColumns = """
@@ -38,7 +47,7 @@ enum PaymentRows {
     static let selectRefundsSQL = "SELECT \(refundColumns) FROM refunds WHERE intent_id = ? ORDER BY created_at, rowid"
     private static let insertIntentSQL = "INSERT INTO intents (\(intentColumns)) VALUES (\(placeholders(29)))"
     static let updateIntentSQL = """
-        UPDATE intents SET (\(intentColumnsButID)) = (\(placeholders(28)))
+        UPDATE intents SET (\(intentChangingColumns)) = (\(placeholders(23)))
         WHERE id = ? AND version = ?
         """
     private static let upsertAttemptSQL = """
@@ -180,29 +189,40 @@ enum PaymentRows {
     static func insertIntent(_ intent: PaymentIntent, into database: Database) throws {
         try database.execute(
             insertIntentSQL,
-            [intent.id, intent.status.rawValue] + intentValues(intent))
+            intentValues(intent))
     }
 
     /// Writes `intent` over the row still at `previousVersion`; false when that row moved on.
     static func updateIntent(_ intent: PaymentIntent, previousVersion: Int64, in database: Database) throws -> Bool {
         try database.execute(
             updateIntentSQL,
-            [intent.status.rawValue] + intentValues(intent) + [intent.id, previousVersion])
+            changingIntentValues(intent) + [intent.id, previousVersion])
         return database.changes == 1
     }
 
-    /// Columns 3…29 of `intentColumns`.
+    /// The values of `intentColumns`, in order.
     static func intentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
+        let progress = progressValues(intent)
+        return [intent.id, intent.status.rawValue, intent.amount.minorUnits, intent.currency.code, intent.captureMethod.rawValue, intent.orderReference]
+            + progress + [intent.version, intent.createdAt, intent.updatedAt]
+    }
+
+    /// The values of `intentChangingColumns`, in order.
+    static func changingIntentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
+        [intent.status.rawValue] + progressValues(intent) + [intent.version, intent.updatedAt]
+    }
+
+    /// From amount_authorized to cancellation_reason: the columns both lists share.
+    private static func progressValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
         let inFlight = intent.inFlight
         let failure = intent.lastError
         return [
-            intent.amount.minorUnits, intent.currency.code, intent.captureMethod.rawValue, intent.orderReference,
             intent.amountAuthorized, intent.amountCaptured, intent.amountRefunded, intent.amountRefundPending,
             intent.captureBefore, intent.attemptCount, intent.currentAttemptID,
             inFlight?.kind.rawValue, inFlight?.attemptID, inFlight?.amount, inFlight?.voidPurpose?.rawValue, inFlight?.startedAt,
             inFlight?.outcomeUnknownSince, inFlight?.reconciliationLookups ?? 0, inFlight?.processorRetries ?? 0,
             failure?.code.rawValue, failure?.declineCode?.rawValue, failure?.message, failure?.attemptID,
-            intent.cancellationReason?.rawValue, intent.version, intent.createdAt, intent.updatedAt,
+            intent.cancellationReason?.rawValue,
         ]
     }
 
