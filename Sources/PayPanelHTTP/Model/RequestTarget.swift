@@ -1,10 +1,16 @@
-/// A request target in origin-form (RFC 9112 §3.2.1: `/path?query`), split and decoded.
-/// The path is decoded per segment, so `%2F` stays inside its segment instead of adding one:
-/// `/v1/checkouts/a%2Fb/pay` has the segments `v1`, `checkouts`, `a/b`, `pay`.
+/// A request target in origin-form (RFC 9112 §3.2.1: `/path?query`) or absolute-form
+/// (§3.2.2: `http://host:port/path?query`, which a server must accept; what proxies and some
+/// clients send), split and decoded. The path is decoded per segment, so `%2F` stays inside its
+/// segment instead of adding one: `/v1/checkouts/a%2Fb/pay` has the segments `v1`,
+/// `checkouts`, `a/b`, `pay`. Routing looks at the decoded segments only, never at `raw`.
 public struct RequestTarget: Sendable, Equatable, CustomStringConvertible {
     /// The target exactly as received.
     public let raw: String
-    /// The path part as received, still percent-encoded; what access logs show.
+    /// The authority of an absolute-form target (`host:port`), nil for origin-form. The server
+    /// serves one origin, so it is kept for logs and not compared with anything.
+    public let authority: String?
+    /// The path part as received, still percent-encoded; what access logs show. `/` for an
+    /// absolute-form target with an empty path.
     public let path: String
     /// The decoded path segments; `/` has none, `/a/` has `a` and an empty one.
     public let pathSegments: [String]
@@ -28,21 +34,51 @@ public struct RequestTarget: Sendable, Equatable, CustomStringConvertible {
     public var description: String { raw }
 
     init(bytes: ArraySlice<UInt8>) throws(HTTPParseError) {
-        guard bytes.first == HTTPGrammar.slash else {
-            throw .badRequest("the request target must be a path starting with '/' (origin-form); absolute URLs and '*' are not accepted")
+        raw = String(decoding: bytes, as: UTF8.self)
+        var rest = bytes
+        authority = try RequestTarget.takeAuthority(&rest)
+        guard authority != nil || rest.first == HTTPGrammar.slash else {
+            throw .badRequest("the request target must be a path starting with '/' (origin-form) or an http:// or https:// URL (absolute-form); '*' is not accepted")
         }
-        let queryStart = bytes.firstIndex(of: HTTPGrammar.questionMark)
-        let pathBytes = bytes[..<(queryStart ?? bytes.endIndex)]
-        let queryBytes = queryStart.map { bytes[($0 + 1)...] }
+        let queryStart = rest.firstIndex(of: HTTPGrammar.questionMark)
+        let pathBytes = rest[..<(queryStart ?? rest.endIndex)]
+        let queryBytes = queryStart.map { rest[($0 + 1)...] }
         try RequestTarget.checkCharacters(pathBytes, allowing: [HTTPGrammar.slash], what: "path")
         if let queryBytes {
             try RequestTarget.checkCharacters(queryBytes, allowing: [HTTPGrammar.slash, HTTPGrammar.questionMark], what: "query")
         }
-        raw = String(decoding: bytes, as: UTF8.self)
-        path = String(decoding: pathBytes, as: UTF8.self)
+        path = pathBytes.isEmpty ? "/" : String(decoding: pathBytes, as: UTF8.self)
         pathSegments = try RequestTarget.decodeSegments(pathBytes.dropFirst())
         query = queryBytes.map { String(decoding: $0, as: UTF8.self) }
         queryItems = try queryBytes.map(RequestTarget.decodeQuery) ?? []
+    }
+
+    /// For an absolute-form target, removes `scheme://authority` from `bytes` (leaving the
+    /// path and query) and returns the authority; nil, with `bytes` untouched, for any other form.
+    private static func takeAuthority(_ bytes: inout ArraySlice<UInt8>) throws(HTTPParseError) -> String? {
+        let lowered = bytes.prefix(8).map(HTTPGrammar.asciiLowercase)
+        let schemeLength: Int
+        if lowered.starts(with: Array("http://".utf8)) {
+            schemeLength = 7
+        } else if lowered.starts(with: Array("https://".utf8)) {
+            schemeLength = 8
+        } else {
+            return nil
+        }
+        let afterScheme = bytes.dropFirst(schemeLength)
+        let end = afterScheme.firstIndex { $0 == HTTPGrammar.slash || $0 == HTTPGrammar.questionMark } ?? afterScheme.endIndex
+        let authority = afterScheme[..<end]
+        guard !authority.isEmpty else {
+            throw .badRequest("the absolute-form target has no host after '//'")
+        }
+        guard !authority.contains(UInt8(ascii: "@")) else {
+            throw .badRequest("the absolute-form target has user information before its host, which is not allowed in HTTP URLs")
+        }
+        guard authority.allSatisfy(HTTPGrammar.isHostCharacter) else {
+            throw .badRequest("the absolute-form target's host contains a byte that cannot appear in a host name, address or port")
+        }
+        bytes = afterScheme[end...]
+        return String(decoding: authority, as: UTF8.self)
     }
 
     private static func checkCharacters(_ bytes: ArraySlice<UInt8>, allowing extra: [UInt8], what: String) throws(HTTPParseError) {

@@ -2,8 +2,9 @@
 /// extensions `;name` or `;name=value`, which are checked and ignored (nothing here uses
 /// them, but a malformed one means the sender and we disagree about the framing).
 enum ChunkSizeLine {
-    /// The chunk size, saturated at `Int.max` so the caller's limit check refuses it.
-    static func parse(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
+    /// The chunk size, saturated at `Int.max` so the caller's limit check refuses it, and how
+    /// many bytes of extensions followed it (the caller bounds their total per request).
+    static func parse(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> (size: Int, extensionBytes: Int) {
         var index = line.startIndex
         var size = 0
         while index < line.endIndex, let digit = HTTPGrammar.hexValue(line[index]) {
@@ -14,7 +15,7 @@ enum ChunkSizeLine {
             throw .badRequest("a chunk does not start with its size in hexadecimal")
         }
         try checkExtensions(line[index...])
-        return size
+        return (size, line.endIndex - index)
     }
 
     private static func checkExtensions(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) {

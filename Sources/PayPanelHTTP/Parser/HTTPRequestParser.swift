@@ -19,13 +19,24 @@ public struct HTTPRequestParser: Sendable {
         public var maxBodyBytes: Int
         /// One chunk-size line including extensions; beyond it, 400.
         public var maxChunkLineBytes: Int
+        /// Chunk extensions of one request together (they are read and dropped, but a client
+        /// could otherwise send a gigabyte of them in a one-byte body); beyond it, 400.
+        public var maxChunkExtensionBytes: Int
+        /// The request target; beyond it, 414 (RFC 9112 §3 asks for at least 8,000 octets).
+        public var maxTargetBytes: Int
 
-        /// The defaults: a 16 KiB head of at most 100 fields, a 1 MiB body, 1 KiB chunk lines.
-        public init(maxHeadBytes: Int = 16 * 1024, maxHeaderCount: Int = 100, maxBodyBytes: Int = 1024 * 1024, maxChunkLineBytes: Int = 1024) {
+        /// The defaults: a 16 KiB head of at most 100 fields and an 8 KiB target, a 1 MiB body,
+        /// 1 KiB chunk lines and 4 KiB of chunk extensions per request.
+        public init(
+            maxHeadBytes: Int = 16 * 1024, maxHeaderCount: Int = 100, maxBodyBytes: Int = 1024 * 1024, maxChunkLineBytes: Int = 1024,
+            maxChunkExtensionBytes: Int = 4 * 1024, maxTargetBytes: Int = 8 * 1024
+        ) {
             self.maxHeadBytes = maxHeadBytes
             self.maxHeaderCount = maxHeaderCount
             self.maxBodyBytes = maxBodyBytes
             self.maxChunkLineBytes = maxChunkLineBytes
+            self.maxChunkExtensionBytes = maxChunkExtensionBytes
+            self.maxTargetBytes = maxTargetBytes
         }
     }
 
@@ -60,6 +71,7 @@ public struct HTTPRequestParser: Sendable {
     private var fields: [HTTPHeaders.Field] = []
     private var headBytes = 0
     private var bodyBytes = 0
+    private var chunkExtensionBytes = 0
     private var trailerBytes = 0
     private var trailerCount = 0
 
@@ -118,7 +130,11 @@ public struct HTTPRequestParser: Sendable {
                 return .body(part)
             case .chunkSizeLine:
                 guard let line = try nextLine(of: .chunkSize) else { return nil }
-                let size = try ChunkSizeLine.parse(line.bytes)
+                let (size, extensionBytes) = try ChunkSizeLine.parse(line.bytes)
+                chunkExtensionBytes += extensionBytes
+                guard chunkExtensionBytes <= limits.maxChunkExtensionBytes else {
+                    throw .badRequest("the chunk extensions of this request total more than \(limits.maxChunkExtensionBytes) bytes")
+                }
                 guard size <= limits.maxBodyBytes - bodyBytes else { throw bodyTooLarge() }
                 bodyBytes += size
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
@@ -160,7 +176,7 @@ public struct HTTPRequestParser: Sendable {
         guard let requestLine else {
             // RFC 9112 §2.2: ignore empty lines before the request line (some clients send
             // CR LF after a body). They still count against the head limit.
-            if !line.isEmpty { self.requestLine = try RequestLineParser.parse(line) }
+            if !line.isEmpty { self.requestLine = try RequestLineParser.parse(line, maxTargetBytes: limits.maxTargetBytes) }
             return nil
         }
         if !line.isEmpty {
@@ -186,17 +202,33 @@ public struct HTTPRequestParser: Sendable {
         case head, chunkSize, trailer
     }
 
+    /// Room on a request line for the method, the version and the spaces around a target of
+    /// `maxTargetBytes`: a longer line can only hold a longer target (or an absurd method).
+    private static let requestLineOverhead = 64
+
+    /// Whether the head line being read is the request line.
+    private var readingRequestLine: Bool { requestLine == nil }
+
     /// The bytes a line of `kind` may still take, CR LF included.
     private func budget(for kind: LineKind) -> Int {
         switch kind {
+        case .head where readingRequestLine:
+            min(limits.maxHeadBytes - headBytes, limits.maxTargetBytes + Self.requestLineOverhead)
         case .head: limits.maxHeadBytes - headBytes
         case .chunkSize: limits.maxChunkLineBytes
         case .trailer: limits.maxHeadBytes - trailerBytes
         }
     }
 
+    /// The 414 for a request target longer than the limit.
+    static func targetTooLong(_ limit: Int) -> HTTPParseError {
+        HTTPParseError(.uriTooLong, "the request target is longer than \(limit) bytes")
+    }
+
     private func lineTooLong(_ kind: LineKind) -> HTTPParseError {
         switch kind {
+        case .head where readingRequestLine && limits.maxTargetBytes + Self.requestLineOverhead < limits.maxHeadBytes - headBytes:
+            Self.targetTooLong(limits.maxTargetBytes)
         case .head:
             HTTPParseError(.requestHeaderFieldsTooLarge, "the request line and headers are longer than \(limits.maxHeadBytes) bytes")
         case .chunkSize:
@@ -250,6 +282,7 @@ public struct HTTPRequestParser: Sendable {
         state = .head
         headBytes = 0
         bodyBytes = 0
+        chunkExtensionBytes = 0
         trailerBytes = 0
         trailerCount = 0
     }

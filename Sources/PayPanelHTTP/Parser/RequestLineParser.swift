@@ -6,9 +6,10 @@ struct RequestLine: Sendable, Equatable {
 }
 
 /// The request-line grammar, strict: exactly one space between the three parts, a token
-/// method, an origin-form target and `HTTP/1.0` or `HTTP/1.1`.
+/// method, an origin-form or absolute-form target of at most `maxTargetBytes`, and an
+/// `HTTP/1.x` version.
 enum RequestLineParser {
-    static func parse(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> RequestLine {
+    static func parse(_ line: ArraySlice<UInt8>, maxTargetBytes: Int) throws(HTTPParseError) -> RequestLine {
         let parts = line.split(separator: HTTPGrammar.space, omittingEmptySubsequences: false)
         guard !parts.contains(where: \.isEmpty) else {
             throw .badRequest("the request line has an extra space (two in a row, or at its start or end); use exactly one space between its parts")
@@ -20,26 +21,29 @@ enum RequestLineParser {
         if let bad = method.first(where: { !HTTPGrammar.isTokenCharacter($0) }) {
             throw .badRequest("the method contains the byte \(HTTPGrammar.describe(bad)); a method is a token such as GET")
         }
+        guard target.count <= maxTargetBytes else {
+            throw HTTPRequestParser.targetTooLong(maxTargetBytes)
+        }
         return RequestLine(
             method: HTTPMethod(rawValue: String(decoding: method, as: UTF8.self)),
             target: try RequestTarget(bytes: target),
             version: try parseVersion(version))
     }
 
+    /// `HTTP/1.0`, `HTTP/1.1`, and any later `HTTP/1.x` served as 1.1: RFC 9110 §6.2 has a
+    /// server treat a higher minor version as the highest it speaks of the same major one.
     private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        let text = String(decoding: bytes, as: UTF8.self)
-        switch text {
-        case "HTTP/1.1": return .http1_1
-        case "HTTP/1.0": return .http1_0
-        default:
-            let digits = bytes.dropFirst(5)
-            let wellFormed = text.hasPrefix("HTTP/") && digits.count == 3 && HTTPGrammar.isDigit(digits[digits.startIndex])
-                && digits[digits.startIndex + 1] == UInt8(ascii: ".") && HTTPGrammar.isDigit(digits[digits.startIndex + 2])
-            if wellFormed {
-                throw HTTPParseError(.httpVersionNotSupported, "only HTTP/1.0 and HTTP/1.1 are supported")
-            }
+        let digits = bytes.dropFirst(5)
+        let wellFormed = bytes.starts(with: Array("HTTP/".utf8)) && digits.count == 3 && HTTPGrammar.isDigit(digits[digits.startIndex])
+            && digits[digits.startIndex + 1] == UInt8(ascii: ".") && HTTPGrammar.isDigit(digits[digits.startIndex + 2])
+        guard wellFormed else {
             throw .badRequest("the HTTP version must be HTTP/1.1 or HTTP/1.0")
         }
+        let (major, minor) = (digits[digits.startIndex], digits[digits.startIndex + 2])
+        guard major == UInt8(ascii: "1") else {
+            throw HTTPParseError(.httpVersionNotSupported, "only HTTP/1.0 and HTTP/1.1 are supported")
+        }
+        return minor == UInt8(ascii: "0") ? .http1_0 : .http1_1
     }
 }
 

@@ -86,6 +86,39 @@ import Testing
         #expect(keep.requests.first?.head.keepAlive == true)
     }
 
+    @Test func absoluteFormIsAcceptedAndRoutedByItsPath() throws {
+        // RFC 9112 §3.2.2: a server must accept the absolute-form; routing sees only the path.
+        for chunks in everySplit(of: "POST HTTP://Example.com:8080/v1/a%20b?x=1 HTTP/1.1\r\nHost: example.com:8080\r\nContent-Length: 2\r\n\r\nhi") {
+            let outcome = parse(chunks: chunks)
+            #expect(outcome.error == nil)
+            let target = try #require(outcome.requests.first?.head.target)
+            #expect(target.authority == "Example.com:8080")
+            #expect(target.path == "/v1/a%20b" && target.pathSegments == ["v1", "a b"])
+            #expect(target.queryItems == [QueryItem(name: "x", value: "1")])
+            #expect(outcome.requests.first?.body == Array("hi".utf8))
+        }
+        let bare = try RequestTarget(parsing: "https://[::1]:443")
+        #expect(bare.authority == "[::1]:443" && bare.path == "/" && bare.pathSegments == [])
+        #expect(try RequestTarget(parsing: "http://a?q=1").queryItems == [QueryItem(name: "q", value: "1")])
+    }
+
+    @Test func laterHTTP1MinorVersionsAreServedAs11() throws {
+        // RFC 9110 §6.2: a higher minor version is handled as the highest one the server speaks.
+        for version in ["HTTP/1.2", "HTTP/1.9"] {
+            let outcome = parse(chunks: [Array("GET / \(version)\r\nHost: a\r\n\r\n".utf8)[...]])
+            #expect(outcome.error == nil, "\(version)")
+            #expect(outcome.requests.first?.head.version == .http1_1, "\(version)")
+            #expect(outcome.requests.first?.head.keepAlive == true, "\(version)")
+        }
+    }
+
+    @Test func aTargetExactlyAtItsLimitIsAccepted() throws {
+        let target = "/" + String(repeating: "a", count: 63)
+        let outcome = parse(chunks: [Array("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n".utf8)[...]], limits: .init(maxTargetBytes: 64))
+        #expect(outcome.error == nil)
+        #expect(outcome.requests.first?.head.target.path == target)
+    }
+
     @Test func leadingEmptyLinesAreIgnored() throws {
         let outcome = parse(chunks: [Array("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8)[...]])
         #expect(outcome.error == nil)
