@@ -59,7 +59,7 @@ public final class ProcessorServer: Sendable {
             HTTPResponse.json(Array(JSONWriter.string(StripeError(status: status, type: "invalid_request_error", message: reason).json).utf8), status: status)
         }
         let routes = ProcessorRoutes(service: service, options: options)
-        let http = try HTTPServer.start(configuration: configuration, handler: routes.router.handler)
+        let http = try HTTPServer.start(configuration: configuration, admission: routes.router.admission)
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         await service.setBaseURL("http://\(host):\(http.port)")
         let transport = options.webhookTransport
@@ -105,105 +105,110 @@ struct ProcessorRoutes: Sendable {
             return response
         })
         let service = service
-        router.post("/v1/payment_intents") { context in
-            await handle(context, idempotent: true) { tag, parameters, key in
-                await service.createIntent(tag, parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
-            }
-        }
-        router.get("/v1/payment_intents") { context in
-            await handle(context) { tag, query, _ in await service.listIntents(tag, query) }
-        }
-        router.get("/v1/payment_intents/search") { context in
-            await handle(context) { tag, query, _ in await service.searchIntents(tag, query) }
-        }
-        router.get("/v1/payment_intents/{id}") { context in
-            await handle(context) { tag, _, _ in await service.retrieveIntent(tag, id: context.pathParameters["id"] ?? "") }
-        }
-        router.post("/v1/payment_intents/{id}/confirm") { context in
-            await handle(context, idempotent: true) { tag, parameters, key in
-                await service.confirmIntent(
-                    tag, id: context.pathParameters["id"] ?? "", parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
-            }
-        }
-        router.post("/v1/payment_intents/{id}/capture") { context in
-            await handle(context, idempotent: true) { tag, parameters, _ in
-                await service.captureIntent(tag, id: context.pathParameters["id"] ?? "", parameters)
-            }
-        }
-        router.post("/v1/payment_intents/{id}/cancel") { context in
-            await handle(context, idempotent: true) { tag, parameters, _ in
-                await service.cancelIntent(tag, id: context.pathParameters["id"] ?? "", parameters)
-            }
-        }
-        router.post("/v1/refunds") { context in
-            await handle(context, idempotent: true) { tag, parameters, key in await service.createRefund(tag, parameters, idempotencyKey: key) }
-        }
-        router.get("/v1/refunds") { context in
-            await handle(context) { tag, query, _ in await service.listRefunds(tag, query) }
-        }
-        router.get("/v1/refunds/{id}") { context in
-            await handle(context) { tag, _, _ in await service.retrieveRefund(tag, id: context.pathParameters["id"] ?? "") }
-        }
-        router.post("/_mock/3ds/{id}") { context in
-            await handle(context) { tag, parameters, _ in
-                guard let outcome = try? parameters.string("outcome"), outcome == "pass" || outcome == "fail" else {
-                    return .error(.invalidRequest("outcome must be pass or fail.", param: "outcome"))
+        // Every route takes a secret test key, checked before the body is read; it names
+        // the account (`handle` looks the account up).
+        router.group(StripeKeyCredential()) { group in
+            group.post("/v1/payment_intents") { context in
+                await handle(context, idempotent: true) { tag, parameters, key in
+                    await service.createIntent(tag, parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
                 }
-                return await service.completeChallenge(tag, id: context.pathParameters["id"] ?? "", passed: outcome == "pass")
             }
-        }
-        router.get("/_mock/ledger") { context in
-            await handle(context) { tag, _, _ in await service.ledger(tag) }
-        }
-        router.post("/_mock/reset") { context in
-            await handle(context) { tag, parameters, _ in
-                let scope = (try? parameters.string("scope")) ?? "account"
-                guard scope == "account" || scope == "all" else {
-                    return .error(.invalidRequest("scope must be account (this key's data) or all.", param: "scope"))
+            group.get("/v1/payment_intents") { context in
+                await handle(context) { tag, query, _ in await service.listIntents(tag, query) }
+            }
+            group.get("/v1/payment_intents/search") { context in
+                await handle(context) { tag, query, _ in await service.searchIntents(tag, query) }
+            }
+            group.get("/v1/payment_intents/{id}") { context in
+                await handle(context) { tag, _, _ in await service.retrieveIntent(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/payment_intents/{id}/confirm") { context in
+                await handle(context, idempotent: true) { tag, parameters, key in
+                    await service.confirmIntent(
+                        tag, id: context.pathParameters["id"] ?? "", parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
                 }
-                return await service.reset(tag, all: scope == "all")
             }
-        }
-        router.get("/_mock/triggers") { context in
-            await handle(context) { _, _, _ in service.triggers() }
-        }
-        router.post("/_mock/chains") { context in
-            await handle(context) { tag, parameters, _ in await service.setChain(tag, parameters) }
-        }
-        router.post("/_mock/clock/advance") { context in
-            await handle(context) { tag, parameters, _ in await service.advanceClock(tag, parameters) }
-        }
-        router.post("/v1/webhook_endpoints") { context in
-            await handle(context) { tag, parameters, _ in await service.createWebhookEndpoint(tag, parameters) }
-        }
-        router.get("/v1/webhook_endpoints") { context in
-            await handle(context) { tag, _, _ in await service.listWebhookEndpoints(tag) }
-        }
-        router.get("/v1/webhook_endpoints/{id}") { context in
-            await handle(context) { tag, _, _ in await service.retrieveWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
-        }
-        router.delete("/v1/webhook_endpoints/{id}") { context in
-            await handle(context) { tag, _, _ in await service.deleteWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
-        }
-        router.post("/_mock/events/{id}/resend") { context in
-            await handle(context) { tag, _, _ in await service.resendWebhookEvent(tag, id: context.pathParameters["id"] ?? "") }
-        }
-        router.get("/_mock/webhook_deliveries") { context in
-            await handle(context) { tag, _, _ in await service.webhookDeliveries(tag) }
+            group.post("/v1/payment_intents/{id}/capture") { context in
+                await handle(context, idempotent: true) { tag, parameters, _ in
+                    await service.captureIntent(tag, id: context.pathParameters["id"] ?? "", parameters)
+                }
+            }
+            group.post("/v1/payment_intents/{id}/cancel") { context in
+                await handle(context, idempotent: true) { tag, parameters, _ in
+                    await service.cancelIntent(tag, id: context.pathParameters["id"] ?? "", parameters)
+                }
+            }
+            group.post("/v1/refunds") { context in
+                await handle(context, idempotent: true) { tag, parameters, key in await service.createRefund(tag, parameters, idempotencyKey: key) }
+            }
+            group.get("/v1/refunds") { context in
+                await handle(context) { tag, query, _ in await service.listRefunds(tag, query) }
+            }
+            group.get("/v1/refunds/{id}") { context in
+                await handle(context) { tag, _, _ in await service.retrieveRefund(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/_mock/3ds/{id}") { context in
+                await handle(context) { tag, parameters, _ in
+                    guard let outcome = try? parameters.string("outcome"), outcome == "pass" || outcome == "fail" else {
+                        return .error(.invalidRequest("outcome must be pass or fail.", param: "outcome"))
+                    }
+                    return await service.completeChallenge(tag, id: context.pathParameters["id"] ?? "", passed: outcome == "pass")
+                }
+            }
+            group.get("/_mock/ledger") { context in
+                await handle(context) { tag, _, _ in await service.ledger(tag) }
+            }
+            group.post("/_mock/reset") { context in
+                await handle(context) { tag, parameters, _ in
+                    let scope = (try? parameters.string("scope")) ?? "account"
+                    guard scope == "account" || scope == "all" else {
+                        return .error(.invalidRequest("scope must be account (this key's data) or all.", param: "scope"))
+                    }
+                    return await service.reset(tag, all: scope == "all")
+                }
+            }
+            group.get("/_mock/triggers") { context in
+                await handle(context) { _, _, _ in service.triggers() }
+            }
+            group.post("/_mock/chains") { context in
+                await handle(context) { tag, parameters, _ in await service.setChain(tag, parameters) }
+            }
+            group.post("/_mock/clock/advance") { context in
+                await handle(context) { tag, parameters, _ in await service.advanceClock(tag, parameters) }
+            }
+            group.post("/v1/webhook_endpoints") { context in
+                await handle(context) { tag, parameters, _ in await service.createWebhookEndpoint(tag, parameters) }
+            }
+            group.get("/v1/webhook_endpoints") { context in
+                await handle(context) { tag, _, _ in await service.listWebhookEndpoints(tag) }
+            }
+            group.get("/v1/webhook_endpoints/{id}") { context in
+                await handle(context) { tag, _, _ in await service.retrieveWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.delete("/v1/webhook_endpoints/{id}") { context in
+                await handle(context) { tag, _, _ in await service.deleteWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/_mock/events/{id}/resend") { context in
+                await handle(context) { tag, _, _ in await service.resendWebhookEvent(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.get("/_mock/webhook_deliveries") { context in
+                await handle(context) { tag, _, _ in await service.webhookDeliveries(tag) }
+            }
         }
         return router
     }
 
-    /// Authenticates, reads the parameters (query for GET, body for POST), applies the
-    /// Idempotency-Key on POSTs that take one, runs `body` and delivers its reply.
+    /// Finds the key's account, reads the parameters (query for GET, body for POST), applies
+    /// the Idempotency-Key on POSTs that take one, runs `body` and delivers its reply.
     private func handle(
         _ context: RequestContext, idempotent: Bool = false,
         _ body: @Sendable (String, Parameters, String?) async -> Reply
     ) async -> HTTPResponse {
         let tag: String
         let parameters: Parameters
-        do {
-            tag = try await service.accountTag(forKey: try Authentication.key(context.headers["Authorization"]))
+        do throws(StripeError) {
+            guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
+            tag = try await service.accountTag(forKey: key.value)
             parameters = Parameters(try readParameters(context))
         } catch {
             return error.response(for: context)
@@ -296,6 +301,20 @@ struct ProcessorRoutes: Sendable {
         case .object(let members): "{" + members.map { JSONWriter.string(.string($0.key)) + ":" + canonical($0.value) }.joined(separator: ",") + "}"
         }
     }
+}
+
+/// Every route's credential: a secret test key (`Authentication`), checked from the head.
+struct StripeKeyCredential: RouteCredential {
+    var name: String { "secret test key" }
+
+    func authenticate(_ context: RequestContext) async throws -> (any Sendable)? {
+        StripeSecretKey(value: try Authentication.key(context.headers["Authorization"]))
+    }
+}
+
+/// The key a request authenticated with: it names the account.
+struct StripeSecretKey: Sendable {
+    let value: String
 }
 
 /// Stripe's authentication: `Authorization: Bearer sk_test_…`, or Basic with the key as the

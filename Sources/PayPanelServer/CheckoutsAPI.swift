@@ -3,8 +3,9 @@ import PayPanel
 import PayPanelHTTP
 
 /// `/v1/checkouts`: the payment-action notification as a resource (`CheckoutDesk`), and the
-/// device's pay call. Merchants use their secret key for everything but `/pay`; the device
-/// uses the checkout's client secret, which can pay that one checkout and do nothing else.
+/// device's pay call. Merchants use their secret key for everything but `/pay` and
+/// `/challenge`; the device uses the checkout's client secret (`ClientSecretCredential`),
+/// which can pay that one checkout and do nothing else.
 public struct CheckoutsAPI: APIRouteProvider {
     let desk: CheckoutDesk
     let api: PaymentsAPI
@@ -22,33 +23,27 @@ public struct CheckoutsAPI: APIRouteProvider {
         self.pushes = pushes
     }
 
-    /// The paths the device calls (`/pay`, and `/challenge` for 3-D Secure); the only `/v1`
-    /// paths that take a client secret.
-    static func isDevicePath(_ path: String) -> Bool {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        return parts.count == 5 && parts[1] == "v1" && parts[2] == "checkouts" && !parts[3].isEmpty
-            && (parts[4] == "pay" || parts[4] == "challenge")
-    }
-
     public func addRoutes(to router: inout Router) {
         let pushes = CheckoutPushes(outbox: pushes)
-        router.post("/v1/checkouts") { [desk, api] context in
+        router.post("/v1/checkouts", credential: api.secretKey(orDemoKeyWith: .createCheckouts)) { [desk, api] context in
             let (json, deviceID) = try Self.bodyAndDevice(context)
             return try await api.idempotent(context) {
                 // A device that cannot be pushed to is refused before the checkout exists.
                 if let deviceID { try await pushes.checkDevice(deviceID) }
                 let created = try await desk.create(json: json)
+                // The demo page may read back only what it created.
+                if let demo = context.principal(as: DemoCaller.self) { await demo.key.remember(created.checkout.id) }
                 guard let deviceID else { return APIResponse.json(created.json) }
                 return APIResponse.json(CheckoutPushes.adding(try await pushes.push(created.checkout, to: deviceID), to: created.json))
             }
         }
-        router.get("/v1/checkouts/{id}") { [desk] context in
+        router.get("/v1/checkouts/{id}", credential: api.secretKey(orDemoKeyWith: .readOwnCheckouts)) { [desk] context in
             guard let checkout = try await desk.checkout(PaymentsAPI.id(context)) else {
                 throw APIError.missing("checkout", PaymentsAPI.id(context))
             }
             return APIResponse.json(CheckoutPushes.adding(try await pushes.latest(checkout.id), to: checkout.apiJSON()))
         }
-        router.post("/v1/checkouts/{id}") { [desk, api] context in
+        router.post("/v1/checkouts/{id}", credential: api.secretKey) { [desk, api] context in
             let json = try Self.body(context)
             return try await api.idempotent(context) {
                 let updated = try await desk.update(PaymentsAPI.id(context), json: json)
@@ -56,15 +51,14 @@ public struct CheckoutsAPI: APIRouteProvider {
                 return APIResponse.json(CheckoutPushes.adding(try await pushes.pushUpdate(updated), to: updated.apiJSON()))
             }
         }
-        router.post("/v1/checkouts/{id}/cancel") { [desk, api] context in
+        router.post("/v1/checkouts/{id}/cancel", credential: api.secretKey) { [desk, api] context in
             _ = try RequestBody(context, allowed: [])
             return try await api.idempotent(context) {
                 APIResponse.json(try await desk.cancel(PaymentsAPI.id(context)).apiJSON())
             }
         }
-        router.post("/v1/checkouts/{id}/pay") { [desk, api, decryptor] context in
+        router.post("/v1/checkouts/{id}/pay", credential: ClientSecretCredential(desk: desk)) { [desk, api, decryptor] context in
             let checkoutID = PaymentsAPI.id(context)
-            try await Self.authenticateDevice(context, checkoutID: checkoutID, desk: desk)
             let body = try RequestBody(context, allowed: ["amount", "payment_token", "card"])
             guard let amount = try body.integer("amount", required: true) else { throw RequestBody.missing("amount") }
             let method = try Self.method(body, context: context, decryptor: decryptor)
@@ -91,17 +85,6 @@ public struct CheckoutsAPI: APIRouteProvider {
     static func body(_ context: RequestContext) throws(APIError) -> JSONValue {
         let body = try RequestBody(context, allowed: Set(CheckoutParameters.keys))
         return .object(body.object)
-    }
-
-    /// `Authorization: Bearer <client secret>` of this very checkout, else 401.
-    static func authenticateDevice(_ context: RequestContext, checkoutID: String, desk: CheckoutDesk) async throws {
-        let header = context.headers["authorization"] ?? ""
-        let secret = header.hasPrefix("Bearer ") ? String(header.dropFirst("Bearer ".count)) : ""
-        guard !secret.isEmpty, let owner = try await desk.authenticate(clientSecret: secret), owner == checkoutID else {
-            throw APIError(
-                status: .unauthorized, kind: .authentication, code: "invalid_client_secret",
-                message: "pay with the checkout's client_secret as the Bearer token (Authorization: Bearer co_…_secret_…)")
-        }
     }
 
     /// `payment_token` (the PKPaymentToken object) or `card`, exactly one.

@@ -37,7 +37,7 @@ enum CheckoutsOpenAPI {
             ("/v1/checkouts/{id}/pay", Doc.item([
                 "post": Doc.operation(
                     "The device's call, authorized by the checkout's client_secret (Bearer): pay one of the amount options with an Apple Pay token or a card. Answers within the sheet's 25 s budget.",
-                    auth: false, path: true,
+                    path: true,
                     body: Doc.schema([
                         "amount": Doc.integer("one of amount_options"),
                         "payment_token": .orderedObject([("type", "object"), ("description", "the PKPaymentToken as the device got it")]),
@@ -51,7 +51,7 @@ enum CheckoutsOpenAPI {
             ("/v1/checkouts/{id}/challenge", Doc.item([
                 "post": Doc.operation(
                     "The device's answer to 3-D Secure, authorized by the checkout's client_secret (Bearer): after /pay answered authentication_required, complete the challenge of this checkout's intent (passed or failed). Answers like /pay.",
-                    auth: false, path: true,
+                    path: true,
                     body: Doc.schema(["passed": .orderedObject([("type", "boolean")])], required: ["passed"]),
                     responses: ["200": "{sheet: success|failure, status, payment_intent, error?} (failure is 200 too)", "401": "not this checkout's client secret",
                                 "409": "no challenge waiting, checkout not open, or another call in flight"], returns: OpenAPISchemas.ref("SheetAnswer")),

@@ -18,7 +18,7 @@ public struct DevicesAPI: APIRouteProvider {
     }
 
     public func addRoutes(to router: inout Router) {
-        router.post("/v1/devices") { [outbox, api, defaultTopic] context in
+        router.post("/v1/devices", credential: api.secretKey) { [outbox, api, defaultTopic] context in
             let body = try RequestBody(context, allowed: ["token", "topic", "environment"])
             guard let token = try body.string("token", required: true) else { throw RequestBody.missing("token") }
             guard let topic = try body.string("topic") ?? defaultTopic else {
@@ -32,7 +32,7 @@ public struct DevicesAPI: APIRouteProvider {
                 APIResponse.json(Self.json(try await outbox.register(token: token, topic: topic, environment: environment)))
             }
         }
-        router.get("/v1/devices/{id}") { [outbox] context in
+        router.get("/v1/devices/{id}", credential: api.secretKey) { [outbox] context in
             let id = PaymentsAPI.id(context)
             guard let device = try await outbox.device(id) else { throw APIError.missing("device", id) }
             return APIResponse.json(Self.json(device))

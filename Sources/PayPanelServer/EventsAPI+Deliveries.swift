@@ -12,7 +12,7 @@ extension EventsAPI {
     static let maximumRefundObjects = 100
 
     func addDeliveryRoutes(to router: inout Router) {
-        router.get("/v1/webhook_deliveries") { [desk, api] context in
+        router.get("/v1/webhook_deliveries", credential: api.secretKey) { [desk, api] context in
             var intentID: String?
             var limit = 20
             for item in context.queryItems {

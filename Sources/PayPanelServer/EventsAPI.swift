@@ -14,7 +14,7 @@ public struct EventsAPI: APIRouteProvider {
     }
 
     public func addRoutes(to router: inout Router) {
-        router.get("/v1/events") { [desk] context in
+        router.get("/v1/events", credential: api.secretKey) { [desk] context in
             let query = try EventListQuery(context)
             // One more than asked tells whether there is a next page.
             let rows = try await desk.events(type: query.type, page: query.page, limit: query.limit + 1)
@@ -22,11 +22,11 @@ public struct EventsAPI: APIRouteProvider {
             if case .newerThan = query.page { page = Array(rows.suffix(query.limit)) } else { page = Array(rows.prefix(query.limit)) }
             return APIResponse.json(APIObjects.list(page.map(Self.json), hasMore: rows.count > query.limit, url: "/v1/events"))
         }
-        router.get("/v1/events/{id}") { [desk] context in
+        router.get("/v1/events/{id}", credential: api.secretKey) { [desk] context in
             guard let event = try await desk.event(PaymentsAPI.id(context)) else { throw APIError.missing("event", PaymentsAPI.id(context)) }
             return APIResponse.json(Self.json(event))
         }
-        router.post("/v1/webhook_endpoints") { [desk, api] context in
+        router.post("/v1/webhook_endpoints", credential: api.secretKey) { [desk, api] context in
             let body = try RequestBody(context, allowed: ["url", "events"])
             guard let url = try body.string("url", required: true) else { throw RequestBody.missing("url") }
             let types = try Self.eventTypes(body)
@@ -35,14 +35,14 @@ public struct EventsAPI: APIRouteProvider {
                 return APIResponse.json(created.record.apiJSON(secret: created.secret))
             }
         }
-        router.get("/v1/webhook_endpoints") { [desk] _ in
+        router.get("/v1/webhook_endpoints", credential: api.secretKey) { [desk] _ in
             let all = try await desk.list()
             return APIResponse.json(APIObjects.list(all.map { $0.apiJSON() }, hasMore: false, url: "/v1/webhook_endpoints"))
         }
-        router.get("/v1/webhook_endpoints/{id}") { [desk] context in
+        router.get("/v1/webhook_endpoints/{id}", credential: api.secretKey) { [desk] context in
             APIResponse.json(try await desk.endpoint(PaymentsAPI.id(context)).apiJSON())
         }
-        router.delete("/v1/webhook_endpoints/{id}") { [desk] context in
+        router.delete("/v1/webhook_endpoints/{id}", credential: api.secretKey) { [desk] context in
             let id = PaymentsAPI.id(context)
             try await desk.remove(id)
             return APIResponse.json(.orderedObject([("object", "webhook_endpoint"), ("id", .string(id)), ("deleted", true)]))

@@ -57,7 +57,7 @@ actor HTTPIdempotency {
     nonisolated func run(_ context: RequestContext, owner: String? = nil, _ body: () async -> HTTPResponse) async throws -> HTTPResponse {
         guard let key = context.headers[Self.header] else { return await body() }
         let route = context.route?.pattern.text ?? context.path
-        let scope = "http \(context.method) \(route) \(owner ?? AuthenticatedKey.current?.id ?? "-")"
+        let scope = "http \(context.method) \(route) \(owner ?? context.principal(as: APIKeyRecord.self)?.id ?? "-")"
         let parameters = JSONValue.orderedObject([
             ("path", .string(context.path)), ("body_sha256", .string(SHA256.hash(context.body).hexString)),
         ])

@@ -6,10 +6,11 @@ import PayPanel
 enum OpenAPIDocument {
     static func make(extraPaths: [(path: String, item: JSONValue)]) -> JSONValue {
         var paths: [(String, JSONValue)] = [
-            ("/healthz", item(["get": operation("Liveness: the process answers.", auth: false, responses: ["200": "ok"], returns: OpenAPISchemas.ref("Health"))])),
-            ("/readyz", item(["get": operation("Readiness: the database is reachable and its migrations are current.", auth: false,
+            ("/healthz", item(["get": operation("Liveness: the process answers.", responses: ["200": "ok"], returns: OpenAPISchemas.ref("Health"))])),
+            ("/readyz", item(["get": operation("Readiness: the database is reachable and its migrations are current.",
                                               responses: ["200": "ready", "503": "not ready"], returns: OpenAPISchemas.ref("Health"))])),
-            ("/openapi.json", item(["get": operation("This document.", auth: false, responses: ["200": "the OpenAPI document"], returns: OpenAPISchemas.described("object", "this document"))])),
+            ("/openapi.json", item(["get": operation("This document.", responses: ["200": "the OpenAPI document"], returns: OpenAPISchemas.described("object", "this document"))])),
+            ("/favicon.ico", item(["get": operation("No icon: 204, so browsers showing /demo or /console stop asking.", responses: ["204": "no content"])])),
             ("/v1/payment_intents", item([
                 "post": operation("Create a payment intent.", body: schema([
                     "amount": integer("minor units, > 0"), "currency": string("upper-case ISO 4217 code"),
@@ -80,9 +81,7 @@ enum OpenAPIDocument {
             ("info", .orderedObject([("title", "PayPanel API"), ("version", .string(PayPanelVersion.current)),
                                      ("description", "See docs/http-api.md: auth, idempotency, errors.")])),
             ("components", .orderedObject([
-                ("securitySchemes", .orderedObject([
-                    ("secretKey", .orderedObject([("type", "http"), ("scheme", "bearer"), ("description", "sk_… secret API key")])),
-                ])),
+                ("securitySchemes", OpenAPISecurity.schemes),
                 ("schemas", OpenAPISchemas.components),
             ])),
             ("paths", .orderedObject(paths)),
@@ -93,11 +92,13 @@ enum OpenAPIDocument {
         .orderedObject(operations.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
+    /// An operation's `security` (and its 401) is not written here: `securing(_:by:)` adds it
+    /// from the credential each route declares, so the document cannot drift from the router.
     /// `returns`: the schema of the 2xx body (a `$ref` into components); `answers`: bodies of
     /// other statuses that are not the error envelope (every other status answers `Error`);
     /// `mediaType`: what a page route serves instead of JSON.
     static func operation(
-        _ summary: String, auth: Bool = true, path: Bool = false, query: [JSONValue] = [], body: JSONValue? = nil,
+        _ summary: String, path: Bool = false, query: [JSONValue] = [], body: JSONValue? = nil,
         responses: [String: String], returns: JSONValue? = nil, answers: [String: JSONValue] = [:], mediaType: String = "application/json"
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("summary", .string(summary))]
@@ -110,9 +111,7 @@ enum OpenAPIDocument {
                 ("application/json", .orderedObject([("schema", body)])),
             ]))])))
         }
-        members.append(("security", auth ? .array([.orderedObject([("secretKey", .array([]))])]) : .array([])))
         var all = responses
-        if auth { all["401"] = "invalid or missing API key" }
         all["default"] = "error envelope {\"error\": {type, code, message, param?, request_id}}"
         members.append(("responses", .orderedObject(all.sorted { $0.key < $1.key }.map { status, description in
             let success = status.hasPrefix("2")

@@ -4,7 +4,7 @@ import PayPanelHTTP
 
 // /v1/payment_intents: create, read, list, confirm, capture, cancel, challenge.
 extension PaymentsAPI {
-    func addIntentRoutes(to router: inout Router) {
+    func addIntentRoutes(to router: inout RouteGroup) {
         router.post("/v1/payment_intents") { context in
             let body = try RequestBody(context, allowed: ["amount", "currency", "capture_method", "order_reference"])
             let request = try Self.newIntent(body)

@@ -4,7 +4,7 @@ import PayPanelHTTP
 
 // /v1/refunds: create and read.
 extension PaymentsAPI {
-    func addRefundRoutes(to router: inout Router) {
+    func addRefundRoutes(to router: inout RouteGroup) {
         router.post("/v1/refunds") { context in
             let body = try RequestBody(context, allowed: ["payment_intent", "amount", "reason"])
             let intentID = try body.string("payment_intent", required: true) ?? ""

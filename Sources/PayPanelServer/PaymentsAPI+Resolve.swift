@@ -7,10 +7,10 @@ import PayPanelHTTP
 // asked first; a resolution it contradicts is a 409 unless `force` is true, and the note, the
 // operator and what the processor said are kept in the intent's history either way.
 extension PaymentsAPI {
-    func addResolveRoute(to router: inout Router) {
+    func addResolveRoute(to router: inout RouteGroup) {
         router.post("/v1/payment_intents/{id}/resolve") { context in
             let body = try RequestBody(context, allowed: ["resolution", "note", "operator", "force"])
-            let request = try Self.resolution(body)
+            let request = try Self.resolution(body, caller: context.principal(as: APIKeyRecord.self))
             let id = Self.id(context)
             return try await idempotent(context) {
                 let resolved = try await service.resolve(
@@ -21,14 +21,14 @@ extension PaymentsAPI {
     }
 
     /// What the body asks for. Without `operator`, the API key's id is recorded as who resolved it.
-    static func resolution(_ body: RequestBody) throws(APIError) -> (resolution: IntentResolution, note: String, actor: String, force: Bool) {
+    static func resolution(_ body: RequestBody, caller: APIKeyRecord?) throws(APIError) -> (resolution: IntentResolution, note: String, actor: String, force: Bool) {
         let names = IntentResolution.allCases.map(\.rawValue)
         let text = try body.string("resolution", required: true) ?? ""
         guard let resolution = IntentResolution(rawValue: text) else {
             throw APIError.invalid("parameter_invalid", "resolution must be one of \(names.joined(separator: ", "))", param: "resolution")
         }
         let note = try body.string("note", required: true) ?? ""
-        let actor = try body.string("operator") ?? "api key \(AuthenticatedKey.current?.id ?? "-")"
+        let actor = try body.string("operator") ?? "api key \(caller?.id ?? "-")"
         do {
             // Checked here, before any work: a note that cannot be kept stores no idempotency key.
             _ = try OperatorRecord(note: note, actor: actor)

@@ -3,10 +3,12 @@ import PayPanel
 import PayPanelHTTP
 
 /// Routes a front end adds beside the payments API (the checkouts and the device's `/pay`
-/// call plug in here): they get the same request ids, API-key check for `/v1/…`, error
-/// envelope and access log, and must document themselves in the OpenAPI document.
+/// call plug in here): they get the same request ids, error envelope and access log, declare
+/// each route's credential where they add it (`PaymentsAPI.secretKey`, …), and must document
+/// themselves in the OpenAPI document.
 public protocol APIRouteProvider: Sendable {
-    /// Adds the routes. Throw `HTTPResponseError`s or library errors; the edge maps them.
+    /// Adds the routes, each with its credential. Throw `HTTPResponseError`s or library
+    /// errors; the edge maps them.
     func addRoutes(to router: inout Router)
     /// OpenAPI 3.1 path items by path (`"/v1/checkouts/{id}/pay": {...}`), merged into /openapi.json.
     var openAPIPaths: [(path: String, item: JSONValue)] { get }
@@ -23,9 +25,9 @@ public struct PaymentsAPI: Sendable {
     /// Verifies and decrypts Apple Pay tokens for `confirm` with `payment_method[type]=apple_pay`
     /// (the same merchant keys and trust as the device's `/pay`); nil refuses them with 400.
     public var tokenDecryptor: ApplePayTokenDecryptor?
-    /// Credentials besides secret keys, asked first on `/v1/…` (the test-mode demo key); empty
-    /// in production.
-    public var alternativeCredentials: [any APIAlternativeCredential] = []
+    /// The test-mode demo page's key (`serve --test-root`); nil in production. Routes that grant
+    /// it a power take it beside the secret key; everywhere else it is refused with a 403.
+    public var demoKey: DemoKey?
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// SQLite database) for key checks and idempotency keys.
@@ -42,42 +44,47 @@ public struct PaymentsAPI: Sendable {
     }
 
     /// Every route: health, the OpenAPI document, the payments API, then `providers`' routes.
+    /// Each declares its credential as it is added; the router checks it on the route that
+    /// matched, before the body is read (docs/http-api.md, "Credentials").
     public func router(adding providers: [any APIRouteProvider] = []) -> Router {
         var router = Router()
         router.errorResponse = { error, context in APIError.from(error).response(requestID: context.requestID) }
         router.use(.requestID(header: "Request-Id"))
-        router.use(authentication)
-        router.get("/healthz") { _ in APIResponse.json(.orderedObject([("object", "health"), ("id", "healthz"), ("status", "ok")])) }
-        router.get("/readyz") { [keys] _ in
+        router.get("/healthz", credential: .none) { _ in APIResponse.json(.orderedObject([("object", "health"), ("id", "healthz"), ("status", "ok")])) }
+        router.get("/readyz", credential: .none) { [keys] _ in
             if let reason = await keys.notReadyReason() {
                 throw APIError(status: .serviceUnavailable, kind: .api, code: "not_ready", message: reason)
             }
             return APIResponse.json(.orderedObject([("object", "health"), ("id", "readyz"), ("status", "ready")]))
         }
-        let document = OpenAPIDocument.make(extraPaths: providers.flatMap(\.openAPIPaths))
-        router.get("/openapi.json") { _ in APIResponse.json(document) }
-        addIntentRoutes(to: &router)
-        addResolveRoute(to: &router)
-        addRefundRoutes(to: &router)
+        // Browsers ask every origin for an icon; "nothing here" keeps their consoles clean.
+        router.get("/favicon.ico", credential: .none) { _ in
+            HTTPResponse(status: .noContent, headers: ["Cache-Control": "public, max-age=86400"])
+        }
+        router.group(secretKey) { v1 in
+            addIntentRoutes(to: &v1)
+            addResolveRoute(to: &v1)
+            addRefundRoutes(to: &v1)
+        }
         for provider in providers { provider.addRoutes(to: &router) }
+        // Last, from the finished table: each operation's security is its route's credential.
+        let document = OpenAPISecurity.securing(OpenAPIDocument.make(extraPaths: providers.flatMap(\.openAPIPaths)), by: router.table)
+        router.get("/openapi.json", credential: .none) { _ in APIResponse.json(document) }
         return router
     }
 
-    /// `/v1/…` needs an active secret key; health and the OpenAPI document do not. Unknown
-    /// `/v1` paths are checked too, so their 404 tells nothing to a caller without a key.
-    private var authentication: Middleware {
-        Middleware { [keys, alternativeCredentials] context, next in
-            guard context.path == "/v1" || context.path.hasPrefix("/v1/") else { return await next(context) }
-            // The device's pay and challenge calls carry the checkout's client secret instead; their routes check it.
-            if CheckoutsAPI.isDevicePath(context.path) { return await next(context) }
-            // The processor's webhooks carry its Stripe-Signature instead; their route checks it.
-            if context.path == ProcessorWebhooksAPI.path { return await next(context) }
-            for credential in alternativeCredentials {
-                if let response = try await credential.authenticate(context, next: next) { return response }
-            }
-            let record = try await keys.authenticate(context.headers["authorization"])
-            return await AuthenticatedKey.$current.withValue(record) { await next(context) }
-        }
+    /// The merchant's credential: an active secret key (a demo key is refused with a 403 that
+    /// says what it may do).
+    public var secretKey: any RouteCredential {
+        let key = SecretKeyCredential(keys: keys)
+        guard let demoKey else { return key }
+        return EitherCredential(demoKey.refusedElsewhere, otherwise: key)
+    }
+
+    /// A secret key, or the demo key where it has `power` (test mode only).
+    public func secretKey(orDemoKeyWith power: DemoKey.Power) -> any RouteCredential {
+        guard let demoKey else { return SecretKeyCredential(keys: keys) }
+        return EitherCredential(demoKey.credential(for: power), otherwise: SecretKeyCredential(keys: keys))
     }
 
     /// Runs a route's work under its `Idempotency-Key`; errors become the envelope first, so

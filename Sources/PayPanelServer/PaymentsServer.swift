@@ -26,13 +26,19 @@ public final class PaymentsServer: Sendable {
     ) throws -> PaymentsServer {
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in
-            let code = status == .contentTooLarge ? "request_too_large" : "invalid_request"
+            let (kind, code): (APIError.Kind, String) = switch status {
+            case .contentTooLarge: (.invalidRequest, "request_too_large")
+            case .uriTooLong: (.invalidRequest, "request_target_too_long")
+            // The body budget, or too many connections: the server's state, not the request's.
+            case .serviceUnavailable: (.api, "server_busy")
+            default: (.invalidRequest, "invalid_request")
+            }
             // The server refused the request before routing it: no request id is known here;
             // the access log line carries it.
-            return APIError(status: status, kind: .invalidRequest, code: code, message: reason).response(requestID: "-")
+            return APIError(status: status, kind: kind, code: code, message: reason).response(requestID: "-")
         }
         let router = api.router(adding: providers)
-        let http = try HTTPServer.start(configuration: configuration, handler: router.handler)
+        let http = try HTTPServer.start(configuration: configuration, admission: router.admission)
         let worker = ReconciliationWorker(service: api.service, interval: workerInterval, alsoEachPass: alsoEachPass, report: workerReport)
         return PaymentsServer(http: http, worker: worker)
     }

@@ -48,12 +48,10 @@ public struct ProcessorWebhooksAPI: APIRouteProvider {
     }
 
     public func addRoutes(to router: inout Router) {
-        router.post(Self.path) { [service, secret, clock] context in
-            guard let secret = secret.current else {
-                throw APIError(
-                    status: .serviceUnavailable, kind: .api, code: "processor_webhooks_not_configured",
-                    message: "this server has no processor webhook secret: start it with --processor-webhook-secret (or $PAYPANEL_PROCESSOR_WEBHOOK_SECRET)")
-            }
+        router.post(Self.path, credential: ProcessorSignatureCredential(secret: secret, clock: clock)) { [service, secret, clock] context in
+            // The credential checked the header's form and age before the body was read; the
+            // signature over the body is checked now that it is here.
+            guard let secret = secret.current else { throw Self.notConfigured }
             do {
                 _ = try StripeWebhookSignature.verify(
                     header: context.headers["stripe-signature"], body: context.body, secret: secret, now: clock.now())
@@ -71,10 +69,15 @@ public struct ProcessorWebhooksAPI: APIRouteProvider {
         }
     }
 
+    /// 503 while `serve` has no secret to check signatures with.
+    static let notConfigured = APIError(
+        status: .serviceUnavailable, kind: .api, code: "processor_webhooks_not_configured",
+        message: "this server has no processor webhook secret: start it with --processor-webhook-secret (or $PAYPANEL_PROCESSOR_WEBHOOK_SECRET)")
+
     public var openAPIPaths: [(path: String, item: JSONValue)] {
         [(Self.path, OpenAPIDocument.item([
             "post": OpenAPIDocument.operation(
-                "The processor's webhooks (Stripe's event shape, Stripe-Signature: t=…,v1=…); see docs/webhooks.md.", auth: false,
+                "The processor's webhooks (Stripe's event shape, Stripe-Signature: t=…,v1=…); see docs/webhooks.md.",
                 body: OpenAPIDocument.schema([:]),
                 responses: ["200": "{received, id, disposition: applied|duplicate|ignored}", "409": "deferred: the call's own request is still waiting for its answer; deliver again later", "400": "bad signature, stale timestamp or unreadable event"], returns: OpenAPISchemas.ref("ProcessorWebhookReceipt"), answers: ["409": OpenAPISchemas.ref("ProcessorWebhookReceipt")]),
         ]))]

@@ -14,13 +14,7 @@ import TestSupport
 @Suite struct IdleConnectionMemoryTests {
     @Test func threeHundredIdleKeepAliveConnectionsStayUnder64MiBResident() async throws {
         let count = 300
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        if limit.rlim_cur < rlim_t(count + 256) {
-            limit.rlim_cur = min(limit.rlim_max, rlim_t(count + 256))
-            setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        }
-        try #require(limit.rlim_cur >= rlim_t(count + 256), "the descriptor limit is too low for this test")
+        try #require(ProcessLimits.raiseDescriptorLimit(toAtLeast: count + 256), "the descriptor limit is too low for this test")
         let server = try await ServerProcess.start()
         let port = server.port
         let clients = try await onThread {
@@ -31,7 +25,7 @@ import TestSupport
                 return client
             }
         }
-        let resident = Self.residentBytes(of: server.pid)
+        let resident = ProcessLimits.memory(of: server.pid)
         print("paypanel serve with \(count) idle keep-alive connections: resident \(resident >> 10) KiB")
         #expect(resident > 0)
         // Under AddressSanitizer the server's heap carries shadow memory and a quarantine of
@@ -44,14 +38,5 @@ import TestSupport
         #expect(fresh.status == 200)
         withExtendedLifetime(clients) {}
         #expect(await server.terminate() == 0)
-    }
-
-    /// VmRSS of process `pid`.
-    static func residentBytes(of pid: Int32) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-        else { return 0 }
-        return kilobytes * 1024
     }
 }

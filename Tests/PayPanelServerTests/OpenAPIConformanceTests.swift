@@ -93,7 +93,8 @@ import TestSupport
                                  body: Array(JSONWriter.string(envelope).utf8)).first?.contains(#"$.error.type: "oops" is not one of"#) == true)
     }
 
-    /// Every operation says what its success answers with: JSON with a schema, or a page's type.
+    /// Every operation says what its success answers with: JSON with a schema, a page's type,
+    /// or nothing at all for a 204 (which RFC 9110 §15.3.5 forbids a body).
     @Test func everySuccessResponseInTheDocumentHasContent() async throws {
         let server = try await ServerProcess.start(arguments: ["--test-root"])
         let document = try await server.request("GET", "/openapi.json").json
@@ -105,6 +106,10 @@ import TestSupport
                 let successes = (operation["responses"]?.objectValue?.members ?? []).filter { $0.key.hasPrefix("2") }
                 #expect(!successes.isEmpty, "\(method) \(path) documents no success")
                 for (status, response) in successes {
+                    if status == "204" {
+                        #expect(response["content"] == nil, "\(method) \(path) 204 documents a body")
+                        continue
+                    }
                     let content = response["content"]?.objectValue
                     #expect(content?.members.first?.value["schema"] != nil, "\(method) \(path) \(status) has no schema")
                 }

@@ -164,7 +164,7 @@ import Testing
         #expect(noRoute.status == 404)
         let wrongMethod = try await server.request("DELETE", "/v1/payment_intents")
         #expect(wrongMethod.status == 405)
-        #expect(wrongMethod.headers["Allow"] == "GET, POST")
+        #expect(wrongMethod.headers["Allow"] == "GET, HEAD, POST")
         #expect(await server.terminate() == 0)
     }
 }

@@ -117,6 +117,15 @@ public final class RawClient: Sendable {
 
     /// Reads one complete response, framed by its Content-Length (none means no body).
     public func readResponse() throws(ClientError) -> WireResponse {
+        try readResponse(bodyExpected: true)
+    }
+
+    /// Reads the answer to a HEAD request: its head only, whatever its Content-Length says.
+    public func readHeadResponse() throws(ClientError) -> WireResponse {
+        try readResponse(bodyExpected: false)
+    }
+
+    private func readResponse(bodyExpected: Bool) throws(ClientError) -> WireResponse {
         var buffer = leftover.withLock { bytes in
             defer { bytes = [] }
             return bytes
@@ -143,7 +152,7 @@ public final class RawClient: Sendable {
             guard let colon = line.firstIndex(of: ":") else { throw .malformed("header line \(line)") }
             headers.add(name: String(line[..<colon]), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
         }
-        let length = headers["Content-Length"].flatMap(Int.init) ?? 0
+        let length = bodyExpected ? headers["Content-Length"].flatMap(Int.init) ?? 0 : 0
         var body = Array(buffer[(headEnd + 4)...])
         while body.count < length {
             guard let more = try receive(), !more.isEmpty else { throw .closedBeforeResponse(body) }

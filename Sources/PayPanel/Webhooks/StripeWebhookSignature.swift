@@ -14,6 +14,24 @@ public enum StripeWebhookSignature {
     public static func verify(
         header: String?, body: [UInt8], secret: String, now: Date, tolerance: TimeInterval = defaultTolerance
     ) throws(WebhookSignatureError) -> Int64 {
+        let (timestamp, candidates) = try parse(header: header, now: now, tolerance: tolerance)
+        let expected = HMACSHA256.mac(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + body)
+        var matched = false
+        for candidate in candidates where HMACSHA256.constantTimeEqual(candidate, expected) { matched = true }
+        guard matched else {
+            throw WebhookSignatureError(.noMatchingSignature, "no v1 signature in Stripe-Signature matches --processor-webhook-secret")
+        }
+        return timestamp
+    }
+
+    /// What can be checked before the body has arrived: the header is there, well formed, and
+    /// its timestamp within `tolerance` of `now`. A server refuses a request failing this
+    /// without reading its body; `verify` repeats it and checks the signature itself.
+    public static func checkHeader(_ header: String?, now: Date, tolerance: TimeInterval = defaultTolerance) throws(WebhookSignatureError) {
+        _ = try parse(header: header, now: now, tolerance: tolerance)
+    }
+
+    private static func parse(header: String?, now: Date, tolerance: TimeInterval) throws(WebhookSignatureError) -> (timestamp: Int64, candidates: [[UInt8]]) {
         guard let header, !header.isEmpty else { throw WebhookSignatureError(.missingHeader, "the Stripe-Signature header is missing") }
         guard header.utf8.count <= 4096 else { throw WebhookSignatureError(.malformedHeader, "Stripe-Signature is longer than 4096 bytes") }
         var timestamp: Int64?
@@ -38,12 +56,6 @@ public enum StripeWebhookSignature {
         guard skew <= tolerance else {
             throw WebhookSignatureError(.staleTimestamp, "Stripe-Signature's timestamp is \(Int(skew)) s from this clock (at most \(Int(tolerance)) s)")
         }
-        let expected = HMACSHA256.mac(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + body)
-        var matched = false
-        for candidate in candidates where HMACSHA256.constantTimeEqual(candidate, expected) { matched = true }
-        guard matched else {
-            throw WebhookSignatureError(.noMatchingSignature, "no v1 signature in Stripe-Signature matches --processor-webhook-secret")
-        }
-        return timestamp
+        return (timestamp, candidates)
     }
 }

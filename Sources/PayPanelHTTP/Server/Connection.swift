@@ -16,8 +16,13 @@ final class Connection {
     /// The deadline the heap holds for this connection, and the generation that marks it.
     var scheduledDeadline: ContinuousClock.Instant?
     var timerGeneration: UInt64 = 0
-    /// The handler task for the request in flight, cancelled if the connection closes first.
+    /// The admission check or handler task for the request in flight, cancelled if the
+    /// connection closes first.
     var handlerTask: Task<Void, Never>?
+    /// What answers the admitted request once its body is read (from its admission check).
+    var admittedResponder: (@Sendable (HTTPRequest) async -> HTTPResponse)?
+    /// The share of the server's body budget this connection's request holds.
+    var reservedBodyBytes = 0
     /// Set once `shutdown(SHUT_WR)` was called.
     var writeSideShut = false
 

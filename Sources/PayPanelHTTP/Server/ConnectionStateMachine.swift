@@ -6,13 +6,21 @@
 /// One request at a time: after a request is dispatched nothing more is parsed (and its
 /// owner stops reading the socket) until its response has been written, so pipelined
 /// requests are answered in order and a client cannot queue unbounded work.
+///
+/// A request that announces a body is admitted before any of its body is read: the machine
+/// stops at the end of the head (`admit`) until its owner says whether the request may go on
+/// (the route's credential, the server's budget for buffered bodies). A refused request is
+/// answered and the connection closed with its body unread.
 struct ConnectionStateMachine {
     enum State: Equatable {
         /// Between requests (or before the first): nothing buffered, idle deadline.
         case idle
         /// A request has started; head deadline, fixed at its first byte.
         case head
-        /// The head is complete; body deadline.
+        /// The head of a request with a body is complete and waits for `admitted` or a
+        /// refusal; nothing is read meanwhile, and no deadline runs (shutdown bounds it).
+        case admitting
+        /// The request was admitted; body deadline.
         case body
         /// The request is with the handler; no deadline (the shutdown grace bounds it).
         case handling
@@ -29,6 +37,9 @@ struct ConnectionStateMachine {
     enum Action: Equatable {
         /// Nothing until more bytes, a response, or the deadline.
         case readMore
+        /// Decide from this head (the body is empty and unread) whether the request may go
+        /// on, then call `admitted` or `refusedAtHead` (or `bodyBudgetExhausted`).
+        case admit(HTTPRequest)
         /// Run the handler for this request, then call `responseReady`.
         case dispatch(HTTPRequest)
         /// Write `100 Continue`, then call `resume`.
@@ -91,7 +102,7 @@ struct ConnectionStateMachine {
     var wantsInput: Bool {
         switch state {
         case .idle, .head, .body, .lingering: true
-        case .handling, .writing, .closed: false
+        case .admitting, .handling, .writing, .closed: false
         }
     }
 
@@ -110,11 +121,50 @@ struct ConnectionStateMachine {
         case .head, .body:
             parser.append(bytes)
             return parse(now: now)
-        case .handling, .writing:
-            // Pipelined bytes; parsed once the current response is written.
+        case .admitting, .handling, .writing:
+            // Bytes that arrived with the head, or pipelined ones: parsed in their turn.
             parser.append(bytes)
             return .readMore
         }
+    }
+
+    /// How many body bytes the request being admitted may make the server buffer: its
+    /// `Content-Length`, or the body limit for a chunked body (its length is not known yet).
+    var announcedBodyBytes: Int {
+        switch exchange?.head?.framing {
+        case .contentLength(let length): length
+        case .chunked: configuration.limits.maxBodyBytes
+        case .some(.none), nil: 0
+        }
+    }
+
+    /// The request waiting in `admitting` may go on: answer `Expect: 100-continue`, read the body.
+    mutating func admitted(now: ContinuousClock.Instant) -> Action {
+        guard state == .admitting, let head = exchange?.head else { return .readMore }
+        state = .body
+        deadline = now + configuration.bodyTimeout
+        if head.expectsContinue && parser.bufferedByteCount == 0 {
+            return .sendInterim(ResponseEncoder.continueResponse)
+        }
+        return parse(now: now)
+    }
+
+    /// The request waiting in `admitting` is refused with `response` (a 401, a 404…): it is
+    /// sent with `Connection: close` and the body is never read.
+    mutating func refusedAtHead(_ response: HTTPResponse, now: ContinuousClock.Instant) -> Action {
+        guard state == .admitting else { return .readMore }
+        discardInput()
+        let bytes = ResponseEncoder.encode(response, connection: .close)
+            ?? encodeRefusal(.internalServerError, "the server produced an invalid response", connection: .close)
+        return send(bytes, status: response.status, closing: true, notice: nil, now: now)
+    }
+
+    /// The request waiting in `admitting` would take the server's buffered bodies over their
+    /// budget: 503 with `Retry-After`, body unread.
+    mutating func bodyBudgetExhausted(budget: Int, now: ContinuousClock.Instant) -> Action {
+        guard state == .admitting else { return .readMore }
+        let reason = "the server is already holding \(budget / (1024 * 1024)) MiB of request bodies; retry in a second"
+        return refuse(HTTPParseError(.serviceUnavailable, reason), headers: ["Retry-After": "1"], now: now)
     }
 
     /// Continue parsing after `sendInterim`.
@@ -125,7 +175,7 @@ struct ConnectionStateMachine {
     /// The client ended its side of the connection.
     mutating func inputEnded(now: ContinuousClock.Instant) -> Action {
         switch state {
-        case .idle, .head, .body, .lingering, .closed:
+        case .idle, .head, .admitting, .body, .lingering, .closed:
             // Mid-request there is nobody left to answer.
             return close(nil)
         case .handling, .writing:
@@ -184,7 +234,7 @@ struct ConnectionStateMachine {
         case .writing:
             let reason = "the client did not read its response within \(configuration.writeTimeout.spokenForReason)"
             return close(Notice(kind: .writeTimedOut, reason: reason, requestID: exchange?.requestID))
-        case .handling:
+        case .admitting, .handling:
             return .readMore
         }
     }
@@ -213,12 +263,10 @@ struct ConnectionStateMachine {
             switch event {
             case .head(let head):
                 exchange?.head = head
-                if head.framing != .none {
-                    state = .body
-                    deadline = now + configuration.bodyTimeout
-                }
-                if head.expectsContinue && parser.bufferedByteCount == 0 {
-                    return .sendInterim(ResponseEncoder.continueResponse)
+                if head.framing != .none, let exchange {
+                    state = .admitting
+                    deadline = nil
+                    return .admit(HTTPRequest(id: exchange.requestID, head: head, body: [], remoteAddress: remoteAddress))
                 }
             case .body(let part):
                 body += part
@@ -237,17 +285,30 @@ struct ConnectionStateMachine {
 
     /// Answers the request with the server's own refusal and closes after it: the framing of
     /// whatever follows is unknown.
-    private mutating func refuse(_ error: HTTPParseError, now: ContinuousClock.Instant) -> Action {
+    private mutating func refuse(_ error: HTTPParseError, headers: HTTPHeaders = [:], now: ContinuousClock.Instant) -> Action {
         let requestID = exchange?.requestID ?? configuration.makeRequestID()
         if exchange == nil { exchange = Exchange(requestID: requestID, started: now) }
-        body = []
         let notice = Notice(kind: .requestRefused(error.status), reason: error.reason, requestID: requestID)
-        return send(encodeRefusal(error.status, error.reason, connection: .close), status: error.status, closing: true, notice: notice, now: now)
+        let bytes = encodeRefusal(error.status, error.reason, headers: headers, connection: .close)
+        // After `send`, which names the refused request line in the access log.
+        defer { discardInput() }
+        return send(bytes, status: error.status, closing: true, notice: notice, now: now)
     }
 
-    private func encodeRefusal(_ status: HTTPStatus, _ reason: String, connection: ResponseEncoder.ConnectionHeader) -> [UInt8] {
+    /// Drops what was received and not yet handled (body bytes that came with a refused
+    /// head, pipelined requests behind it): the connection closes after its answer, so none of
+    /// it will be read, and a refused client must not hold server memory while it lingers.
+    private mutating func discardInput() {
+        body = []
+        parser = HTTPRequestParser(limits: configuration.limits)
+    }
+
+    private func encodeRefusal(
+        _ status: HTTPStatus, _ reason: String, headers: HTTPHeaders = [:], connection: ResponseEncoder.ConnectionHeader
+    ) -> [UInt8] {
         var response = configuration.rejectionResponse(status, reason)
         response.status = status
+        for field in headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
         return ResponseEncoder.encode(response, connection: connection) ?? ResponseEncoder.fallback(status, reason: reason)
     }
 

@@ -123,6 +123,9 @@ extension EventLoop {
             case .readMore:
                 synchronize(connection)
                 return
+            case .admit(let head):
+                startAdmission(head, on: connection, now: now)
+                return
             case .dispatch(let request):
                 startHandler(request, on: connection)
                 synchronize(connection)
@@ -132,6 +135,8 @@ extension EventLoop {
                 guard flush(connection) else { return }
                 action = connection.machine.resume(now: now)
             case .send(let bytes, let record):
+                // The request is answered: whatever body it held is no longer buffered.
+                releaseBodyReservation(of: connection)
                 connection.queue(bytes)
                 log(record, from: connection.remoteAddress)
                 guard flush(connection) else { return }
@@ -175,6 +180,7 @@ extension EventLoop {
     func closeConnection(_ connection: Connection) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         connection.handlerTask?.cancel()
+        releaseBodyReservation(of: connection)
         // Closing the only descriptor for the socket also removes it from the epoll set.
         POSIX.close(connection.descriptor)
         statistics.openConnections.store(connections.count, ordering: .relaxed)

@@ -14,7 +14,7 @@ final class EventLoop: @unchecked Sendable {
     static let inboxKey: UInt64 = 1
 
     let configuration: HTTPServer.Configuration
-    private let handler: HTTPServer.Handler
+    private let responder: HTTPServer.Responder
     /// Where handlers run: threads of the server's own, never blocked by the rest of the process.
     let handlerExecutor: HandlerExecutor
     let inbox: LoopInbox
@@ -36,13 +36,17 @@ final class EventLoop: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     /// The 503 for connections beyond the limit, encoded once.
     let overLimitResponse: [UInt8]
+    /// Body bytes the admitted requests may hold right now, all connections together
+    /// (`Configuration.maxBufferedBodyBytes`): reserved at admission, released when the
+    /// request is answered or its connection closes.
+    var bufferedBodyBytes = 0
 
     init(
-        configuration: HTTPServer.Configuration, handler: @escaping HTTPServer.Handler, listener: ListeningSocket,
+        configuration: HTTPServer.Configuration, responder: HTTPServer.Responder, listener: ListeningSocket,
         inbox: LoopInbox, statistics: LoopStatistics, stopped: StopSignal
     ) throws(HTTPServerError) {
         self.configuration = configuration
-        self.handler = handler
+        self.responder = responder
         self.listener = listener
         self.inbox = inbox
         self.statistics = statistics
@@ -91,7 +95,18 @@ final class EventLoop: @unchecked Sendable {
             case .response(let id, let response):
                 guard let connection = connections[id] else { continue }  // closed meanwhile
                 connection.handlerTask = nil
+                releaseBodyReservation(of: connection)
                 perform(connection.machine.responseReady(response, now: now), on: connection, now: now)
+            case .admission(let id, let admission):
+                guard let connection = connections[id] else { continue }  // closed meanwhile
+                connection.handlerTask = nil
+                switch admission {
+                case .admitted(let respond):
+                    connection.admittedResponder = respond
+                    perform(admitBody(of: connection, now: now), on: connection, now: now)
+                case .refused(let response):
+                    perform(connection.machine.refusedAtHead(response, now: now), on: connection, now: now)
+                }
             case .shutdown(let grace):
                 beginShutdown(grace: grace, now: now)
             }
@@ -109,12 +124,62 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
-    func startHandler(_ request: HTTPRequest, on connection: Connection) {
-        let handler = handler
+    /// Asks the admission check about a request whose body is unread; a server without one
+    /// admits at once.
+    func startAdmission(_ head: HTTPRequest, on connection: Connection, now: ContinuousClock.Instant) {
+        guard case .admission(let check) = responder else {
+            perform(admitBody(of: connection, now: now), on: connection, now: now)
+            return
+        }
         let inbox = inbox
         let id = connection.id
         connection.handlerTask = Task(executorPreference: handlerExecutor) {
-            let response = await handler(request)
+            inbox.post(.admission(connectionID: id, await check(head)))
+        }
+        synchronize(connection)
+    }
+
+    /// An admitted request's body may be read if the server's budget for buffered bodies has
+    /// room for what it announced; otherwise it is answered 503 with its body unread.
+    private func admitBody(of connection: Connection, now: ContinuousClock.Instant) -> ConnectionStateMachine.Action {
+        let announced = connection.machine.announcedBodyBytes
+        guard bufferedBodyBytes + announced <= configuration.maxBufferedBodyBytes else {
+            return connection.machine.bodyBudgetExhausted(budget: configuration.maxBufferedBodyBytes, now: now)
+        }
+        bufferedBodyBytes += announced
+        connection.reservedBodyBytes += announced
+        return connection.machine.admitted(now: now)
+    }
+
+    func releaseBodyReservation(of connection: Connection) {
+        bufferedBodyBytes -= connection.reservedBodyBytes
+        connection.reservedBodyBytes = 0
+    }
+
+    func startHandler(_ request: HTTPRequest, on connection: Connection) {
+        let inbox = inbox
+        let id = connection.id
+        let respond: @Sendable (HTTPRequest) async -> HTTPResponse
+        if let admitted = connection.admittedResponder {
+            // Admitted at its head: the check already ran.
+            respond = admitted
+            connection.admittedResponder = nil
+        } else {
+            switch responder {
+            case .handler(let handler):
+                respond = handler
+            case .admission(let check):
+                // No body to protect: check and answer in one task, and keep the connection.
+                respond = { request in
+                    switch await check(request) {
+                    case .admitted(let respond): await respond(request)
+                    case .refused(let response): response
+                    }
+                }
+            }
+        }
+        connection.handlerTask = Task(executorPreference: handlerExecutor) {
+            let response = await respond(request)
             inbox.post(.response(connectionID: id, response))
         }
     }

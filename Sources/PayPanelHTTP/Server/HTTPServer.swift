@@ -39,6 +39,13 @@ public final class HTTPServer: Sendable {
     /// (shutdown's grace period bounds it, and the task is cancelled if its client goes away).
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
 
+    /// How the server answers: one handler for every request, or an admission check that
+    /// decides from each head before a body is read (a `Router`'s credentials).
+    enum Responder: Sendable {
+        case handler(Handler)
+        case admission(HTTPAdmissionCheck)
+    }
+
     /// The configuration the server was started with.
     public let configuration: Configuration
     /// The address actually bound, with the real port when port 0 was asked for.
@@ -65,8 +72,20 @@ public final class HTTPServer: Sendable {
     }
 
     /// Binds the listening socket (so a busy port fails here, as an error) and starts the
-    /// event-loop thread. The server accepts connections when this returns.
+    /// event-loop thread. The server accepts connections when this returns. Every request goes
+    /// to `handler`; bodies are read before it runs (within the limits and the body budget).
     public static func start(configuration: Configuration = Configuration(), handler: @escaping Handler) throws(HTTPServerError) -> HTTPServer {
+        try start(configuration: configuration, responder: .handler(handler))
+    }
+
+    /// Like `start(configuration:handler:)`, but each request's head is first put to
+    /// `admission` (`Router.admission`), before any of its body is read: a refused request is
+    /// answered without its body ever being buffered.
+    public static func start(configuration: Configuration = Configuration(), admission: @escaping HTTPAdmissionCheck) throws(HTTPServerError) -> HTTPServer {
+        try start(configuration: configuration, responder: .admission(admission))
+    }
+
+    private static func start(configuration: Configuration, responder: Responder) throws(HTTPServerError) -> HTTPServer {
         try validate(configuration)
         let listener = try ListeningSocket.listen(host: configuration.host, port: configuration.port, backlog: configuration.listenBacklog)
         let inbox = try LoopInbox()
@@ -75,7 +94,7 @@ public final class HTTPServer: Sendable {
         let loop: EventLoop
         do {
             loop = try EventLoop(
-                configuration: configuration, handler: handler, listener: listener, inbox: inbox,
+                configuration: configuration, responder: responder, listener: listener, inbox: inbox,
                 statistics: statistics, stopped: stopped)
         } catch {
             inbox.close()
@@ -106,6 +125,9 @@ public final class HTTPServer: Sendable {
         let limits = configuration.limits
         guard configuration.maxConnections >= 1, configuration.listenBacklog >= 1 else {
             throw HTTPServerError("maxConnections and listenBacklog must be at least 1")
+        }
+        guard configuration.maxBufferedBodyBytes >= limits.maxBodyBytes else {
+            throw HTTPServerError("maxBufferedBodyBytes must be at least limits.maxBodyBytes, or no largest body could ever be read")
         }
         guard limits.maxHeadBytes >= 16, limits.maxHeaderCount >= 1, limits.maxBodyBytes >= 0, limits.maxChunkLineBytes >= 3 else {
             throw HTTPServerError("the parser limits are too small to read any request")

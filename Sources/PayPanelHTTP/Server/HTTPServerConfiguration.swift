@@ -19,6 +19,12 @@ extension HTTPServer {
         public var handlerThreads = 8
         /// Head, header-count, body and chunk-line limits, enforced while parsing.
         public var limits: HTTPRequestParser.Limits
+        /// Request bodies all connections together may hold at once. Each admitted request
+        /// reserves its `Content-Length` (a chunked one the whole body limit) before its body
+        /// is read and gives it back when it is answered; a request that would pass the budget
+        /// is answered `503` with `Retry-After: 1`, its body unread. Without it the worst case
+        /// is `maxConnections × maxBodyBytes` (4 GiB by default).
+        public var maxBufferedBodyBytes: Int
         /// From a request's first byte to the end of its headers; then 408 and close. Absolute:
         /// a client dripping one byte at a time cannot extend it.
         public var headTimeout: Duration
@@ -43,14 +49,15 @@ extension HTTPServer {
         /// Makes the id of each request; 16 random hex digits by default.
         public var makeRequestID: @Sendable () -> String
 
-        /// The defaults: loopback, a free port, 4096 connections, 16 KiB heads, 1 MiB bodies,
-        /// 10 s for headers, 30 s for bodies, 30 s idle.
+        /// The defaults: loopback, a free port, 4096 connections, 16 KiB heads, 1 MiB bodies and
+        /// 64 MiB of them at once, 10 s for headers, 30 s for bodies, 30 s idle.
         public init(host: String = "127.0.0.1", port: Int = 0) {
             self.host = host
             self.port = port
             listenBacklog = 1024
             maxConnections = 4096
             limits = HTTPRequestParser.Limits()
+            maxBufferedBodyBytes = 64 * 1024 * 1024
             headTimeout = .seconds(10)
             bodyTimeout = .seconds(30)
             idleTimeout = .seconds(30)

@@ -2,8 +2,8 @@ import CPayPanelHTTP
 import Glibc
 import Synchronization
 
-/// The one way into the event loop from other threads: handler tasks post responses, the
-/// server posts shutdown. Messages sit behind a `Mutex`; an eventfd registered with the
+/// The one way into the event loop from other threads: handler tasks post responses,
+/// admission checks their answers, the server posts shutdown. Messages sit behind a `Mutex`; an eventfd registered with the
 /// loop's epoll wakes it. Writing the eventfd only when the queue goes from empty to
 /// non-empty keeps a burst of responses to one wake-up.
 ///
@@ -13,6 +13,8 @@ import Synchronization
 final class LoopInbox: Sendable {
     enum Message: Sendable {
         case response(connectionID: UInt64, HTTPResponse)
+        /// The answer of a request's admission check (its body is still unread).
+        case admission(connectionID: UInt64, HTTPAdmission)
         case shutdown(grace: Duration)
     }
 

@@ -10,14 +10,17 @@ import PayPanelHTTP
 public struct ProcessorLedgerAPI: APIRouteProvider {
     let service: CheckoutService
     let ledger: any ProcessorLedgerReading
+    let credential: any RouteCredential
 
-    public init(service: CheckoutService, ledger: any ProcessorLedgerReading) {
-        self.service = service
+    /// The route over `api`'s service, under its secret key.
+    public init(api: PaymentsAPI, ledger: any ProcessorLedgerReading) {
+        self.service = api.service
         self.ledger = ledger
+        self.credential = api.secretKey
     }
 
     public func addRoutes(to router: inout Router) {
-        router.get("/v1/payment_intents/{id}/processor_ledger") { [service, ledger] context in
+        router.get("/v1/payment_intents/{id}/processor_ledger", credential: credential) { [service, ledger] context in
             guard context.queryItems.isEmpty else {
                 throw APIError.invalid("parameter_unknown", "processor_ledger takes no query parameters")
             }

@@ -5,9 +5,16 @@ import PayPanelHTTP
 /// The demo page's key (test mode only): a random `dk_test_…` made when `serve` starts, held in
 /// this process's memory only (never stored, logged or printed), handed to the page by
 /// `GET /demo/session`. Its only powers: create checkouts, read the checkouts it created, and
-/// seal test tokens. Everything else it is refused with 403, so a page that leaks it leaks
-/// nothing an operator's secret key guards (intents, refunds, captures, other checkouts).
-public actor DemoKey: APIAlternativeCredential {
+/// seal test tokens — each a credential of its own (`credential(for:)`) that only the routes
+/// with that power declare. Anywhere else it is not a secret key, so it is refused, and a page
+/// that leaks it leaks nothing an operator's secret key guards (intents, refunds, captures,
+/// other checkouts).
+public actor DemoKey {
+    /// What the demo key may do, one route's worth each.
+    public enum Power: Sendable {
+        case createCheckouts, readOwnCheckouts, sealTokens
+    }
+
     public nonisolated let value: String
     /// The checkouts this key created, oldest first; bounded so a page creating checkouts in
     /// a loop cannot grow the process's memory without limit (the oldest are forgotten).
@@ -18,35 +25,24 @@ public actor DemoKey: APIAlternativeCredential {
         value = "dk_test_" + Self.base62(random.bytes(24))
     }
 
-    public nonisolated func authenticate(_ context: RequestContext, next: Middleware.Next) async throws -> HTTPResponse? {
-        guard let bearer = Self.bearer(context), Self.sameBytes(bearer, value) else { return nil }
-        let segments = context.pathSegments
-        switch (context.method, segments.count) {
-        case (.post, 2) where segments == ["v1", "checkouts"]:
-            let response = await next(context)
-            if response.status == .ok, let id = Self.checkoutID(response.body) { await remember(id) }
-            return response
-        case (.get, 3) where segments[0] == "v1" && segments[1] == "checkouts":
-            guard await isMine(segments[2]) else { throw Self.refused("read only the checkouts it created") }
-            return await next(context)
-        case (.post, 3) where segments == ["v1", "demo", "tokens"]:
-            return await next(context)
-        default:
-            throw Self.refused("create checkouts, read the checkouts it created and seal test tokens")
-        }
+    /// The credential of the routes that grant `power`.
+    public nonisolated func credential(for power: Power) -> some AlternativeRouteCredential {
+        DemoKeyCredential(key: self, power: power)
     }
 
-    private func remember(_ id: String) {
+    /// Offered before the secret key on every other route: a demo key there is refused with a
+    /// 403 that says what it may do, rather than a puzzling "invalid API key".
+    public nonisolated var refusedElsewhere: some AlternativeRouteCredential {
+        DemoKeyRefusal()
+    }
+
+    /// Records a checkout this key created, so it may read it back.
+    func remember(_ id: String) {
         created.append(id)
         if created.count > Self.rememberedCheckouts { created.removeFirst(created.count - Self.rememberedCheckouts) }
     }
 
-    private func isMine(_ id: String) -> Bool { created.contains(id) }
-
-    static func bearer(_ context: RequestContext) -> String? {
-        guard let header = context.headers["authorization"], header.hasPrefix("Bearer ") else { return nil }
-        return String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-    }
+    func isMine(_ id: String) -> Bool { created.contains(id) }
 
     /// Compares in time that depends on the lengths only, so timing tells nothing of the key.
     static func sameBytes(_ a: String, _ b: String) -> Bool {
@@ -57,19 +53,62 @@ public actor DemoKey: APIAlternativeCredential {
         return difference == 0
     }
 
-    private static func checkoutID(_ body: [UInt8]) -> String? {
-        guard let json = try? JSONParser().parse(body) else { return nil }
-        return json["id"]?.stringValue
-    }
-
-    private static func refused(_ power: String) -> APIError {
-        APIError(status: .forbidden, kind: .authentication, code: "demo_key_not_allowed",
-                 message: "the demo key can only \(power); use a secret key (sk_…) for anything else")
-    }
-
     private static func base62(_ bytes: [UInt8]) -> String {
         let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         // 248 is the largest multiple of 62 below 256: dropping bytes above it keeps every letter equally likely.
         return String(bytes.filter { $0 < 248 }.map { alphabet[Int($0) % 62] })
+    }
+}
+
+/// The demo key on a route that grants one of its powers. A request carries it when its bearer
+/// token is a demo key (`dk_…`); a wrong one is a 401, and reading a checkout it did not create
+/// a 403.
+struct DemoKeyCredential: AlternativeRouteCredential {
+    let key: DemoKey
+    let power: DemoKey.Power
+
+    var name: String { "demo key" }
+
+    func isCarried(by context: RequestContext) -> Bool {
+        BearerToken.of(context)?.hasPrefix("dk_") == true
+    }
+
+    func authenticate(_ context: RequestContext) async throws -> (any Sendable)? {
+        // Only reached without a demo key when the route takes nothing else (sealing tokens).
+        guard let bearer = BearerToken.of(context), bearer.hasPrefix("dk_") else {
+            throw APIError(status: .forbidden, kind: .authentication, code: "demo_key_required",
+                           message: "this is the demo page's call: it takes the demo key from GET /demo/session, not a secret key")
+        }
+        guard DemoKey.sameBytes(bearer, key.value) else {
+            throw APIError(
+                status: .unauthorized, kind: .authentication, code: "invalid_demo_key",
+                message: "invalid demo key: reload the demo page (GET /demo/session hands out this server's key)",
+                headers: ["WWW-Authenticate": "Bearer realm=\"paypanel\""])
+        }
+        if power == .readOwnCheckouts, let id = context.pathParameters["id"], !(await key.isMine(id)) {
+            throw APIError(
+                status: .forbidden, kind: .authentication, code: "demo_key_not_allowed",
+                message: "the demo key can only read the checkouts it created; use a secret key (sk_…) for anything else")
+        }
+        return DemoCaller(key: key)
+    }
+}
+
+/// Who a demo key proved the caller to be: the demo page.
+struct DemoCaller: Sendable {
+    let key: DemoKey
+}
+
+/// A demo key on a route that grants it nothing: always a 403 naming what it can do.
+struct DemoKeyRefusal: AlternativeRouteCredential {
+    var name: String { "demo key (refused)" }
+
+    func isCarried(by context: RequestContext) -> Bool {
+        BearerToken.of(context)?.hasPrefix("dk_") == true
+    }
+
+    func authenticate(_ context: RequestContext) async throws -> (any Sendable)? {
+        throw APIError(status: .forbidden, kind: .authentication, code: "demo_key_not_allowed",
+                       message: "the demo key can only create checkouts, read the checkouts it created and seal test tokens; use a secret key (sk_…) for anything else")
     }
 }

@@ -6,7 +6,7 @@ enum DemoOpenAPI {
 
     static var paths: [(path: String, item: JSONValue)] {
         let page = { (what: String, mediaType: String) in
-            Doc.item(["get": Doc.operation("Test mode only: \(what) of the device simulator.", auth: false, responses: ["200": what, "404": "not in test mode"], mediaType: mediaType)])
+            Doc.item(["get": Doc.operation("Test mode only: \(what) of the device simulator.", responses: ["200": what, "404": "not in test mode"], mediaType: mediaType)])
         }
         return [
             ("/demo", page("the HTML page", "text/html")),
@@ -15,7 +15,7 @@ enum DemoOpenAPI {
             ("/demo/session", Doc.item([
                 "get": Doc.operation(
                     "Test mode only: the demo key (dk_test_…, in memory; it can only create checkouts, read its own and seal test tokens) and the test wallet's cards (network, last four; no numbers).",
-                    auth: false, responses: ["200": "{demo_key, wallet}", "404": "not in test mode"], returns: OpenAPISchemas.ref("DemoSession")),
+                    responses: ["200": "{demo_key, wallet}", "404": "not in test mode"], returns: OpenAPISchemas.ref("DemoSession")),
             ])),
             ("/v1/demo/tokens", Doc.item([
                 "post": Doc.operation(

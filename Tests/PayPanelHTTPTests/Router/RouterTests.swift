@@ -7,11 +7,11 @@ import Testing
 @Suite struct RouterTests {
     private static func router() -> Router {
         var router = Router()
-        router.get("/v1/checkouts/{id}") { context in .text("get \(context.pathParameters["id"] ?? "?")") }
-        router.post("/v1/checkouts/{id}/pay") { context in .text("pay \(context.pathParameters["id"] ?? "?")") }
-        router.get("/v1/checkouts/search") { _ in .text("search") }
-        router.delete("/v1/checkouts/{id}") { _ in .text("deleted") }
-        router.get("/") { _ in .text("root") }
+        router.get("/v1/checkouts/{id}", credential: .none) { context in .text("get \(context.pathParameters["id"] ?? "?")") }
+        router.post("/v1/checkouts/{id}/pay", credential: .none) { context in .text("pay \(context.pathParameters["id"] ?? "?")") }
+        router.get("/v1/checkouts/search", credential: .none) { _ in .text("search") }
+        router.delete("/v1/checkouts/{id}", credential: .none) { _ in .text("deleted") }
+        router.get("/", credential: .none) { _ in .text("root") }
         return router
     }
 
@@ -44,10 +44,11 @@ import Testing
     @Test func knownPathsWithAnotherMethodAre405WithAllow() async throws {
         let response = try await Self.respond(Self.router(), .put, "/v1/checkouts/123")
         #expect(response.status == .methodNotAllowed)
-        #expect(response.headers["Allow"] == "DELETE, GET")
+        // HEAD is allowed wherever GET is: the GET route answers it.
+        #expect(response.headers["Allow"] == "DELETE, GET, HEAD")
         // /search is matched by the literal GET route and by DELETE /{id}.
         let search = try await Self.respond(Self.router(), .post, "/v1/checkouts/search")
-        #expect(search.headers["Allow"] == "DELETE, GET")
+        #expect(search.headers["Allow"] == "DELETE, GET, HEAD")
     }
 
     @Test func listsEveryRoute() {
@@ -81,8 +82,8 @@ import Testing
     @Test func thrownErrorsBecomeResponsesWithoutLeakingDetails() async throws {
         struct Secret: Error { let card = "4111111111111111" }
         var router = Router()
-        router.get("/teapot") { _ in throw HTTPError(HTTPStatus(code: 418, reasonPhrase: "I'm a teapot"), "short and stout") }
-        router.get("/boom") { _ in throw Secret() }
+        router.get("/teapot", credential: .none) { _ in throw HTTPError(HTTPStatus(code: 418, reasonPhrase: "I'm a teapot"), "short and stout") }
+        router.get("/boom", credential: .none) { _ in throw Secret() }
         let teapot = try await Self.respond(router, .get, "/teapot")
         #expect(teapot.status.code == 418)
         #expect(String(decoding: teapot.body, as: UTF8.self) == "short and stout\n")
@@ -101,7 +102,7 @@ import Testing
         }
         let response = try await Self.respond(router, .patch, "/")
         #expect(String(decoding: response.body, as: UTF8.self) == "{\"error\":405}")
-        #expect(response.headers["Allow"] == "GET")
+        #expect(response.headers["Allow"] == "GET, HEAD")
     }
 
     @Test func accessLogMiddlewareLogsThePatternNotTheIds() async throws {
@@ -122,7 +123,7 @@ import Testing
     @Test func contextHasTypedAccessors() async throws {
         let seen = Mutex<RequestContext?>(nil)
         var router = Router()
-        router.post("/v1/items/{item}") { context in
+        router.post("/v1/items/{item}", credential: .none) { context in
             seen.withLock { $0 = context }
             return .text("ok")
         }
@@ -147,8 +148,8 @@ import Testing
     @Test func routes404And405AndDecodedParametersOverTheSocket() async throws {
         var router = Router()
         router.use(.requestID())
-        router.post("/v1/checkouts/{id}/pay") { context in .text(context.pathParameters["id"] ?? "") }
-        try await withServer(handler: router.handler) { server in
+        router.post("/v1/checkouts/{id}/pay", credential: .none) { context in .text(context.pathParameters["id"] ?? "") }
+        try await withServer(admission: router.admission) { server in
             let port = server.port
             let responses = try await onThread {
                 let client = try RawClient.connect(to: port)

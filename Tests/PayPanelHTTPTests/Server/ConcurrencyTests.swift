@@ -111,8 +111,8 @@ import Testing
         // Foundation's Process.run() (other tests start processes meanwhile) reads past its
         // /proc/self/fd directory buffer (AddressSanitizer: heap-buffer-overflow in
         // findMaximumOpenFromProcSelfFD). The 1,000-connection figure is measured out of process.
-        let count = Self.raiseDescriptorLimit(toFit: 2 * 300 + 256) ? 300 : 200
-        let residentBefore = Self.residentBytes()
+        let count = ProcessLimits.raiseDescriptorLimit(toAtLeast: 2 * 300 + 256) ? 300 : 200
+        let residentBefore = ProcessLimits.memory(of: getpid())
         try await withServer(Self.patient) { server in
             let port = server.port
             // Each connection serves one request, then stays open: an idle keep-alive connection.
@@ -126,7 +126,7 @@ import Testing
             }
             // Every one of them still open, idle.
             #expect(await eventually(within: 600) { server.openConnectionCount == count })
-            let residentWithIdle = Self.residentBytes()
+            let residentWithIdle = ProcessLimits.memory(of: getpid())
             let (fresh, oldest, newest) = try await onThread {
                 let fresh = try RawClient.connect(to: port)
                 try fresh.send(get("/fresh"))
@@ -145,22 +145,5 @@ import Testing
             // (PayPanelServerTests' IdleConnectionMemoryTests).
             withExtendedLifetime(clients) {}
         }
-    }
-
-    private static func raiseDescriptorLimit(toFit needed: Int) -> Bool {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
-        if limit.rlim_cur >= rlim_t(needed) { return true }
-        limit.rlim_cur = min(limit.rlim_max, rlim_t(needed))
-        return setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur >= rlim_t(needed)
-    }
-
-    /// VmRSS of this process.
-    static func residentBytes() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kilobytes = Int(line.split(separator: " ")[1])
-        else { return 0 }
-        return kilobytes * 1024
     }
 }

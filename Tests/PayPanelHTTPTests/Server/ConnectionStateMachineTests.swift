@@ -79,13 +79,60 @@ import Testing
         #expect(dispatched(machine.outputFlushed(now: at(3)))?.target.path == "/3")
     }
 
-    @Test func expectContinueSendsTheInterimResponseThenReadsTheBody() throws {
+    private func admitting(_ action: Machine.Action) -> HTTPRequest? {
+        if case .admit(let head) = action { head } else { nil }
+    }
+
+    @Test func aRequestWithABodyIsAdmittedFromItsHeadBeforeTheBodyIsRead() throws {
+        var machine = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
+        let head = try #require(admitting(machine.received(bytes("POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nab"), now: at(1))))
+        #expect(head.target.path == "/a" && head.body.isEmpty)
+        #expect(machine.state == .admitting)
+        #expect(!machine.wantsInput, "nothing is read while the head is checked")
+        #expect(machine.deadline == nil)
+        #expect(machine.announcedBodyBytes == 5)
+        // Bytes already received wait in the parser; the rest come once admitted.
+        #expect(machine.received(bytes("c"), now: at(1.5)) == .readMore)
+        #expect(machine.admitted(now: at(2)) == .readMore)
+        #expect(machine.state == .body && machine.deadline == at(32))
+        #expect(dispatched(machine.received(bytes("de"), now: at(3)))?.body == bytes("abcde"))
+    }
+
+    @Test func aRequestRefusedAtItsHeadIsAnsweredAndClosedWithItsBodyUnread() throws {
+        var machine = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
+        _ = try #require(admitting(machine.received(bytes("POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 100\r\n\r\nsecret"), now: at(1))))
+        let (text, record) = try #require(sent(machine.refusedAtHead(.text("no key", status: .unauthorized), now: at(2))))
+        #expect(text.hasPrefix("HTTP/1.1 401 Unauthorized\r\n"))
+        #expect(text.contains("Connection: close\r\n"))
+        #expect(record.status == .unauthorized && record.notice == nil)
+        // The unread body is discarded by the lingering close, never parsed as a request.
+        #expect(machine.outputFlushed(now: at(2)) == .shutdownWrite)
+        #expect(machine.state == .lingering)
+    }
+
+    @Test func aRequestOverTheBodyBudgetGets503WithRetryAfter() throws {
+        var machine = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
+        _ = try #require(admitting(machine.received(bytes("POST /a HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"), now: at(1))))
+        #expect(machine.announcedBodyBytes == 1024 * 1024, "a chunked body may grow to the body limit")
+        let (text, record) = try #require(sent(machine.bodyBudgetExhausted(budget: 64 * 1024 * 1024, now: at(2))))
+        #expect(text.hasPrefix("HTTP/1.1 503 Service Unavailable\r\n"))
+        #expect(text.contains("Retry-After: 1\r\n") && text.contains("Connection: close\r\n") && text.contains("64 MiB"))
+        #expect(record.notice?.kind == .requestRefused(.serviceUnavailable))
+    }
+
+    @Test func expectContinueIsAnsweredOnlyOnceTheRequestIsAdmitted() throws {
         var machine = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
         let action = machine.received(bytes("PUT / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"), now: at(1))
-        #expect(action == .sendInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)))
+        #expect(admitting(action) != nil, "no 100 Continue before the credential is checked")
+        #expect(machine.admitted(now: at(1)) == .sendInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)))
         #expect(machine.resume(now: at(1)) == .readMore)
         #expect(machine.deadline == at(31))
         #expect(dispatched(machine.received(bytes("hi"), now: at(2)))?.body == bytes("hi"))
+
+        var refused = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
+        _ = refused.received(bytes("PUT / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"), now: at(1))
+        let text = try #require(sent(refused.refusedAtHead(.text("no", status: .unauthorized), now: at(1)))?.text)
+        #expect(!text.contains("100 Continue") && text.hasPrefix("HTTP/1.1 401"))
     }
 
     @Test func aMalformedRequestIsRefusedAndClosed() throws {
@@ -136,8 +183,14 @@ import Testing
     @Test func aClientThatLeavesMidRequestIsClosedWithoutAnAnswer() {
         var machine = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
         _ = machine.received(bytes("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nab"), now: at(1))
-        #expect(machine.state == .body)
+        #expect(machine.state == .admitting)
         #expect(machine.inputEnded(now: at(2)) == .close(nil))
+
+        var reading = Machine(configuration: configuration(), remoteAddress: nil, now: at(0))
+        _ = reading.received(bytes("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nab"), now: at(1))
+        _ = reading.admitted(now: at(1))
+        #expect(reading.state == .body)
+        #expect(reading.inputEnded(now: at(2)) == .close(nil))
     }
 
     @Test func aClientThatNeverReadsIsClosedAtTheWriteDeadline() {

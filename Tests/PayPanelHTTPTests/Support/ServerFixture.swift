@@ -9,7 +9,18 @@ func withServer<T: Sendable>(
     _ configuration: HTTPServer.Configuration = .init(), handler: @escaping HTTPServer.Handler = echo,
     _ body: (HTTPServer) async throws -> T
 ) async throws -> T {
-    let server = try HTTPServer.start(configuration: configuration, handler: handler)
+    try await running(try HTTPServer.start(configuration: configuration, handler: handler), body)
+}
+
+/// The same with a server that admits each request from its head (a router's credentials).
+func withServer<T: Sendable>(
+    _ configuration: HTTPServer.Configuration = .init(), admission: @escaping HTTPAdmissionCheck,
+    _ body: (HTTPServer) async throws -> T
+) async throws -> T {
+    try await running(try HTTPServer.start(configuration: configuration, admission: admission), body)
+}
+
+private func running<T: Sendable>(_ server: HTTPServer, _ body: (HTTPServer) async throws -> T) async throws -> T {
     do {
         let result = try await body(server)
         await server.shutdown(grace: .seconds(2))
@@ -28,17 +39,6 @@ func withServer<T: Sendable>(
 /// A request with the usual headers.
 func get(_ path: String, _ extra: String = "") -> String {
     "GET \(path) HTTP/1.1\r\nHost: localhost\r\n\(extra)\r\n"
-}
-
-/// Collects what callbacks report, from any thread.
-final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-
-    func record(_ value: Value) {
-        values.withLock { $0.append(value) }
-    }
-
-    var all: [Value] { values.withLock { $0 } }
 }
 
 /// A one-shot latch for async code: `wait()` suspends until `open()`.

@@ -62,7 +62,7 @@ struct ServeCommand: CLICommand {
         var demo: [any APIRouteProvider] = []
         if verification.trust.isTestMode {
             let key = DemoKey()
-            api.alternativeCredentials.append(key)
+            api.demoKey = key
             demo.append(DemoSite(key: key, sealing: DemoWalletSealing(clock: clock)))
         }
         // Events, webhooks, devices and the push queue: each on a store of its own from the
@@ -78,7 +78,7 @@ struct ServeCommand: CLICommand {
         var providers: [any APIRouteProvider] = [checkouts, ConsoleSite()] + demo + webhooks.providers
         providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name)))
         // The console's view of the processor's own ledger (the mock's file, or --processor's admin endpoint).
-        providers.append(ProcessorLedgerAPI(service: service, ledger: try arguments.processorLedgerReader(environment: environment, clock: clock)))
+        providers.append(ProcessorLedgerAPI(api: api, ledger: try arguments.processorLedgerReader(environment: environment, clock: clock)))
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()

@@ -44,9 +44,3 @@ actor APIKeyAuthenticator {
                  headers: ["WWW-Authenticate": "Bearer realm=\"paypanel\""])
     }
 }
-
-/// The key a request authenticated with, for the handlers below the auth middleware
-/// (idempotency scopes keys per API key).
-enum AuthenticatedKey {
-    @TaskLocal static var current: APIKeyRecord?
-}
