@@ -175,6 +175,49 @@ import TestSupport
         }
     }
 
+    @Test func everyGetRouteAnswersHeadWithItsStatusAndHeadersAndNoBody() async throws {
+        try await Self.withServedAssembly { assembly, port, runs in
+            for entry in assembly.router.table where entry.route.method == .get {
+                let path = Self.concretePath(entry, checkoutID: assembly.checkoutID)
+                let carried: Carried = entry.credential.name == "none" ? .nothing : .secretKey
+                let headers = assembly.headers[carried] ?? []
+                let (get, head) = try await onThread { () throws -> (WireResponse, WireResponse) in
+                    let client = try RawClient.connect(to: port)
+                    var lines = "Host: 127.0.0.1\r\n"
+                    for (name, value) in headers { lines += "\(name): \(value)\r\n" }
+                    try client.send("GET \(path) HTTP/1.1\r\n\(lines)\r\n")
+                    let get = try client.readResponse()
+                    // On the same connection: a body after HEAD's head would be read as the next answer.
+                    try client.send("HEAD \(path) HTTP/1.1\r\n\(lines)\r\n")
+                    let head = try client.readHeadResponse()
+                    try client.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    #expect(try client.readResponse().status == 200, "\(path): the connection is still in step after HEAD")
+                    return (get, head)
+                }
+                #expect(head.status == get.status, "HEAD \(path): \(head.status), GET: \(get.status)")
+                let volatile: Set<String> = ["request-id"]
+                let headNames = head.headers.map { $0.name.lowercased() }.filter { !volatile.contains($0) }
+                let getNames = get.headers.map { $0.name.lowercased() }.filter { !volatile.contains($0) }
+                #expect(headNames == getNames, "HEAD \(path) headers \(headNames), GET \(getNames)")
+                #expect(head.headers["Content-Type"] == get.headers["Content-Type"], "\(path)")
+                #expect(head.body.isEmpty)
+            }
+            #expect(runs.all.contains("GET /favicon.ico"))
+        }
+    }
+
+    @Test func theFaviconIsNoContent() async throws {
+        try await Self.withServedAssembly { _, port, _ in
+            let response = try await onThread { () throws -> WireResponse in
+                let client = try RawClient.connect(to: port)
+                try client.send("GET /favicon.ico HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                return try client.readResponse()
+            }
+            #expect(response.status == 204 && response.body.isEmpty && response.headers["Content-Length"] == nil)
+            #expect(response.headers["Cache-Control"]?.contains("max-age") == true)
+        }
+    }
+
     /// The routes meant for anyone. A route declared public that is not here fails: making a
     /// route public is a decision to write down, not a default.
     static let publicRoutes: Set<String> = [
