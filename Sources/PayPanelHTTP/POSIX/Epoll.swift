@@ -15,11 +15,14 @@ final class Epoll {
     let descriptor: Int32
     private var events: [epoll_event]
 
+    /// The descriptor is kept only once it is valid, and nothing fails after that: `deinit`,
+    /// the one place it is closed, never sees a failed init's descriptor.
     init(capacity: Int = 256) throws(HTTPServerError) {
-        descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
+        let descriptor = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard descriptor >= 0 else {
             throw HTTPServerError("could not create an epoll instance: \(POSIX.describe(errno: errno))")
         }
+        self.descriptor = descriptor
         events = Array(repeating: epoll_event(), count: capacity)
     }
 

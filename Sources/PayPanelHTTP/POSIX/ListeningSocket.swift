@@ -48,11 +48,13 @@ final class ListeningSocket {
         }
         defer { freeaddrinfo(first) }
         var failure = "no address"
+        var failureNumber: Int32?
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let candidate = entry {
             entry = candidate.pointee.ai_next
             let descriptor = socket(candidate.pointee.ai_family, POSIX.streamSocket | POSIX.nonBlockingCloseOnExec, 0)
             guard descriptor >= 0 else {
+                failureNumber = errno
                 failure = POSIX.describe(errno: errno)
                 continue
             }
@@ -60,6 +62,7 @@ final class ListeningSocket {
                 bind(descriptor, candidate.pointee.ai_addr, candidate.pointee.ai_addrlen) == 0,
                 Glibc.listen(descriptor, Int32(clamping: backlog)) == 0
             else {
+                failureNumber = errno
                 failure = POSIX.describe(errno: errno)
                 POSIX.close(descriptor)
                 continue
@@ -70,13 +73,14 @@ final class ListeningSocket {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
             }
             guard named == 0, let address = POSIX.remoteAddress(of: storage, length: length) else {
+                failureNumber = errno
                 failure = POSIX.describe(errno: errno)
                 POSIX.close(descriptor)
                 continue
             }
             return ListeningSocket(descriptor: descriptor, localAddress: address)
         }
-        throw HTTPServerError("could not listen on \(HTTPRemoteAddress(host: host, port: port)): \(failure)")
+        throw HTTPServerError("could not listen on \(HTTPRemoteAddress(host: host, port: port)): \(failure)", errorNumber: failureNumber)
     }
 
     /// Accepts one waiting connection as a non-blocking, close-on-exec descriptor.
@@ -110,11 +114,17 @@ final class ListeningSocket {
 /// Why a server could not start: the listen address, the descriptor set-up.
 public struct HTTPServerError: Error, Sendable, CustomStringConvertible {
     public let reason: String
+    /// The system's error number behind it (`EADDRINUSE`…), when a system call failed.
+    public let errorNumber: Int32?
 
-    /// An error with its reason.
-    public init(_ reason: String) {
+    /// An error with its reason and, when a system call failed, its error number.
+    public init(_ reason: String, errorNumber: Int32? = nil) {
         self.reason = reason
+        self.errorNumber = errorNumber
     }
+
+    /// True when the port is taken by another socket (another server, or one still starting).
+    public var isAddressInUse: Bool { errorNumber == EADDRINUSE }
 
     public var description: String { reason }
 }

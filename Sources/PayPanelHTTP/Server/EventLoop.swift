@@ -51,13 +51,17 @@ final class EventLoop: @unchecked Sendable {
         self.inbox = inbox
         self.statistics = statistics
         self.stopped = stopped
-        handlerExecutor = HandlerExecutor(threadCount: configuration.handlerThreads)
-        epoll = try Epoll()
+        // What can fail comes first, while nothing is held that only `finish()` releases: a
+        // failed epoll is closed by its own deinit, and the handler threads, the reserve
+        // descriptor and the read buffer are acquired only after the last throw.
+        let epoll = try Epoll()
         guard epoll.add(listener.descriptor, interest: Epoll.readable, key: EventLoop.listenerKey),
             epoll.add(inbox.descriptor, interest: Epoll.readable, key: EventLoop.inboxKey)
         else {
             throw HTTPServerError("could not register the listener with epoll: \(POSIX.describe(errno: errno))")
         }
+        self.epoll = epoll
+        handlerExecutor = HandlerExecutor(threadCount: configuration.handlerThreads)
         reserveDescriptor = open("/dev/null", O_RDONLY | O_CLOEXEC)
         readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         var refusal = configuration.rejectionResponse(.serviceUnavailable, "the server has too many open connections; retry in a second")

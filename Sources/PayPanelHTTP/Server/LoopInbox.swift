@@ -28,11 +28,14 @@ final class LoopInbox: Sendable {
     let descriptor: Int32
     private let state = Mutex(State())
 
+    /// Kept only once valid; nothing fails after that. Closed by `close()`, never by a failed
+    /// init (there is nothing to close then).
     init() throws(HTTPServerError) {
-        descriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
+        let descriptor = eventfd(0, Int32(EFD_CLOEXEC) | Int32(EFD_NONBLOCK))
         guard descriptor >= 0 else {
             throw HTTPServerError("could not create an eventfd: \(POSIX.describe(errno: errno))")
         }
+        self.descriptor = descriptor
     }
 
     /// Queues a message and wakes the loop; a no-op once the loop has stopped.

@@ -71,21 +71,12 @@ struct CommandRunner {
             console.printError(HelpFormatter.usageLine(for: node, path: path))
             console.printError("  See '\(path) --help' for more information.")
             return .usage
-        } catch let error as PaymentStoreError {
-            // The library names no file; the front end knows which database it opened.
-            let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
-            console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
-            return .failure
-        } catch let error as DatabaseError {
-            let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
-            console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
-            return .failure
-        } catch let error as MigrationError {
-            let databasePath = parsedArguments?.databasePath(environment: context.environment) ?? CommonOptions.defaultDatabasePath
-            console.printError("Error: \(StoreErrorText.message(for: error, databasePath: databasePath))")
-            return .failure
         } catch let error as any PayPanelError {
-            console.printError("Error: \(error.message)")
+            // Store errors get the database the command opened and the option that helps,
+            // which the library (knowing neither) leaves out; every other error says itself.
+            let text = StoreErrorText.message(
+                for: error, database: parsedArguments?.databaseDisplayName(environment: context.environment) ?? CommonOptions.defaultDatabasePath)
+            console.printError("Error: \(text ?? error.message)")
             return .failure
         } catch {
             console.printError("Error: \(error)")

@@ -3,6 +3,21 @@ import PayPanel
 /// The payments store's errors as the CLI says them: with the database file the command
 /// opened and the command that helps, which the library (knowing neither) leaves out.
 enum StoreErrorText {
+    /// The CLI's text for a store error, nil for errors that are not the store's. `database`
+    /// (how the command's `--db` is shown) is asked for only for a store error.
+    static func message(for error: any PayPanelError, database: @autoclosure () -> String) -> String? {
+        switch error {
+        case let error as PaymentStoreError: return message(for: error, databasePath: database())
+        case let error as DatabaseError: return message(for: error, databasePath: database())
+        case let error as MigrationError: return message(for: error, databasePath: database())
+        default:
+            #if PostgreSQL
+            if let error = error as? PostgreSQLError { return postgreSQLMessage(for: error, database: database()) }
+            #endif
+            return nil
+        }
+    }
+
     static func message(for error: PaymentStoreError, databasePath: String) -> String {
         switch error.reason {
         case .intentNotFound(let id):
@@ -40,4 +55,14 @@ enum StoreErrorText {
             "\(path) is a SQLite database but not a PayPanel \(set == "main" ? "payments" : set) database: point --db (or PAYPANEL_DB) at one, or at a new path"
         }
     }
+
+    #if PostgreSQL
+    /// A PostgreSQL failure. One that could not connect at all names the server (libpq's first
+    /// line says which host or socket it tried) and what to do about it.
+    static func postgreSQLMessage(for error: PostgreSQLError, database: String) -> String {
+        guard error.isConnectFailure else { return error.message }
+        let reason = error.detail.map { ": \($0)" } ?? ""
+        return "cannot connect to PostgreSQL at \(database)\(reason): start the server, or check the host, port, user and database in --db (or $\(CommonOptions.databaseEnvironmentVariable))"
+    }
+    #endif
 }

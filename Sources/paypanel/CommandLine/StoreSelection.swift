@@ -53,6 +53,13 @@ extension ParsedArguments {
         try StoreLocation(databasePath(environment: environment))
     }
 
+    /// The payments database as messages name it: the path, or the URL without its password;
+    /// nil for a command that has no `--db`.
+    func databaseDisplayName(environment: [String: String]) -> String? {
+        guard spec.option(named: CommonOptions.database.name) != nil else { return nil }
+        return (try? storeLocation(environment: environment))?.displayName ?? databasePath(environment: environment)
+    }
+
     /// The stores of the payments database `--db` names, SQLite or PostgreSQL.
     func openStoreFactory(environment: [String: String], clock: any WallClock) throws -> any PaymentStoreFactory {
         switch try storeLocation(environment: environment) {
@@ -63,10 +70,15 @@ extension ParsedArguments {
             return try PostgreSQLStoreFactory(url: url, schema: schema, clock: clock)
             #else
             _ = (url, schema)
-            throw CLIFailure(
-                code: "postgresql_not_built",
-                message: "this paypanel was built without PostgreSQL support, so it cannot open a postgresql:// database: build it with 'swift build --traits PostgreSQL' (or use a SQLite file path)")
+            throw StoreLocation.postgreSQLNotBuilt
             #endif
         }
     }
+}
+
+extension StoreLocation {
+    /// What a build without the `PostgreSQL` trait says to a `postgresql://` URL.
+    static let postgreSQLNotBuilt = CLIFailure(
+        code: "postgresql_not_built",
+        message: "this paypanel was built without PostgreSQL support, so it cannot open a postgresql:// database: build it with 'swift build --traits PostgreSQL' (or use a SQLite file path)")
 }

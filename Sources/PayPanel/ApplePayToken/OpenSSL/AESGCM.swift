@@ -65,6 +65,9 @@ package enum AESGCM {
 }
 
 /// Owns one `EVP_CIPHER_CTX` set up for AES-GCM with Apple's key and zero IV.
+///
+/// The context is set up while it is still a local: a failed set-up frees the local, and only a
+/// context that is ready becomes `pointer`, which `deinit` alone frees.
 private final class CipherContext {
     private let pointer: OpaquePointer
 
@@ -76,7 +79,17 @@ private final class CipherContext {
         default: throw OpenSSLError(operation: "setting up AES-GCM", reason: "a \(key.count)-byte key is neither AES-128 nor AES-256")
         }
         guard let context = EVP_CIPHER_CTX_new() else { throw OpenSSLError.drain("creating a cipher context") }
+        do throws(OpenSSLError) {
+            try Self.start(context, cipher: cipher, key: key, encrypting: encrypting)
+        } catch {
+            EVP_CIPHER_CTX_free(context)
+            throw error
+        }
         pointer = context
+    }
+
+    /// Sets `context` up for `cipher` with `key` and the zero IV.
+    private static func start(_ context: OpaquePointer, cipher: FetchedCipher, key: [UInt8], encrypting: Bool) throws(OpenSSLError) {
         let operation = encrypting ? "starting AES-GCM encryption" : "starting AES-GCM decryption"
         let enc: Int32 = encrypting ? 1 : 0
         try cipher.withPointer { EVP_CipherInit_ex2(context, $0, nil, nil, enc, nil) }.check(operation)

@@ -23,10 +23,18 @@ package final class CMSSignedData {
             }
         }
         self.certificates = certificates
-        let cms = try DERCoding.decode(split.withoutCertificates, "reading the CMS signature", free: { CMS_ContentInfo_free($0) }) {
+        // Checked before this object takes it: a refused structure is freed by `decode`, and
+        // `deinit` only ever frees one that was accepted.
+        pointer = try DERCoding.decode(
+            split.withoutCertificates, "reading the CMS signature", free: { CMS_ContentInfo_free($0) },
+            check: Self.requireDetachedSignedData
+        ) {
             d2i_CMS_ContentInfo(nil, $0, $1)
         }
-        pointer = cms
+    }
+
+    /// Refuses anything but SignedData with detached content.
+    private static func requireDetachedSignedData(_ cms: OpaquePointer) throws(OpenSSLError) {
         guard OBJ_obj2nid(CMS_get0_type(cms)) == NID_pkcs7_signed else {
             throw OpenSSLError(operation: "reading the CMS signature", reason: "it is not SignedData")
         }

@@ -20,11 +20,15 @@ enum DERCoding {
     }
 
     /// Runs a `d2i_*` function over all of `bytes` and returns the new object (the caller owns
-    /// it). Fails when OpenSSL refuses the input or when bytes are left over: a valid structure
-    /// followed by junk is not valid input. `free` releases the object in that second case.
+    /// it). Fails when OpenSSL refuses the input, when bytes are left over (a valid structure
+    /// followed by junk is not valid input) or when `check` refuses the object; `free` releases
+    /// the object in the last two cases. So the object handed back has passed every check, and
+    /// an owner that takes it has nothing left to fail on (docs/architecture.md, "Who frees C
+    /// handles").
     static func decode(
         _ bytes: some Collection<UInt8>, _ operation: @autoclosure () -> String,
         free: (OpaquePointer) -> Void,
+        check: (OpaquePointer) throws(OpenSSLError) -> Void = { _ in },
         _ d2i: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?
     ) throws(OpenSSLError) -> OpaquePointer {
         let input = Array(bytes)
@@ -41,6 +45,12 @@ enum DERCoding {
         guard consumed == input.count else {
             free(object)
             throw OpenSSLError(operation: operation(), reason: "\(input.count - consumed) unexpected bytes after the structure")
+        }
+        do throws(OpenSSLError) {
+            try check(object)
+        } catch {
+            free(object)
+            throw error
         }
         return object
     }

@@ -15,7 +15,7 @@ package final class PostgreSQLCommitBaseline {
     /// Connects to `url` in `schema` (created when missing) and makes the table.
     package init(url: String, schema: String) throws {
         let name = try PostgreSQLMigrator.validSchema(schema)
-        connection = try PostgreSQLConnection(conninfo: url, schema: name)
+        connection = try PostgreSQLConnection.open(conninfo: url, schema: name)
         // `validSchema` admits only [a-z0-9_]: the identifier below cannot carry anything else.
         try connection.executeScript("""
             CREATE SCHEMA IF NOT EXISTS "\(name)";

@@ -59,10 +59,19 @@ struct PostgreSQLRow: StoredRow {
 
 /// One libpq connection (`PGconn`), with the statements prepared on it.
 ///
+/// Made only by `open`, which hands the object a handle that is already connected: the
+/// object's one `init` cannot fail, and its `deinit` is the only place that calls `PQfinish` on
+/// a handle it owns. A connection attempt that fails frees its own local handle before any
+/// object exists, so no path can finish one handle twice (docs/architecture.md, "Who frees C
+/// handles").
+///
 /// `@unchecked Sendable` because a `PostgreSQLConnectionPool` hands it to one borrower at a
 /// time: only that borrower uses it until it gives it back, so the handle is never used from
 /// two threads at once. It is never shared while borrowed.
 final class PostgreSQLConnection: @unchecked Sendable {
+    /// The statement name a failed connection attempt reports (`PostgreSQLError.statement`).
+    static let connectStatement = "connect"
+
     private let handle: OpaquePointer
     private var prepared: Set<String> = []
     /// Set once a statement failed for want of a connection: never trusted again.
@@ -70,22 +79,32 @@ final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs) and sets the
     /// session's `search_path` to `schema`.
-    init(conninfo: String, schema: String) throws(PostgreSQLError) {
+    static func open(conninfo: String, schema: String) throws(PostgreSQLError) -> PostgreSQLConnection {
         guard let handle = PQconnectdb(conninfo) else {
-            throw PostgreSQLError(kind: .connection, statement: "connect", detail: "libpq could not allocate a connection")
+            throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: "libpq could not allocate a connection")
         }
-        self.handle = handle
         guard PQstatus(handle) == CONNECTION_OK else {
-            // libpq's message names the host and the problem, never a password.
+            // libpq's message names the host and the problem, never a password. Read it before
+            // the handle goes: it lives inside the handle.
             let reason = String(cString: PQerrorMessage(handle)).trimmingCharacters(in: .whitespacesAndNewlines)
+            // No object owns this handle yet, so this is its one and only PQfinish.
             PQfinish(handle)
-            throw PostgreSQLError(kind: .connection, statement: "connect", detail: Self.firstLine(reason))
+            throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: firstLine(reason))
         }
+        let connection = PostgreSQLConnection(taking: handle)
+        // From here the object owns the handle: if the session set-up below throws, the object
+        // is released and its deinit finishes the handle, once.
+        // Parameters only, even here: set_config takes the schema as a value.
+        try connection.execute(PostgreSQLStatement("session.search_path", "SELECT pg_catalog.set_config('search_path', $1, false)"), [schema])
+        return connection
+    }
+
+    /// Takes ownership of `handle`, a connection whose status is `CONNECTION_OK`.
+    private init(taking handle: OpaquePointer) {
+        self.handle = handle
         // The library never prints: libpq's default notice processor writes NOTICEs (`drop
         // cascades to …`) to standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        // Parameters only, even here: set_config takes the schema as a value.
-        _ = try execute(PostgreSQLStatement("session.search_path", "SELECT pg_catalog.set_config('search_path', $1, false)"), [schema])
     }
 
     deinit {

@@ -24,7 +24,7 @@ final class PostgreSQLConnectionPool: Sendable {
     /// An idle connection, or a new one.
     func borrow() throws(PostgreSQLError) -> PostgreSQLConnection {
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
-        return try PostgreSQLConnection(conninfo: conninfo, schema: schema)
+        return try PostgreSQLConnection.open(conninfo: conninfo, schema: schema)
     }
 
     /// Takes `connection` back for reuse, unless it is broken or not idle.

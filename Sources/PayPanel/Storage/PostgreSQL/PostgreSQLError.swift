@@ -46,6 +46,12 @@ public struct PostgreSQLError: PayPanelError, RetryableStoreError, Equatable {
         kind == .server && (sqlState == "40001" || sqlState == "40P01")
     }
 
+    /// No connection could be opened at all: the server is not running or not reachable, or it
+    /// refused the login or the database. (A connection lost while a statement ran is not one.)
+    public var isConnectFailure: Bool {
+        kind == .connection && statement == PostgreSQLConnection.connectStatement
+    }
+
     /// The connection broke (class 08, or libpq lost the socket).
     public var isConnectionLost: Bool {
         kind == .connection || (sqlState?.hasPrefix("08") ?? false) || sqlState == "57P01"

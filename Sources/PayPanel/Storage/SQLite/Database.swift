@@ -6,9 +6,13 @@ internal import CSQLite
 ///
 /// A connection has one owner (an actor, or one command) and is deliberately not `Sendable`.
 public final class Database {
+    /// The connection's one owner, made from a handle `sqlite3_open_v2` opened: closing it is
+    /// its job alone, so this init may fail after opening (a file that is not a database fails
+    /// at one of the PRAGMAs) without anything closing the handle twice.
+    private let connection: SQLiteConnectionHandle
     /// Reached from outside only through `withHandle`, so the connection cannot be closed while
     /// SQLite holds its pointer.
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer { connection.pointer }
     /// The file path (or `:memory:`), used in error messages.
     public let path: String
     /// How long a write waits for another process's lock before failing with "locked".
@@ -59,10 +63,12 @@ public final class Database {
         let code = sqlite3_open_v2(path, &connection, flags, nil)
         guard code == SQLITE_OK, let connection else {
             let message = connection.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            // SQLite allocates a handle even when opening fails; nothing owns it yet, so this
+            // is its one close.
             sqlite3_close_v2(connection)
             throw DatabaseError(extendedCode: code, sqliteMessage: message, sql: nil)
         }
-        self.handle = connection
+        self.connection = SQLiteConnectionHandle(taking: connection)
         self.writeGate = inMemory || options.readOnly ? nil : WriteGate.forFile(at: path)
         sqlite3_extended_result_codes(connection, 1)
         _ = paypanel_sqlite3_enable_defensive(connection)
@@ -137,8 +143,9 @@ public final class Database {
     }
 
     deinit {
+        // Statements first; the connection closes after this, when `connection` is released.
+        // (sqlite3_close_v2 would wait for unfinalized statements anyway.)
         statementCache.removeAll()
-        sqlite3_close_v2(handle)
     }
 
     /// Runs `body` with the `sqlite3` connection, which stays open until `body` returns. The
@@ -329,4 +336,19 @@ public final class Database {
 
     /// True inside `write` or `read`.
     public var isInTransaction: Bool { transactionDepth > 0 }
+}
+
+/// Owns one open `sqlite3` connection and closes it in `deinit`, the only place it is closed.
+/// Its init cannot fail: it is made from a handle that opened, so whatever fails afterwards
+/// (the owning `Database`'s set-up) just releases it.
+private final class SQLiteConnectionHandle {
+    let pointer: OpaquePointer
+
+    init(taking pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        sqlite3_close_v2(pointer)
+    }
 }

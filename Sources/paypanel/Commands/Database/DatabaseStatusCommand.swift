@@ -18,16 +18,31 @@ struct DatabaseStatusCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) throws -> ExitStatus {
-        let path = arguments.databasePath(environment: context.environment)
-        let exists = FileManager.default.fileExists(atPath: path)
+        let location = try arguments.storeLocation(environment: context.environment)
+        let exists: Bool
         var applied: [Migrator.AppliedMigration] = []
         var pending = MigrationSet.main.migrations
-        if exists {
-            let database = try Database(path: path, options: Database.Options(readOnly: true, create: false))
-            let status = try Migrator(set: .main).status(database)
-            applied = status.applied
-            pending = status.pending
+        switch location {
+        case .sqlite(let path):
+            exists = FileManager.default.fileExists(atPath: path)
+            if exists {
+                let database = try Database(path: path, options: Database.Options(readOnly: true, create: false))
+                let status = try Migrator(set: .main).status(database)
+                applied = status.applied
+                pending = status.pending
+            }
+        case .postgreSQL(let url, let schema):
+            #if PostgreSQL
+            let found = try PostgreSQLSchemaMigrations.status(url: url, schema: schema)
+            exists = found.schemaExists
+            applied = found.status.applied
+            pending = found.status.pending
+            #else
+            _ = (url, schema)
+            throw StoreLocation.postgreSQLNotBuilt
+            #endif
         }
+        let path = location.displayName
         let console = context.console
         if json {
             console.printJSON(JSONValue.orderedObject([

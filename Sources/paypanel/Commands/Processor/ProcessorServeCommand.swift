@@ -56,7 +56,7 @@ struct ProcessorServeCommand: CLICommand {
         do {
             server = try await ProcessorServer.start(processor: processor, clock: clock, configuration: configuration, options: options)
         } catch let error as HTTPServerError {
-            throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
+            throw ListenFailure.failure(error, port: port)
         }
         for name in server.unreadableSnapshots {
             context.console.printError("warning: the account snapshot \(name) beside the ledger cannot be read; that account starts empty (the ledger itself is intact)")

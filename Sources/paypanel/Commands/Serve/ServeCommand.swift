@@ -45,7 +45,9 @@ struct ServeCommand: CLICommand {
         // SQLite (a file) or PostgreSQL (a URL): every store below comes from this factory.
         let stores = try arguments.openStoreFactory(environment: environment, clock: clock)
         let service = try arguments.openCheckoutService(environment: environment, clock: clock, stores: stores)
-        try Self.ensureKey(store: try stores.openAPIKeyStore(), clock: clock, console: context.console)
+        // The first API key is made after the port is bound (below): a server that cannot
+        // listen must not spend the key it would print only once.
+        let keys = try stores.openAPIKeyStore()
         var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
         // The checkout desk has its own connection to the same database, like the key checks.
         let desk = CheckoutDesk(store: try stores.openCheckoutStore(), service: service, clock: clock)
@@ -96,7 +98,13 @@ struct ServeCommand: CLICommand {
                 },
                 workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
         } catch let error as HTTPServerError {
-            throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
+            throw ListenFailure.failure(error, port: port)
+        }
+        do {
+            try Self.ensureKey(store: keys, clock: clock, console: context.console)
+        } catch {
+            await server.shutdown(grace: .zero)
+            throw error
         }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
         // Before the listening line: once it is out, the processor knows where to send.

@@ -64,7 +64,7 @@ struct WebhooksListenCommand: CLICommand {
                 Self.report(delivery, json: json)
             }
         } catch let error as HTTPServerError {
-            throw CLIFailure(code: "listen_failed", message: "cannot listen on \(host):\(port): \(error)")
+            throw ListenFailure.failure(error, port: port)
         }
         context.console.print("listening on http://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)")
         context.console.flush()
