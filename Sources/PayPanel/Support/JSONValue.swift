@@ -82,6 +82,41 @@ public struct JSONNumber: Sendable, Equatable, CustomStringConvertible {
         isInteger ? Int64(literal) : nil
     }
 
+    /// The exact integer the number equals, whatever its spelling (`38`, `38.0`, `3.8e1`,
+    /// `380e-1`), or nil when it has a fraction or does not fit. JSON Schema calls all of these
+    /// integers, and clients that keep amounts in floating point send `38.0`; the value is
+    /// computed from the digits, never through a `Double`.
+    public var integralValue: Int64? {
+        var text = Substring(literal)
+        let negative = text.first == "-"
+        if negative { text = text.dropFirst() }
+        var exponent = 0
+        if let e = text.firstIndex(where: { $0 == "e" || $0 == "E" }) {
+            // Bounded: beyond ±40 only zero can still be an integer that fits.
+            guard let value = Int(text[text.index(after: e)...].drop(while: { $0 == "+" })), abs(value) <= 40 else {
+                return text[..<e].allSatisfy { $0 == "0" || $0 == "." } ? 0 : nil
+            }
+            exponent = value
+            text = text[..<e]
+        }
+        var digits = String(text)
+        if let dot = digits.firstIndex(of: ".") {
+            exponent -= digits.distance(from: dot, to: digits.endIndex) - 1
+            digits.remove(at: dot)
+        }
+        if exponent < 0 {
+            // The digits the exponent moves behind the point must all be zeros.
+            let dropped = digits.suffix(-exponent)
+            guard dropped.count == -exponent || digits.count < -exponent, dropped.allSatisfy({ $0 == "0" }) else { return nil }
+            digits = String(digits.dropLast(-exponent))
+        } else {
+            digits += String(repeating: "0", count: exponent)
+        }
+        let trimmed = digits.drop(while: { $0 == "0" })
+        guard trimmed.count <= 19 else { return nil }
+        return Int64((negative ? "-" : "") + (trimmed.isEmpty ? "0" : trimmed))
+    }
+
     public var description: String { literal }
 
     /// The literal as error messages show it: at most 40 characters (a number can be a

@@ -130,12 +130,13 @@ public struct JSONFieldReader {
         return string
     }
 
-    /// The integer at `path` (a JSON integer literal that fits in Int64), or nil after an error.
+    /// The integer at `path` (a JSON number that equals an integer fitting in Int64: `5`, `5.0`),
+    /// or nil after an error.
     public mutating func integer(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Int64? {
         guard let number = typed(value, at: path, required: required, kind: "an integer", { $0.numberValue }) else {
             return nil
         }
-        guard let integer = number.int64Value else {
+        guard let integer = number.integralValue else {
             report.error(path, "must be a whole number that fits in 64 bits, not \(number.messageText)")
             return nil
         }

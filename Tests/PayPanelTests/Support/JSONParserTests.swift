@@ -145,3 +145,22 @@ import Testing
         #expect(JSONWriter.quoted("a\nb\u{1}") == #""a\nb\u0001""#)
     }
 }
+
+/// A JSON number that equals an integer is read as that integer, exactly, whatever its spelling.
+@Suite struct JSONIntegralValueTests {
+    @Test(arguments: [
+        ("38", 38), ("38.0", 38), ("38.000", 38), ("3.8e1", 38), ("3.8E+1", 38), ("380e-1", 38), ("-0", 0), ("-0.0", 0), ("0e99", 0),
+        ("-12.50e1", -125), ("9223372036854775807", Int64.max), ("-9223372036854775808", Int64.min), ("9.223372036854775807e18", Int64.max),
+        ("1e18", 1_000_000_000_000_000_000), ("0.0001e4", 1),
+    ] as [(String, Int64)])
+    func readsIntegersSpelledAnyWay(_ literal: String, _ expected: Int64) throws {
+        let number = try #require(JSONParser().parse("[\(literal)]").arrayValue?.first?.numberValue)
+        #expect(number.integralValue == expected, "\(literal)")
+    }
+
+    @Test(arguments: ["38.5", "3.85e1", "1e-1", "0.1", "9223372036854775808", "1e19", "1e40", "1e41", "123456789012345678901234567890", "5e-41"])
+    func refusesFractionsAndWhatDoesNotFit(_ literal: String) throws {
+        let number = try #require(JSONParser().parse("[\(literal)]").arrayValue?.first?.numberValue)
+        #expect(number.integralValue == nil, "\(literal)")
+    }
+}
