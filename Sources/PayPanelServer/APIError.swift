@@ -94,12 +94,15 @@ struct APIError: Error, Sendable {
         switch rejection.reason {
         case .unknownAttempt(let id): return missing("attempt", id)
         case .unknownRefund(let id): return missing("refund", id)
+        // The intent's state refuses a well-formed request: 409, as for any other conflict.
         case .terminal, .notAllowed, .operationInFlight, .timerNotApplicable, .callNotInFlight, .unexpectedOutcome,
-             .duplicateAttempt, .duplicateRefund, .refundNotPending, .invalidResolution, .resolutionContradictsProcessor:
+             .duplicateAttempt, .duplicateRefund, .refundNotPending, .invalidResolution, .resolutionContradictsProcessor,
+             .attemptLimitReached:
             return APIError(status: .conflict, kind: .invalidRequest, code: rejection.code, message: rejection.message)
+        // Stripe answers these with 400 and the amount as the parameter; so does PayPanel.
         case .captureAmountInvalid, .refundAmountInvalid, .refundExceedsRemainder, .attemptAmountMismatch:
             return invalid(rejection.code, rejection.message, param: "amount")
-        case .attemptLimitReached, .authorizationExpired:
+        case .authorizationExpired:
             return invalid(rejection.code, rejection.message)
         }
     }

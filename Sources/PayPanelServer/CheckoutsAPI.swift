@@ -89,8 +89,8 @@ public struct CheckoutsAPI: APIRouteProvider {
 
     /// `payment_token` (the PKPaymentToken object) or `card`, exactly one.
     static func method(_ body: RequestBody, context: RequestContext, decryptor: ApplePayTokenDecryptor?) throws -> CheckoutPaymentMethod {
-        let token = body.object["payment_token"]
-        let card = body.object["card"]
+        let token = body.value("payment_token")
+        let card = body.value("card")
         switch (token, card) {
         case (let token?, nil):
             guard case .object = token else { throw RequestBody.wrongType("payment_token", "an object", token) }

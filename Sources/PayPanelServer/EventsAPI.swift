@@ -56,7 +56,7 @@ public struct EventsAPI: APIRouteProvider {
     }
 
     static func eventTypes(_ body: RequestBody) throws(APIError) -> [String] {
-        guard let value = body.object["events"] else { return ["*"] }
+        guard let value = body.value("events") else { return ["*"] }
         guard case .array(let items) = value, !items.isEmpty, items.count <= 50 else {
             throw APIError.invalid("parameter_invalid", "events must be a list of 1 to 50 event types, or [\"*\"]", param: "events")
         }
@@ -78,17 +78,9 @@ struct EventListQuery {
     var type: String?
 
     init(_ context: RequestContext) throws(APIError) {
-        var after: String?
-        var before: String?
-        for item in context.queryItems {
+        var paging = ListPaging()
+        for item in context.queryItems where try !paging.take(item) {
             switch item.name {
-            case "limit":
-                guard let value = Int(item.value), (1...100).contains(value) else {
-                    throw APIError.invalid("parameter_invalid", "limit must be an integer from 1 to 100", param: "limit")
-                }
-                limit = value
-            case "starting_after": after = item.value
-            case "ending_before": before = item.value
             case "type":
                 guard EventTypes.all.contains(item.value) else {
                     throw APIError.invalid("parameter_invalid", "type must be one of \(EventTypes.all.joined(separator: ", "))", param: "type")
@@ -98,11 +90,12 @@ struct EventListQuery {
                 throw APIError.invalid("parameter_unknown", "unknown query parameter \(JSONWriter.quoted(SensitiveDigits.redacted(item.name)))", param: item.name)
             }
         }
-        switch (after, before) {
-        case (let after?, nil): page = .olderThan(after)
-        case (nil, let before?): page = .newerThan(before)
-        case (nil, nil): page = .first
-        default: throw APIError.invalid("parameter_invalid", "give starting_after or ending_before, not both", param: "ending_before")
+        paging = try paging.finished()
+        limit = paging.limit
+        if let after = paging.startingAfter {
+            page = .olderThan(after)
+        } else if let before = paging.endingBefore {
+            page = .newerThan(before)
         }
     }
 }

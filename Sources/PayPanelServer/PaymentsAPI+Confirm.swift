@@ -17,7 +17,7 @@ enum ConfirmMethod {
 extension PaymentsAPI {
     /// `payment_method: {type: "card", …}` or `{type: "apple_pay", token: {…PKPaymentToken…}}`.
     static func confirmMethod(_ body: RequestBody, decryptor: ApplePayTokenDecryptor?) throws(APIError) -> ConfirmMethod {
-        guard let method = body.object["payment_method"], method != .null else { throw RequestBody.missing("payment_method") }
+        guard let method = body.value("payment_method") else { throw RequestBody.missing("payment_method") }
         guard method["type"]?.stringValue == "apple_pay" else { return .card(try card(body)) }
         guard let wrapped = try body.object("payment_method", allowed: ["type", "token"], required: true) else {
             throw RequestBody.missing("payment_method")

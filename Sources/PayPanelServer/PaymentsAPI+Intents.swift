@@ -144,9 +144,12 @@ extension PaymentsAPI {
         return .card(number: number, expiry: expiry, holderName: try method.string("holder_name"))
     }
 
+    /// The reasons a merchant may give for a cancel (the others are the machine's own).
+    static let merchantCancellationReasons: [CancellationReason] = [.requestedByCustomer, .duplicate, .fraudulent, .abandoned]
+
     static func cancellationReason(_ body: RequestBody) throws(APIError) -> CancellationReason {
         guard let text = try body.string("reason") else { return .requestedByCustomer }
-        let allowed: [CancellationReason] = [.requestedByCustomer, .duplicate, .fraudulent, .abandoned]
+        let allowed = merchantCancellationReasons
         guard let reason = CancellationReason(rawValue: text), allowed.contains(reason) else {
             throw APIError.invalid("parameter_invalid", "reason must be one of \(allowed.map(\.rawValue).joined(separator: ", "))", param: "reason")
         }
@@ -169,22 +172,56 @@ extension PaymentsAPI {
 }
 
 /// `GET /v1/payment_intents?limit&starting_after&ending_before&status`.
-struct ListQuery {
+/// `limit`, `starting_after` and `ending_before`, checked the same way on every list route.
+struct ListPaging {
     var limit = 10
     var startingAfter: String?
     var endingBefore: String?
+
+    /// The longest cursor: an object id is far shorter.
+    static let maximumCursorLength = 255
+
+    /// Takes `item` when it is a paging parameter (and checks it); false for any other.
+    mutating func take(_ item: QueryItem) throws(APIError) -> Bool {
+        switch item.name {
+        case "limit":
+            guard let value = Int(item.value), (1...100).contains(value) else {
+                throw APIError.invalid("parameter_invalid", "limit must be an integer from 1 to 100", param: "limit")
+            }
+            limit = value
+        case "starting_after": startingAfter = try Self.cursor(item)
+        case "ending_before": endingBefore = try Self.cursor(item)
+        default: return false
+        }
+        return true
+    }
+
+    /// After every item: the two cursors exclude each other.
+    func finished() throws(APIError) -> ListPaging {
+        if startingAfter != nil && endingBefore != nil {
+            throw APIError.invalid("parameter_invalid", "give starting_after or ending_before, not both", param: "ending_before")
+        }
+        return self
+    }
+
+    private static func cursor(_ item: QueryItem) throws(APIError) -> String {
+        guard (1...maximumCursorLength).contains(item.value.count) else {
+            throw APIError.invalid("parameter_invalid", "\(item.name) must be an object id of 1 to \(maximumCursorLength) characters", param: item.name)
+        }
+        return item.value
+    }
+}
+
+struct ListQuery {
+    var paging = ListPaging()
     var status: PaymentStatus?
+    var limit: Int { paging.limit }
+    var startingAfter: String? { paging.startingAfter }
+    var endingBefore: String? { paging.endingBefore }
 
     init(_ context: RequestContext) throws(APIError) {
-        for item in context.queryItems {
+        for item in context.queryItems where try !paging.take(item) {
             switch item.name {
-            case "limit":
-                guard let value = Int(item.value), (1...100).contains(value) else {
-                    throw APIError.invalid("parameter_invalid", "limit must be an integer from 1 to 100", param: "limit")
-                }
-                limit = value
-            case "starting_after": startingAfter = item.value
-            case "ending_before": endingBefore = item.value
             case "status":
                 guard let value = PaymentStatus(rawValue: item.value) else {
                     throw APIError.invalid("parameter_invalid", "status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))", param: "status")
@@ -194,8 +231,6 @@ struct ListQuery {
                 throw APIError.invalid("parameter_unknown", "unknown query parameter \(JSONWriter.quoted(SensitiveDigits.redacted(item.name)))", param: item.name)
             }
         }
-        if startingAfter != nil && endingBefore != nil {
-            throw APIError.invalid("parameter_invalid", "give starting_after or ending_before, not both", param: "ending_before")
-        }
+        paging = try paging.finished()
     }
 }

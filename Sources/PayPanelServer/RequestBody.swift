@@ -42,7 +42,7 @@ struct RequestBody {
     }
 
     func string(_ name: String, required: Bool = false) throws(APIError) -> String? {
-        guard let value = present(name) else {
+        guard let value = value(name) else {
             if required { throw Self.missing(name) }
             return nil
         }
@@ -51,18 +51,19 @@ struct RequestBody {
     }
 
     func integer(_ name: String, required: Bool = false) throws(APIError) -> Int64? {
-        guard let value = present(name) else {
+        guard let value = value(name) else {
             if required { throw Self.missing(name) }
             return nil
         }
-        guard let number = value.numberValue, number.isInteger, let integer = number.int64Value else {
+        // A number equal to an integer (38, 38.0) is one: JSON Schema says so, and float-keeping clients send 38.0.
+        guard let number = value.numberValue, let integer = number.integralValue else {
             throw Self.wrongType(name, "an integer", value)
         }
         return integer
     }
 
     func bool(_ name: String, required: Bool = false) throws(APIError) -> Bool? {
-        guard let value = present(name) else {
+        guard let value = value(name) else {
             if required { throw Self.missing(name) }
             return nil
         }
@@ -72,7 +73,7 @@ struct RequestBody {
 
     /// A nested object, read with its own allowed fields; errors name `outer[inner]`.
     func object(_ name: String, allowed: Set<String>, required: Bool = false) throws(APIError) -> RequestBody? {
-        guard let value = present(name) else {
+        guard let value = value(name) else {
             if required { throw Self.missing(name) }
             return nil
         }
@@ -84,7 +85,8 @@ struct RequestBody {
         return RequestBody(object: inner)
     }
 
-    private func present(_ name: String) -> JSONValue? {
+    /// The member `name`; nil when it is absent or `null` (this API reads the two alike).
+    func value(_ name: String) -> JSONValue? {
         guard let value = object[name], value != .null else { return nil }
         return value
     }

@@ -74,8 +74,14 @@ struct DemoKeyCredential: AlternativeRouteCredential {
     }
 
     func authenticate(_ context: RequestContext) async throws -> (any Sendable)? {
-        // Only reached without a demo key when the route takes nothing else (sealing tokens).
-        guard let bearer = BearerToken.of(context), bearer.hasPrefix("dk_") else {
+        // Only reached without a demo key when the route takes nothing else (sealing tokens):
+        // no credential at all is a 401, another kind of credential a 403.
+        guard let bearer = BearerToken.of(context) else {
+            throw APIError(status: .unauthorized, kind: .authentication, code: "demo_key_required",
+                           message: "this is the demo page's call: send the demo key from GET /demo/session as the Bearer token",
+                           headers: ["WWW-Authenticate": "Bearer realm=\"paypanel\""])
+        }
+        guard bearer.hasPrefix("dk_") else {
             throw APIError(status: .forbidden, kind: .authentication, code: "demo_key_required",
                            message: "this is the demo page's call: it takes the demo key from GET /demo/session, not a secret key")
         }
