@@ -39,7 +39,7 @@ public struct DevicesAPI: APIRouteProvider {
         }
     }
 
-    public var openAPIPaths: [(path: String, item: JSONValue)] { DevicesOpenAPI.paths }
+    public var openAPIPaths: [(path: String, item: JSONValue)] { DevicesOpenAPI.paths(defaultTopic: defaultTopic) }
 
     /// `{"object": "device", "id", "token", "topic", "environment", "status", "dead_reason"?, "dead_at"?, "created"}`.
     static func json(_ device: Device) -> JSONValue {
@@ -67,16 +67,17 @@ public struct DevicesAPI: APIRouteProvider {
 enum DevicesOpenAPI {
     typealias Doc = OpenAPIDocument
 
-    static var paths: [(path: String, item: JSONValue)] {
+    /// `topic` is required when the server has no default topic (`serve --apns-topic`).
+    static func paths(defaultTopic: String?) -> [(path: String, item: JSONValue)] {
         [
             ("/v1/devices", Doc.item([
                 "post": Doc.operation(
                     "Register an APNs device token; the same token, topic and environment again returns the same device. A token APNs reported dead is refused.",
                     body: Doc.schema([
-                        "token": Doc.string("the device token in hex, as the app's registration gave it"),
-                        "topic": Doc.string("the app's bundle id (default: the server's --apns-topic)"),
+                        "token": Doc.string("the device token in hex, as the app's registration gave it", length: 64...200, pattern: "^([0-9A-Fa-f]{2}){32,100}$"),
+                        "topic": Doc.string("the app's bundle id (default: the server's --apns-topic)", length: 1...255, pattern: "^[A-Za-z0-9.-]+$"),
                         "environment": Doc.enumeration(["development", "production"]),
-                    ], required: ["token"]),
+                    ], required: defaultTopic == nil ? ["token", "topic"] : ["token"]),
                     responses: ["200": "device", "400": "invalid token or topic, or a dead token"], returns: OpenAPISchemas.ref("Device")),
             ])),
             ("/v1/devices/{id}", Doc.item([

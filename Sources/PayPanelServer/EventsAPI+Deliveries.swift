@@ -65,8 +65,8 @@ extension EventsAPI {
             "get": OpenAPIDocument.operation(
                 "The webhook deliveries of the events about one payment intent and its refunds, newest event first, each with its attempts (time, duration, status code or error; never the body or the signature).",
                 query: [
-                    OpenAPIDocument.parameter("payment_intent", OpenAPIDocument.string("pi_…"), required: true),
-                    OpenAPIDocument.parameter("limit", OpenAPIDocument.integer("events, 1 to 100 (default 20)")),
+                    OpenAPIDocument.parameter("payment_intent", OpenAPIDocument.identifier("pi_…"), required: true),
+                    OpenAPIDocument.parameter("limit", OpenAPIDocument.integer("events, 1 to 100 (default 20)", 1...Int64(Self.maximumDeliveryEvents))),
                 ],
                 responses: ["200": "list of {object: webhook_delivery, id, event, event_type, event_object, endpoint, status, attempt_count, next_attempt, last_response_code, last_error, attempts: [...]}", "400": "missing payment_intent, bad limit, unknown parameter", "404": "unknown intent"], returns: OpenAPISchemas.list(of: "WebhookDelivery")),
         ]))]

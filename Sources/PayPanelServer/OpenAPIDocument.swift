@@ -13,12 +13,12 @@ enum OpenAPIDocument {
             ("/favicon.ico", item(["get": operation("No icon: 204, so browsers showing /demo or /console stop asking.", responses: ["204": "no content"])])),
             ("/v1/payment_intents", item([
                 "post": operation("Create a payment intent.", body: schema([
-                    "amount": integer("minor units, > 0"), "currency": string("upper-case ISO 4217 code"),
-                    "capture_method": enumeration(["automatic", "manual"]), "order_reference": string("your order reference"),
+                    "amount": paymentAmount, "currency": currency,
+                    "capture_method": enumeration(CaptureMethod.allCases.map(\.rawValue)),
+                    "order_reference": text("your order reference (1 to 200 characters)", length: 1...200),
                 ], required: ["amount", "currency"]), responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
-                "get": operation("List payment intents, newest first.", query: [
-                    parameter("limit", integer("1-100, default 10")), parameter("starting_after", string("intent id cursor")),
-                    parameter("ending_before", string("intent id cursor")), parameter("status", string("a payment intent status")),
+                "get": operation("List payment intents, newest first.", query: listQuery(cursor: "intent id") + [
+                    parameter("status", enumeration(PaymentStatus.allCases.map(\.rawValue))),
                 ], responses: ["200": "list of payment_intent"], returns: OpenAPISchemas.list(of: "PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}", item([
@@ -30,10 +30,7 @@ enum OpenAPIDocument {
                     "Authorize with a card or an Apple Pay token (verified and decrypted as on /pay; captured at once for automatic capture).",
                     path: true, body: schema([
                         "payment_method": .orderedObject([("oneOf", .array([
-                            schema([
-                                "type": enumeration(["card"]), "number": string("card number, never stored"),
-                                "exp_month": integer("1-12"), "exp_year": integer("four digits"), "holder_name": string("cardholder"),
-                            ], required: ["type", "number"]),
+                            card(typed: true),
                             schema([
                                 "type": enumeration(["apple_pay"]),
                                 "token": .orderedObject([("type", "object"), ("description", "the PKPaymentToken (paymentData, paymentMethod, transactionIdentifier); test-root tokens only under serve --test-root")]),
@@ -43,12 +40,12 @@ enum OpenAPIDocument {
                     responses: ["200": "payment_intent", "400": "a token that does not verify, decrypt or match the amount", "402": "declined: error with payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/capture", item([
-                "post": operation("Capture an authorized intent.", path: true, body: schema(["amount": integer("minor units; default all")]),
+                "post": operation("Capture an authorized intent.", path: true, body: schema(["amount": positiveAmount("minor units; default all")]),
                                   responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/cancel", item([
                 "post": operation("Cancel (voiding an authorization).", path: true,
-                                  body: schema(["reason": enumeration(["requested_by_customer", "duplicate", "fraudulent", "abandoned"])]),
+                                  body: schema(["reason": enumeration(PaymentsAPI.merchantCancellationReasons.map(\.rawValue))]),
                                   responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}/challenge", item([
@@ -59,9 +56,9 @@ enum OpenAPIDocument {
                 "post": operation(
                     "The operator's resolution of an intent in requires_merchant_action (as paypanel payments resolve): the processor is asked first; a resolution its ledger contradicts is refused unless force is true.",
                     path: true, body: schema([
-                        "resolution": enumeration(["authorized", "succeeded", "canceled", "retry"]),
-                        "note": string("why: what was checked and decided (kept in the history, up to 500 characters)"),
-                        "operator": string("who resolves it (default: the API key's id)"),
+                        "resolution": enumeration(IntentResolution.allCases.map(\.rawValue)),
+                        "note": text("why: what was checked and decided (kept in the history)", length: 1...OperatorRecord.maximumNoteLength),
+                        "operator": text("who resolves it (default: the API key's id)", length: 1...OperatorRecord.maximumActorLength),
                         "force": .orderedObject([("type", "boolean"), ("description", "apply although the processor's ledger contradicts it (recorded as forced)")]),
                     ], required: ["resolution", "note"]),
                     responses: ["200": "payment_intent with resolution {as, note, operator, forced, processor_says}",
@@ -69,8 +66,8 @@ enum OpenAPIDocument {
             ])),
             ("/v1/refunds", item([
                 "post": operation("Refund a captured intent.", body: schema([
-                    "payment_intent": string("pi_…"), "amount": integer("minor units; default all refundable"),
-                    "reason": enumeration(["requested_by_customer", "duplicate", "fraudulent"]),
+                    "payment_intent": string("pi_…", length: 1...255), "amount": positiveAmount("minor units; default all refundable"),
+                    "reason": enumeration(RefundReason.allCases.map(\.rawValue)),
                 ], required: ["payment_intent"]), responses: ["200": "refund"], returns: OpenAPISchemas.ref("Refund")),
             ])),
             ("/v1/refunds/{id}", item(["get": operation("Retrieve a refund.", path: true, responses: ["200": "refund", "404": "unknown"], returns: OpenAPISchemas.ref("Refund"))])),
@@ -103,8 +100,8 @@ enum OpenAPIDocument {
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("summary", .string(summary))]
         var parameters = query
-        if path { parameters.insert(parameter("id", string("object id"), in: "path", required: true), at: 0) }
-        if body != nil { parameters.append(parameter("Idempotency-Key", string("retry safely; 24 h"), in: "header")) }
+        if path { parameters.insert(parameter("id", identifier("object id"), in: "path", required: true), at: 0) }
+        if body != nil { parameters.append(idempotencyKeyHeader) }
         if !parameters.isEmpty { members.append(("parameters", .array(parameters))) }
         if let body {
             members.append(("requestBody", .orderedObject([("required", true), ("content", .orderedObject([
@@ -129,8 +126,17 @@ enum OpenAPIDocument {
         .orderedObject([("name", .string(name)), ("in", .string(place)), ("required", .bool(required)), ("schema", schema)])
     }
 
+    /// A request body object: exactly these members, `required` ones present. An optional member
+    /// may also be `null`, which the server reads as absent (`RequestBody`).
     static func schema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
-        OpenAPISchemas.closed(properties.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, required: required)
+        OpenAPISchemas.closed(properties.sorted { $0.key < $1.key }.map { name, schema in
+            (name, required.contains(name) ? schema : nullable(schema))
+        }, required: required)
+    }
+
+    /// `schema`, or `null`.
+    static func nullable(_ schema: JSONValue) -> JSONValue {
+        .orderedObject([("anyOf", .array([schema, OpenAPISchemas.type("null")]))])
     }
 
     static func string(_ description: String) -> JSONValue {
@@ -139,6 +145,94 @@ enum OpenAPIDocument {
 
     static func integer(_ description: String) -> JSONValue {
         OpenAPISchemas.described("integer", description)
+    }
+
+    /// An integer within the bounds the server checks.
+    static func integer(_ description: String, _ range: ClosedRange<Int64>) -> JSONValue {
+        .orderedObject([("type", "integer"), ("minimum", .number(range.lowerBound)), ("maximum", .number(range.upperBound)),
+                        ("description", .string(description))])
+    }
+
+    /// A string of `length` characters (UTF-8 bytes for header values), matching `pattern` when given.
+    static func string(_ description: String, length: ClosedRange<Int>, pattern: String? = nil) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", "string"), ("minLength", .number(length.lowerBound)), ("maxLength", .number(length.upperBound))]
+        if let pattern { members.append(("pattern", .string(pattern))) }
+        members.append(("description", .string(description)))
+        return .orderedObject(members)
+    }
+
+    /// Text a person types (a reference, a note, a name): no control characters, no invisible
+    /// formatting characters (the server refuses both), not only spaces. Refusing a card number
+    /// in it (a Luhn-valid run of 13–19 digits) is beyond a pattern; docs/http-api.md has the rule.
+    static func text(_ description: String, length: ClosedRange<Int>) -> JSONValue {
+        string(description, length: length, pattern: printableTextPattern)
+    }
+
+    /// The characters `text` refuses: C0 and C1 controls, DEL, and the default-ignorable
+    /// (invisible) code points of the Basic Multilingual Plane; at least one non-space.
+    static let printableTextPattern =
+        "^(?=.*[^\\s])[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8]*$"
+
+    /// An array of `count` items, optionally without repeats.
+    static func list(_ items: JSONValue, count: ClosedRange<Int>, unique: Bool = false) -> JSONValue {
+        var members: [(String, JSONValue)] = [("type", "array"), ("items", items), ("minItems", .number(count.lowerBound)), ("maxItems", .number(count.upperBound))]
+        if unique { members.append(("uniqueItems", true)) }
+        return .orderedObject(members)
+    }
+
+    /// The `Idempotency-Key` header: 1 to 255 printable ASCII characters, not starting or
+    /// ending with a space (a header value's surrounding spaces are not part of it).
+    static let idempotencyKeyHeader: JSONValue = parameter(
+        "Idempotency-Key", string("retry safely with the same key: the first answer is replayed for 24 h", length: 1...255,
+                                  pattern: "^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$"), in: "header")
+
+    /// A new intent's amount. The server's limit is 100,000,000 of the currency's major unit;
+    /// the schema states the bound that holds for every currency (a zero-decimal one's).
+    static let paymentAmount = integer(
+        "minor units (1000 = 10.00 USD); at most 100,000,000 of the major unit, which for a zero-decimal currency such as JPY is 100000000",
+        1...Amount.maximumTotalMajorUnits)
+
+    /// An amount of an existing intent (capture, refund): positive; what is left on the intent
+    /// bounds it further (a 400 names the rule).
+    static func positiveAmount(_ description: String) -> JSONValue {
+        integer(description, 1...Int64(Int32.max) * 1000)
+    }
+
+    /// An upper-case ISO 4217 payment currency.
+    static let currency: JSONValue = .orderedObject([
+        ("type", "string"), ("enum", .array(Currency.all.map { .string($0.code) })), ("description", "upper-case ISO 4217 code"),
+    ])
+
+    /// A card as the API takes it (with `type: card` inside a confirm's payment method). The
+    /// number must also pass the Luhn check, which no pattern states (a 400 `invalid_number`).
+    static func card(typed: Bool) -> JSONValue {
+        var fields: [String: JSONValue] = [
+            "number": string("12 to 19 digits passing the Luhn check; never stored", length: 12...19, pattern: "^[0-9]{12,19}$"),
+            // Not nullable: the two come together or not at all, and a null one is absent.
+            "exp_month": integer("1-12 (with exp_year)", 1...12), "exp_year": integer("four digits (with exp_month)", 2000...2099),
+            "holder_name": nullable(string("cardholder", length: 0...200)),
+        ]
+        if typed { fields["type"] = enumeration(["card"]) }
+        return .orderedObject([
+            ("type", "object"), ("additionalProperties", false),
+            ("properties", .orderedObject(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })),
+            ("required", .array((typed ? ["type", "number"] : ["number"]).map(JSONValue.string))),
+            // Both parts of the expiry, or neither.
+            ("dependentRequired", .orderedObject([("exp_month", ["exp_year"]), ("exp_year", ["exp_month"])])),
+        ])
+    }
+
+    /// `limit`, `starting_after`, `ending_before` of a list (not both cursors: a 400 says so).
+    static func listQuery(cursor: String, defaultLimit: Int = 10) -> [JSONValue] {
+        [parameter("limit", integer("1-100, default \(defaultLimit)", 1...100)),
+         parameter("starting_after", identifier("\(cursor): the page after it")),
+         parameter("ending_before", identifier("\(cursor): the page before it (not with starting_after)"))]
+    }
+
+    /// An id in a path or query: the HTTP core refuses an encoded NUL anywhere in either, and a
+    /// path segment that is `.` or `..`.
+    static func identifier(_ description: String) -> JSONValue {
+        string(description, length: 1...255, pattern: "^(?!\\.{1,2}$)[^\\u0000]+$")
     }
 
     static func enumeration(_ values: [String]) -> JSONValue {

@@ -9,12 +9,7 @@ enum WebhooksOpenAPI {
             ("/v1/events", Doc.item([
                 "get": Doc.operation(
                     "List events, newest first.",
-                    query: [
-                        Doc.parameter("limit", Doc.integer("1-100, default 10")),
-                        Doc.parameter("starting_after", Doc.string("an event id: the page after it")),
-                        Doc.parameter("ending_before", Doc.string("an event id: the page before it")),
-                        Doc.parameter("type", Doc.enumeration(EventTypes.all)),
-                    ],
+                    query: Doc.listQuery(cursor: "an event id") + [Doc.parameter("type", Doc.enumeration(EventTypes.all))],
                     responses: ["200": "list of events {object: event, id, type, created, data: {object}}"], returns: OpenAPISchemas.list(of: "Event")),
             ])),
             ("/v1/events/{id}", Doc.item([
@@ -24,8 +19,10 @@ enum WebhooksOpenAPI {
                 "post": Doc.operation(
                     "Create a webhook endpoint; the only response with its secret (whsec_…).",
                     body: Doc.schema([
-                        "url": Doc.string("https://… (http and private addresses only with serve --allow-private-webhooks)"),
-                        "events": .orderedObject([("type", "array"), ("items", Doc.enumeration(["*"] + EventTypes.all))]),
+                        "url": Doc.string(
+                            "an absolute https:// URL without user, password or #fragment (http and private addresses only with serve --allow-private-webhooks)",
+                            length: 12...2048, pattern: "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!$&-;=?-Z_a-z~]*)?$"),
+                        "events": Doc.list(Doc.enumeration(["*"] + EventTypes.all), count: 1...50, unique: true),
                     ], required: ["url"]),
                     responses: ["200": "webhook_endpoint with secret", "400": "bad URL or event type"], returns: OpenAPISchemas.ref("WebhookEndpoint")),
                 "get": Doc.operation("List webhook endpoints (never their secrets).", responses: ["200": "list of webhook_endpoint"], returns: OpenAPISchemas.list(of: "WebhookEndpoint")),

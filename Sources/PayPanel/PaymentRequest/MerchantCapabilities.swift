@@ -24,6 +24,9 @@ public struct MerchantCapabilities: OptionSet, Sendable, Hashable, CustomStringC
         (.instantFundsOut, "supportsInstantFundsOut", ["capabilityInstantFundsOut", "instantFundsOut"]),
     ]
 
+    /// The spellings of 3-D Secure, the capability every request needs.
+    public static var threeDSecureNames: [String] { names.filter { $0.capability == .threeDSecure }.flatMap { [$0.canonical] + $0.aliases } }
+
     /// Every accepted spelling, for error messages.
     public static var acceptedNames: [String] { names.flatMap { [$0.canonical] + $0.aliases } }
 

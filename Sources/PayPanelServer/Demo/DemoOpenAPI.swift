@@ -21,8 +21,8 @@ enum DemoOpenAPI {
                 "post": Doc.operation(
                     "Test mode only, with the demo key: an Apple Pay token sealed with PayPanel's test identity for a test wallet card, as 'paypanel token seal' makes.",
                     body: Doc.schema([
-                        "card": Doc.string("a wallet card id from /demo/session"), "amount": Doc.integer("minor units, 1 to 100000000"),
-                        "currency": Doc.string("ISO 4217 (default USD)"),
+                        "card": Doc.string("a wallet card id from /demo/session", length: 1...40), "amount": Doc.integer("minor units", 1...DemoSite.maximumAmount),
+                        "currency": Doc.currency,
                     ], required: ["card", "amount"]),
                     responses: ["200": "{payment_token}", "400": "unknown card, bad amount or currency", "403": "not the demo key", "404": "not in test mode"], returns: OpenAPISchemas.ref("DemoToken")),
             ])),
