@@ -47,6 +47,7 @@ struct ServeCommand: CLICommand {
         let service = try arguments.openCheckoutService(environment: environment, clock: clock, stores: stores)
         try Self.ensureKey(store: try stores.openAPIKeyStore(), clock: clock, console: context.console)
         var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
+        api.log = { line in Self.writeError(JSONWriter.string(line)) }
         // The checkout desk has its own connection to the same database, like the key checks.
         let desk = CheckoutDesk(store: try stores.openCheckoutStore(), service: service, clock: clock)
         // Apple Pay tokens on /pay and on confirm: Apple Root CA - G3 and the configured merchant
