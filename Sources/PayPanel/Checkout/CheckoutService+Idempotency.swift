@@ -1,13 +1,14 @@
 import Foundation
 
 // Authorizations and refunds under an idempotency key (Stripe semantics, `IdempotencyStore`),
-// including the run that takes a key over from a process that crashed while holding it.
+// including the run that takes a key over from a run that failed or crashed after starting.
 extension CheckoutService {
     /// `authorize` under an idempotency key: a retry with the same key and the same card
     /// summary replays the first outcome (a decline included) instead of opening a second
     /// attempt. The key's parameters never include the card number.
     ///
-    /// A key whose first run crashed is taken over once its lease has run out
+    /// A key whose first run failed after opening its attempt (the answer could not be written)
+    /// is taken over by the next call at once, one whose run crashed once its lease has run out
     /// (`IdempotencyStore.inProgressLease`): the attempt that run opened is resumed — its call
     /// looked up at the processor if it is still unanswered — never authorized a second time.
     public func authorize(_ submission: PaymentSubmission, idempotencyKey: String?) async throws -> PaymentOutcome {
@@ -26,9 +27,9 @@ extension CheckoutService {
         }
     }
 
-    /// `refund` under an idempotency key. A key whose first run crashed resumes that run's
-    /// refund (looked up, and sent again if the processor never got it) instead of refunding
-    /// twice.
+    /// `refund` under an idempotency key. A key whose first run failed or crashed after
+    /// reserving its refund resumes that refund (looked up, and sent again if the processor
+    /// never got it) instead of refunding twice.
     public func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, idempotencyKey: String?) async throws -> PaymentOutcome {
         let parameters = JSONValue.orderedObject([
             ("intentId", .string(intentID)), ("amount", .optional(amount)), ("reason", .optional(reason?.rawValue)),

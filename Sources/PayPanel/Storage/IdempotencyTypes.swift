@@ -39,10 +39,10 @@ public struct IdempotencyClaim: Sendable, Equatable {
     public let requestHash: String
     /// When the key was first used (expiry counts from here).
     public let createdAt: Date
-    /// Set when this claim took over from a crashed run: what that run had attached (e.g. its
-    /// attempt id). Resume it; do not start a second one.
+    /// Set when this claim took over from a run that crashed or failed: what that run had
+    /// attached (e.g. its attempt id). Resume it; do not start a second one.
     public let recoveredResourceID: String?
-    /// True when this claim took over from a crashed run.
+    /// True when this claim took over from a run that crashed or failed.
     public let isRecovery: Bool
     /// When this run took the key (its lease starts there), at the store's precision. A run
     /// gives the key up only while the row still carries this time: a run that outlived its
