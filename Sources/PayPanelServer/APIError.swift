@@ -24,6 +24,22 @@ struct APIError: Error, Sendable {
     var intent: JSONValue? = nil
     var headers: HTTPHeaders = [:]
 
+    /// True for an answer about this moment rather than about the request: the server could not
+    /// finish it (5xx, the database busy or full), the client is told to slow down (429), or it
+    /// ran into another request still working on the same object (the 409s of
+    /// `transientConflicts`). An idempotency key never keeps such an answer: the retry must get
+    /// the real one.
+    var isTransient: Bool {
+        status.code >= 500 || status.code == 429 || (status == .conflict && Self.transientConflicts.contains(code))
+    }
+
+    /// The 409 codes that say "not now" rather than "not this": the intent's processor call is
+    /// still in flight, the object moved under the request, the checkout is being paid, the
+    /// key is in use.
+    static let transientConflicts: Set<String> = [
+        "payment_intent_operation_in_flight", "version_conflict", "payment_in_progress", "idempotency_key_in_use",
+    ]
+
     /// 400 `invalid_request_error` naming the offending parameter.
     static func invalid(_ code: String, _ message: String, param: String? = nil) -> APIError {
         APIError(status: .badRequest, kind: .invalidRequest, code: code, message: message, param: param)

@@ -13,8 +13,10 @@ extension CheckoutsAPI {
             let body = try RequestBody(context, allowed: ["passed"])
             guard let passed = try body.bool("passed", required: true) else { throw RequestBody.missing("passed") }
             // A tap answered twice (a lost response, a retry) gets the first answer.
-            return try await api.idempotent(context, owner: "checkout \(checkoutID)") {
-                APIResponse.json(try await desk.answerChallenge(checkoutID, passed: passed).json)
+            return try await api.idempotent(context, owner: "checkout \(checkoutID)", resume: { attemptID in
+                APIResponse.json(try await desk.resume(checkoutID, attemptID: attemptID).json)
+            }) { recoveryPoint in
+                APIResponse.json(try await desk.answerChallenge(checkoutID, passed: passed, recoveryPoint: recoveryPoint).json)
             }
         }
     }

@@ -64,9 +64,11 @@ public struct CheckoutsAPI: APIRouteProvider {
             let method = try Self.method(body, context: context, decryptor: decryptor)
             // The device retries a pay whose answer it lost with the same key: it gets the first
             // answer instead of a second attempt. Its keys are the checkout's own.
-            return try await api.idempotent(context, owner: "checkout \(checkoutID)") {
+            return try await api.idempotent(context, owner: "checkout \(checkoutID)", resume: { attemptID in
+                APIResponse.json(try await desk.resume(checkoutID, attemptID: attemptID).json)
+            }) { recoveryPoint in
                 // The sheet's verdict is in the body: 200 even for "failure".
-                APIResponse.json(try await desk.pay(checkoutID, amount: amount, method: method).json)
+                APIResponse.json(try await desk.pay(checkoutID, amount: amount, method: method, recoveryPoint: recoveryPoint).json)
             }
         }
         addChallengeRoute(to: &router)

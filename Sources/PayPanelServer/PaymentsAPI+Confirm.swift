@@ -33,16 +33,19 @@ extension PaymentsAPI {
         return .applePay(Array(JSONWriter.string(token).utf8), decryptor)
     }
 
-    /// Authorizes intent `id` with `method`. A token that does not verify, decrypt or match the
-    /// intent's amount is a 400 naming the token (no attempt is opened for it).
-    func confirm(_ id: String, with method: ConfirmMethod) async throws -> PaymentOutcome {
+    /// Authorizes intent `id` with `method`, its attempt recorded on `recoveryPoint` (the
+    /// request's idempotency claim) as it opens. A token that does not verify, decrypt or match
+    /// the intent's amount is a 400 naming the token (no attempt is opened for it).
+    func confirm(_ id: String, with method: ConfirmMethod, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         switch method {
         case .card(let card):
-            return try await service.authorize(PaymentSubmission(intentID: id, method: card, source: .card), idempotencyKey: nil)
+            return try await service.authorize(PaymentSubmission(intentID: id, method: card, source: .card), recoveryPoint: recoveryPoint)
         case .applePay(let token, let decryptor):
             do {
                 // The merchant's confirm is not the sheet's budget: that is the checkout's /pay.
-                return try await service.authorize(applePayToken: token, intentID: id, decryptor: decryptor, answersPaymentSheet: false)
+                return try await service.authorize(
+                    applePayToken: token, intentID: id, decryptor: decryptor, answersPaymentSheet: false, scenario: nil,
+                    recoveryPoint: recoveryPoint)
             } catch let error as ApplePayTokenError {
                 throw Self.tokenRefusal(error)
             }

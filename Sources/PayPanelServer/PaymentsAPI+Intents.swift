@@ -8,8 +8,10 @@ extension PaymentsAPI {
         router.post("/v1/payment_intents") { context in
             let body = try RequestBody(context, allowed: ["amount", "currency", "capture_method", "order_reference"])
             let request = try Self.newIntent(body)
-            return try await idempotent(context) {
-                APIResponse.json(APIObjects.intent(try await service.createIntent(request)))
+            return try await idempotent(context, resume: { intentID in
+                APIResponse.json(APIObjects.intent(try await Self.requireIntent(intentID, from: service)))
+            }) { recoveryPoint in
+                APIResponse.json(APIObjects.intent(try await service.createIntent(request, recoveryPoint: recoveryPoint)))
             }
         }
         router.get("/v1/payment_intents/{id}") { context in
@@ -30,16 +32,21 @@ extension PaymentsAPI {
             let body = try RequestBody(context, allowed: ["payment_method"])
             let method = try Self.confirmMethod(body, decryptor: tokenDecryptor)
             let id = Self.id(context)
-            return try await idempotent(context) {
-                try Self.authorizationResponse(try await confirm(id, with: method))
+            return try await idempotent(context, resume: { attemptID in
+                try Self.authorizationResponse(try await service.resume(attemptID: attemptID, intentID: id))
+            }) { recoveryPoint in
+                try Self.authorizationResponse(try await confirm(id, with: method, recoveryPoint: recoveryPoint))
             }
         }
         router.post("/v1/payment_intents/{id}/challenge") { context in
             let body = try RequestBody(context, allowed: ["passed"])
             let passed = try body.bool("passed", required: true) ?? false
             let id = Self.id(context)
-            return try await idempotent(context) {
-                try Self.authorizationResponse(try await service.completeChallenge(id, result: passed ? .passed : .failed))
+            return try await idempotent(context, resume: { attemptID in
+                try Self.authorizationResponse(try await service.resume(attemptID: attemptID, intentID: id))
+            }) { recoveryPoint in
+                try Self.authorizationResponse(
+                    try await service.completeChallenge(id, result: passed ? .passed : .failed, recoveryPoint: recoveryPoint))
             }
         }
         router.post("/v1/payment_intents/{id}/capture") { context in
@@ -47,18 +54,28 @@ extension PaymentsAPI {
             let amount = try body.integer("amount")
             if let amount, amount <= 0 { throw APIError.invalid("parameter_invalid", "amount must be a positive integer (minor units)", param: "amount") }
             let id = Self.id(context)
-            return try await idempotent(context) {
-                APIResponse.json(APIObjects.intent(try await service.capture(id, amount: amount).intent))
+            return try await idempotent(context, resume: { intentID in
+                APIResponse.json(APIObjects.intent(try await service.resume(intentID: intentID).intent))
+            }) { recoveryPoint in
+                APIResponse.json(APIObjects.intent(try await service.capture(id, amount: amount, recoveryPoint: recoveryPoint).intent))
             }
         }
         router.post("/v1/payment_intents/{id}/cancel") { context in
             let body = try RequestBody(context, allowed: ["reason"])
             let reason = try Self.cancellationReason(body)
             let id = Self.id(context)
-            return try await idempotent(context) {
-                APIResponse.json(APIObjects.intent(try await service.cancel(id, reason: reason).intent))
+            return try await idempotent(context, resume: { intentID in
+                APIResponse.json(APIObjects.intent(try await service.resume(intentID: intentID).intent))
+            }) { recoveryPoint in
+                APIResponse.json(APIObjects.intent(try await service.cancel(id, reason: reason, recoveryPoint: recoveryPoint).intent))
             }
         }
+    }
+
+    /// The intent `id`, or 404.
+    static func requireIntent(_ id: String, from service: CheckoutService) async throws -> PaymentIntent {
+        guard let intent = try await service.details(id)?.intent else { throw APIError.missing("payment_intent", id) }
+        return intent
     }
 
     /// 200 with the intent, or 402 with it when the attempt failed (a decline): the intent is

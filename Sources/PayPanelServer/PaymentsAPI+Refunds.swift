@@ -17,10 +17,10 @@ extension PaymentsAPI {
                 }
                 reason = value
             }
-            return try await idempotent(context) {
-                let outcome = try await service.refund(intentID, amount: amount, reason: reason, idempotencyKey: nil)
-                guard let refund = outcome.refund else { throw APIError.from(CancellationError()) }
-                return APIResponse.json(APIObjects.refund(refund))
+            return try await idempotent(context, resume: { refundID in
+                try Self.refundResponse(try await service.resume(refundID: refundID, intentID: intentID))
+            }) { recoveryPoint in
+                try Self.refundResponse(try await service.refund(intentID, amount: amount, reason: reason, recoveryPoint: recoveryPoint))
             }
         }
         router.get("/v1/refunds/{id}") { context in
@@ -29,5 +29,11 @@ extension PaymentsAPI {
             }
             return APIResponse.json(APIObjects.refund(refund))
         }
+    }
+
+    /// The refund the outcome is about, as the API's object.
+    static func refundResponse(_ outcome: PaymentOutcome) throws -> HTTPResponse {
+        guard let refund = outcome.refund else { throw APIError.from(CancellationError()) }
+        return APIResponse.json(APIObjects.refund(refund))
     }
 }

@@ -12,9 +12,12 @@ extension PaymentsAPI {
             let body = try RequestBody(context, allowed: ["resolution", "note", "operator", "force"])
             let request = try Self.resolution(body, caller: context.principal(as: APIKeyRecord.self))
             let id = Self.id(context)
-            return try await idempotent(context) {
+            return try await idempotent(context, resume: { intentID in
+                APIResponse.json(Self.resolvedJSON(try await service.resumeResolution(intentID)))
+            }) { recoveryPoint in
                 let resolved = try await service.resolve(
-                    id, as: request.resolution, note: request.note, actor: request.actor, force: request.force)
+                    id, as: request.resolution, note: request.note, actor: request.actor, force: request.force,
+                    recoveryPoint: recoveryPoint)
                 return APIResponse.json(Self.resolvedJSON(resolved))
             }
         }

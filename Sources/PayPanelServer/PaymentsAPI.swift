@@ -28,6 +28,9 @@ public struct PaymentsAPI: Sendable {
     /// The test-mode demo page's key (`serve --test-root`); nil in production. Routes that grant
     /// it a power take it beside the secret key; everywhere else it is refused with a 403.
     public var demoKey: DemoKey?
+    /// Lines for the operator about what went wrong outside any response (an idempotency key
+    /// whose claim could not be given up stays held); `paypanel serve` writes them to stderr.
+    public var log: @Sendable (JSONValue) -> Void = { _ in }
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// SQLite database) for key checks and idempotency keys.
@@ -87,17 +90,42 @@ public struct PaymentsAPI: Sendable {
         return EitherCredential(demoKey.credential(for: power), otherwise: SecretKeyCredential(keys: keys))
     }
 
-    /// Runs a route's work under its `Idempotency-Key`; errors become the envelope first, so
-    /// they are stored and replayed like any other response.
+    /// Runs a route's work under its `Idempotency-Key` (`HTTPIdempotency`); errors become the
+    /// envelope first, so they are stored and replayed like any other response — unless they
+    /// are transient. For work that attaches nothing to the key: one write, which either
+    /// happened or not, so a failure leaves nothing to resume.
     func idempotent(
         _ context: RequestContext, owner: String? = nil, _ work: @escaping () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        try await idempotency.run(context, owner: owner) {
-            do {
-                return try await work()
-            } catch {
-                return APIError.from(error).response(requestID: context.requestID)
-            }
+        try await idempotency.run(context, owner: owner, log: log, resume: nil) { _ in
+            await Self.answer(context, work)
+        }
+    }
+
+    /// `idempotent` for work that starts something outside one write (a processor call): `work`
+    /// hands the key's claim (`recoveryPoint`, nil without a key) to the service, which attaches
+    /// what it starts — the attempt, the refund, the intent — in the transaction that starts it.
+    /// When a run fails after that, the next request with the key does not run `work` again:
+    /// it calls `resume` with the attached id, which must finish that resource and answer what
+    /// `work` would have answered (same status, same body shape).
+    func idempotent(
+        _ context: RequestContext, owner: String? = nil, resume: @escaping (String) async throws -> HTTPResponse,
+        _ work: @escaping (IdempotencyClaim?) async throws -> HTTPResponse
+    ) async throws -> HTTPResponse {
+        try await idempotency.run(
+            context, owner: owner, log: log, resume: { resourceID in await Self.answer(context) { try await resume(resourceID) } }
+        ) { recoveryPoint in
+            await Self.answer(context) { try await work(recoveryPoint) }
+        }
+    }
+
+    /// The response of `work`, or of its error as the envelope; final unless the error is transient.
+    private static func answer(_ context: RequestContext, _ work: () async throws -> HTTPResponse) async -> RouteAnswer {
+        do {
+            return RouteAnswer(response: try await work(), isFinal: true)
+        } catch {
+            let apiError = APIError.from(error)
+            return RouteAnswer(response: apiError.response(requestID: context.requestID), isFinal: !apiError.isTransient)
         }
     }
 

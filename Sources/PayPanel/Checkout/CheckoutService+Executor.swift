@@ -71,9 +71,9 @@ extension CheckoutService {
             let timeout = configuration.processorTimeout
             if reason == .authorizationExpired {
                 // Best effort: the intent is expired already and the answer changes nothing.
-                faults.reach(.beforeProcessorCall(.void))
+                try faults.reach(.beforeProcessorCall(.void))
                 _ = await processor.void(reference: attemptID, timeout: timeout)
-                faults.reach(.afterProcessorCall(.void))
+                try faults.reach(.afterProcessorCall(.void))
                 return (machine, [], nil)
             }
             return try await call(.void(attemptID: attemptID), machine: machine) {
@@ -100,9 +100,9 @@ extension CheckoutService {
     private func call(
         _ processorCall: ProcessorCall, machine: PaymentStateMachine, _ send: () async -> ProcessorOutcome
     ) async throws -> Step {
-        faults.reach(.beforeProcessorCall(processorCall.operation))
+        try faults.reach(.beforeProcessorCall(processorCall.operation))
         let outcome = await send()
-        faults.reach(.afterProcessorCall(processorCall.operation))
+        try faults.reach(.afterProcessorCall(processorCall.operation))
         return try record(.processorAnswered(processorCall, outcome), intentID: machine.intent.id, known: machine, readingDueTimers: true)
     }
 

@@ -1,13 +1,14 @@
 import Foundation
 
 // Authorizations and refunds under an idempotency key (Stripe semantics, `IdempotencyStore`),
-// including the run that takes a key over from a process that crashed while holding it.
+// including the run that takes a key over from a run that failed or crashed after starting.
 extension CheckoutService {
     /// `authorize` under an idempotency key: a retry with the same key and the same card
     /// summary replays the first outcome (a decline included) instead of opening a second
     /// attempt. The key's parameters never include the card number.
     ///
-    /// A key whose first run crashed is taken over once its lease has run out
+    /// A key whose first run failed after opening its attempt (the answer could not be written)
+    /// is taken over by the next call at once, one whose run crashed once its lease has run out
     /// (`IdempotencyStore.inProgressLease`): the attempt that run opened is resumed — its call
     /// looked up at the processor if it is still unanswered — never authorized a second time.
     public func authorize(_ submission: PaymentSubmission, idempotencyKey: String?) async throws -> PaymentOutcome {
@@ -22,13 +23,13 @@ extension CheckoutService {
             if let claim, claim.isRecovery, let attemptID = claim.recoveredResourceID {
                 return try await self.resume(attemptID: attemptID, intentID: submission.intentID)
             }
-            return try await self.authorize(submission, claim: claim)
+            return try await self.authorize(submission, recoveryPoint: claim)
         }
     }
 
-    /// `refund` under an idempotency key. A key whose first run crashed resumes that run's
-    /// refund (looked up, and sent again if the processor never got it) instead of refunding
-    /// twice.
+    /// `refund` under an idempotency key. A key whose first run failed or crashed after
+    /// reserving its refund resumes that refund (looked up, and sent again if the processor
+    /// never got it) instead of refunding twice.
     public func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, idempotencyKey: String?) async throws -> PaymentOutcome {
         let parameters = JSONValue.orderedObject([
             ("intentId", .string(intentID)), ("amount", .optional(amount)), ("reason", .optional(reason?.rawValue)),
@@ -37,7 +38,7 @@ extension CheckoutService {
             if let claim, claim.isRecovery, let refundID = claim.recoveredResourceID {
                 return try await self.resume(refundID: refundID, intentID: intentID)
             }
-            return try await self.refund(intentID, amount: amount, reason: reason, claim: claim)
+            return try await self.refund(intentID, amount: amount, reason: reason, recoveryPoint: claim)
         }
     }
 
@@ -66,7 +67,7 @@ extension CheckoutService {
 
     /// Runs `body` under the key (`IdempotencyStore.run`), storing its outcome as JSON, and
     /// returns the typed outcome: the fresh one, or the stored one decoded and marked replayed.
-    private func runIdempotently(
+    func runIdempotently(
         key: String?, scope: String, parameters: JSONValue, _ body: (IdempotencyClaim?) async throws -> PaymentOutcome
     ) async throws -> PaymentOutcome {
         var fresh: PaymentOutcome?
@@ -84,21 +85,34 @@ extension CheckoutService {
         return try PaymentOutcome(replayOf: stored, firstUsedAt: response.firstUsedAt)
     }
 
-    /// Where the attempt a crashed run opened stands now: its call, if still waiting for an
-    /// answer, is looked up first (the card is gone, so it cannot be sent again).
-    func resume(attemptID: String, intentID: String) async throws -> PaymentOutcome {
+    /// Where the attempt a failed or crashed run opened stands now: its call, if still waiting
+    /// for an answer, is looked up first (the card is gone, so it cannot be sent again).
+    package func resume(attemptID: String, intentID: String) async throws -> PaymentOutcome {
         if let call = try ledger.awaitingCall(intentID: intentID, reference: attemptID) {
             _ = try await lookUp(call, intentID: intentID)
         }
         return outcome(try loadMachine(intentID), attemptID: attemptID)
     }
 
-    /// Where the refund a crashed run reserved stands now, after a lookup if it is pending.
-    func resume(refundID: String, intentID: String) async throws -> PaymentOutcome {
+    /// Where the refund a failed or crashed run reserved stands now, after a lookup if it is
+    /// pending.
+    package func resume(refundID: String, intentID: String) async throws -> PaymentOutcome {
         if let call = try ledger.awaitingCall(intentID: intentID, reference: refundID) {
             _ = try await lookUp(call, intentID: intentID)
         }
         return refundOutcome(try loadMachine(intentID), refundID: refundID)
+    }
+
+    /// Where an intent a failed or crashed run moved (a capture, a cancel) stands now: the
+    /// call in flight, if any, is looked up first; nothing is asked of the processor again.
+    package func resume(intentID: String) async throws -> PaymentOutcome {
+        let machine = try loadMachine(intentID)
+        guard let call = machine.intent.inFlight?.call else {
+            return outcome(machine, attemptID: machine.intent.currentAttemptID)
+        }
+        _ = try await lookUp(call, intentID: intentID)
+        let after = try loadMachine(intentID)
+        return outcome(after, attemptID: after.intent.currentAttemptID)
     }
 
     /// How an outcome is stored under an idempotency key: its JSON, as a failure when

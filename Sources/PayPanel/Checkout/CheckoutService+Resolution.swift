@@ -24,6 +24,15 @@ extension CheckoutService {
     public func resolve(
         _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool = false
     ) async throws -> ResolutionOutcome {
+        try await resolve(intentID, as: resolution, note: note, actor: actor, force: force, recoveryPoint: nil)
+    }
+
+    /// `resolve`, recording the intent on `recoveryPoint` (an idempotency claim) with the
+    /// resolution, so a request that takes the key over finishes what the resolution started
+    /// (`resumeResolution`) instead of resolving again.
+    package func resolve(
+        _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool, recoveryPoint: IdempotencyClaim?
+    ) async throws -> ResolutionOutcome {
         let record = try OperatorRecord(note: note, actor: actor, forced: force)
         let machine = try loadMachine(intentID)
         let intent = machine.intent
@@ -36,11 +45,26 @@ extension CheckoutService {
             throw PaymentRejection(intentID: intentID, reason: .invalidResolution("it has no attempt to resolve"))
         }
         let recorded = record.with(processor: await processorHolding(attemptID: attemptID))
-        let transition = try ledger.apply(
-            .operatorResolved(.intent(resolution), recorded), to: intentID, expectedVersion: intent.version, at: clock.now(),
-            known: machine)
+        let transition = try apply(
+            .operatorResolved(.intent(resolution), recorded), to: intentID, expectedVersion: intent.version, known: machine,
+            recording: intentID, on: recoveryPoint)
         let after = try await execute(transition, card: nil)
         return ResolutionOutcome(outcome: outcome(after, attemptID: attemptID), resolution: resolution, record: recorded)
+    }
+
+    /// Where a resolution whose run failed after recording it stands now: the call it started
+    /// (a void), if still in flight, is looked up, and the resolution is read back from the
+    /// intent's history.
+    package func resumeResolution(_ intentID: String) async throws -> ResolutionOutcome {
+        let after = try await resume(intentID: intentID)
+        guard let details = try ledger.details(intentID) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
+        let decoder = StoredEventDecoder(storedAttempts: details.attempts)
+        for record in details.events.reversed() where record.type == "operator_resolved" {
+            if case .operatorResolved(.intent(let resolution), let operatorRecord) = try decoder.event(record) {
+                return ResolutionOutcome(outcome: after, resolution: resolution, record: operatorRecord)
+            }
+        }
+        throw PaymentRejection(intentID: intentID, reason: .invalidResolution("its history holds no resolution to resume"))
     }
 
     /// What the processor holds for `attemptID`: its authorization, and when that was approved

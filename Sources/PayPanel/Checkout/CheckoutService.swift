@@ -47,7 +47,19 @@ public actor CheckoutService {
 
     /// Creates an intent waiting for a payment method.
     public func createIntent(_ request: NewPaymentIntent) throws -> PaymentIntent {
-        try ledger.create(request, id: random.make(.intent), at: clock.now())
+        try createIntent(request, recoveryPoint: nil)
+    }
+
+    /// `createIntent`, recording the new intent on `recoveryPoint` (an idempotency claim) in the
+    /// transaction that creates it, so a request that takes the key over answers with that
+    /// intent instead of creating a second one.
+    package func createIntent(_ request: NewPaymentIntent, recoveryPoint: IdempotencyClaim?) throws -> PaymentIntent {
+        let id = random.make(.intent)
+        return try store.write { transaction in
+            let intent = try ledger.create(request, id: id, at: clock.now(), in: transaction)
+            if let recoveryPoint { try idempotency.attach(resourceID: id, to: recoveryPoint, in: transaction) }
+            return intent
+        }
     }
 
     /// The intent with its attempts, refunds and history; nil when unknown.
@@ -72,13 +84,14 @@ public actor CheckoutService {
     /// decline is not an error: it is in the outcome (`failure`), and the intent waits for
     /// another payment method.
     public func authorize(_ submission: PaymentSubmission) async throws -> PaymentOutcome {
-        try await authorize(submission, claim: nil)
+        try await authorize(submission, recoveryPoint: nil)
     }
 
-    /// `authorize`, recording the new attempt on the idempotency claim (when there is one) in
-    /// the same transaction that opens it: a run that takes the key over after a crash finds
-    /// the attempt and resumes it instead of authorizing a second one.
-    func authorize(_ submission: PaymentSubmission, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
+    /// `authorize`, recording the new attempt on `recoveryPoint` (an idempotency claim, when
+    /// there is one) in the same transaction that opens it, before the processor is called: a
+    /// run that takes the key over after a failure or a crash finds the attempt and resumes it
+    /// (`resume(attemptID:intentID:)`) instead of authorizing a second one.
+    package func authorize(_ submission: PaymentSubmission, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         var newAttemptID: String?
         let (transition, attemptID) = try store.write { transaction in
             // The intent is read inside the write that opens the attempt (no read transaction
@@ -93,7 +106,7 @@ public actor CheckoutService {
             let transition = try ledger.openAttempt(
                 opening, intentID: submission.intentID, tokenTransactionID: submission.tokenTransactionID,
                 expectedVersion: nil, at: clock.now(), known: current, in: transaction)
-            if let claim { try idempotency.attach(resourceID: attemptID, to: claim, in: transaction) }
+            if let recoveryPoint { try idempotency.attach(resourceID: attemptID, to: recoveryPoint, in: transaction) }
             return (transition, attemptID)
         }
         let machine = try await execute(
@@ -104,6 +117,12 @@ public actor CheckoutService {
     /// The cardholder's answer to a 3-D Secure challenge: passed (the processor completes the
     /// authorization), failed, or abandoned (the intent waits for another payment method).
     public func completeChallenge(_ intentID: String, result: ChallengeResult) async throws -> PaymentOutcome {
+        try await completeChallenge(intentID, result: result, recoveryPoint: nil)
+    }
+
+    /// `completeChallenge`, recording the attempt on `recoveryPoint` with the answer, so a
+    /// request that takes the key over resumes that attempt.
+    package func completeChallenge(_ intentID: String, result: ChallengeResult, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         let machine = try loadMachine(intentID)
         guard let attemptID = machine.intent.currentAttemptID else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "challenge_\(result.rawValue)", status: machine.intent.status))
@@ -113,7 +132,7 @@ public actor CheckoutService {
         case .failed: .challengeFailed(attemptID: attemptID)
         case .abandoned: .challengeAbandoned(attemptID: attemptID)
         }
-        let transition = try ledger.apply(event, to: intentID, expectedVersion: nil, at: clock.now(), known: machine)
+        let transition = try apply(event, to: intentID, known: machine, recording: attemptID, on: recoveryPoint)
         return outcome(try await execute(transition, card: nil), attemptID: attemptID)
     }
 
@@ -121,13 +140,25 @@ public actor CheckoutService {
 
     /// Captures `amount` minor units (nil: all that is capturable) of a `requires_capture` intent.
     public func capture(_ intentID: String, amount: Int64? = nil) async throws -> PaymentOutcome {
-        let transition = try ledger.apply(.captureRequested(amount: amount), to: intentID, expectedVersion: nil, at: clock.now())
+        try await capture(intentID, amount: amount, recoveryPoint: nil)
+    }
+
+    /// `capture`, recording the intent on `recoveryPoint` with the capture request, so a request
+    /// that takes the key over resumes this capture (`resume(intentID:)`) instead of asking again.
+    package func capture(_ intentID: String, amount: Int64?, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
+        let transition = try apply(.captureRequested(amount: amount), to: intentID, recording: intentID, on: recoveryPoint)
         return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Cancels an intent: at once before authorization; by voiding the authorization after.
     public func cancel(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
-        let transition = try ledger.apply(.cancelRequested(reason: reason), to: intentID, expectedVersion: nil, at: clock.now())
+        try await cancel(intentID, reason: reason, recoveryPoint: nil)
+    }
+
+    /// `cancel`, recording the intent on `recoveryPoint` with the cancel request, so a request
+    /// that takes the key over resumes this cancel (`resume(intentID:)`).
+    package func cancel(_ intentID: String, reason: CancellationReason, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
+        let transition = try apply(.cancelRequested(reason: reason), to: intentID, recording: intentID, on: recoveryPoint)
         return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
@@ -151,13 +182,14 @@ public actor CheckoutService {
     /// refundable remainder is checked inside the same serialized write that reserves it, so
     /// two concurrent refunds can never exceed what was captured.
     public func refund(_ intentID: String, amount: Int64? = nil, reason: RefundReason? = nil) async throws -> PaymentOutcome {
-        try await refund(intentID, amount: amount, reason: reason, claim: nil)
+        try await refund(intentID, amount: amount, reason: reason, recoveryPoint: nil)
     }
 
-    /// `refund`, recording the new refund on the idempotency claim (when there is one) in the
-    /// transaction that reserves it, so a run that takes the key over after a crash resumes
-    /// that refund instead of refunding a second time.
-    func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, claim: IdempotencyClaim?) async throws -> PaymentOutcome {
+    /// `refund`, recording the new refund on `recoveryPoint` (an idempotency claim, when there
+    /// is one) in the transaction that reserves it, so a run that takes the key over after a
+    /// failure or a crash resumes that refund (`resume(refundID:intentID:)`) instead of
+    /// refunding a second time.
+    package func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         let refundID = random.make(.refund)
         let transition = try store.write { transaction in
             // Read inside the write: "all that is refundable" is what is left at this moment.
@@ -166,10 +198,27 @@ public actor CheckoutService {
             let transition = try ledger.apply(
                 .refundRequested(refundID: refundID, amount: requested, reason: reason), to: intentID, expectedVersion: nil,
                 at: clock.now(), known: current, in: transaction)
-            if let claim { try idempotency.attach(resourceID: refundID, to: claim, in: transaction) }
+            if let recoveryPoint { try idempotency.attach(resourceID: refundID, to: recoveryPoint, in: transaction) }
             return transition
         }
         return refundOutcome(try await execute(transition, card: nil), refundID: refundID)
+    }
+
+    /// Applies `event` to the intent and, when there is a recovery point, records `resourceID`
+    /// on it in the same write: the claim names what was started exactly when it started.
+    func apply(
+        _ event: PaymentEvent, to intentID: String, expectedVersion: Int64? = nil, known: PaymentStateMachine? = nil,
+        recording resourceID: String, on recoveryPoint: IdempotencyClaim?
+    ) throws -> PaymentTransition {
+        guard let recoveryPoint else {
+            return try ledger.apply(event, to: intentID, expectedVersion: expectedVersion, at: clock.now(), known: known)
+        }
+        return try store.write { transaction in
+            let transition = try ledger.apply(
+                event, to: intentID, expectedVersion: expectedVersion, at: clock.now(), known: known, in: transaction)
+            try idempotency.attach(resourceID: resourceID, to: recoveryPoint, in: transaction)
+            return transition
+        }
     }
 
     // MARK: - Reading back

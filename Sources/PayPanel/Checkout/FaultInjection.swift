@@ -1,9 +1,11 @@
 /// Named points in the checkout flow where a test can make the process die, to prove that a
 /// crash at any of them loses nothing: `PAYPANEL_FAULT=after-authorize paypanel payments authorize …`
-/// kills the process right after the processor approved, before the answer is recorded.
+/// kills the process right after the processor approved, before the answer is recorded. A
+/// test can also make the step that follows fail as a failed database write would (a full
+/// disk), to prove that a run which fails there, without dying, loses nothing either.
 ///
 /// The library only announces the points; what happens there is the injector's business (the
-/// CLI's kills the process with SIGKILL, the default does nothing).
+/// CLI's kills the process with SIGKILL or throws, the default does nothing).
 public enum FaultPoint: Sendable, Hashable, CustomStringConvertible {
     /// The call's transition is committed; the processor has not been called.
     case beforeProcessorCall(ProcessorOperation)
@@ -31,8 +33,10 @@ public enum FaultPoint: Sendable, Hashable, CustomStringConvertible {
 
 /// Decides what happens when the flow reaches a fault point.
 public protocol FaultInjector: Sendable {
-    /// Called when the flow reaches `point`; may end the process (the CLI's injector does).
-    func reach(_ point: FaultPoint)
+    /// Called when the flow reaches `point`; may end the process (the CLI's injector does), or
+    /// throw: the step that follows then fails with that error, as if its write had failed
+    /// (after a processor call: the answer is not recorded).
+    func reach(_ point: FaultPoint) throws
 }
 
 /// No faults: the production default.

@@ -15,6 +15,12 @@ extension CheckoutDesk {
     /// payer-safe error, the checkout open for another card. Refused (thrown): an unknown or
     /// closed checkout, no challenge waiting, or another call of this checkout in flight.
     public func answerChallenge(_ checkoutID: String, passed: Bool) async throws -> CheckoutPayment {
+        try await answerChallenge(checkoutID, passed: passed, recoveryPoint: nil)
+    }
+
+    /// `answerChallenge`, recording the attempt on `recoveryPoint` (the request's idempotency
+    /// claim) with the answer; a request that takes the key over calls `resume(_:attemptID:)`.
+    package func answerChallenge(_ checkoutID: String, passed: Bool, recoveryPoint: IdempotencyClaim?) async throws -> CheckoutPayment {
         let checkout = try require(checkoutID)
         guard checkout.status == .open else { throw CheckoutError(.notOpen(id: checkoutID, status: checkout.status)) }
         guard let intentID = checkout.paymentIntentID, try await service.details(intentID)?.intent.status == .requiresAction else {
@@ -24,7 +30,7 @@ extension CheckoutDesk {
             throw CheckoutError(.paymentInProgress(id: checkoutID, intentID: intentID))
         }
         defer { paying.remove(checkoutID) }
-        let outcome = try await service.completeChallenge(intentID, result: passed ? .passed : .failed)
+        let outcome = try await service.completeChallenge(intentID, result: passed ? .passed : .failed, recoveryPoint: recoveryPoint)
         return try finish(checkout, outcome: outcome)
     }
 }

@@ -19,6 +19,15 @@ extension CheckoutDesk {
     /// payer-safe error and the checkout stays open for another card. Refused (thrown): an
     /// unknown or closed checkout, an amount not offered, a payment already in flight.
     public func pay(_ checkoutID: String, amount: Int64, method: CheckoutPaymentMethod) async throws -> CheckoutPayment {
+        try await pay(checkoutID, amount: amount, method: method, recoveryPoint: nil)
+    }
+
+    /// `pay`, recording the attempt on `recoveryPoint` (the request's idempotency claim) in the
+    /// transaction that opens it; a request that takes the key over after this run failed or
+    /// crashed calls `resume(_:attemptID:)` instead of paying again.
+    package func pay(
+        _ checkoutID: String, amount: Int64, method: CheckoutPaymentMethod, recoveryPoint: IdempotencyClaim?
+    ) async throws -> CheckoutPayment {
         var checkout = try require(checkoutID)
         if checkout.status == .open, let expiresAt = checkout.expiresAt, clock.now() >= expiresAt {
             _ = try? await expireDue()
@@ -39,10 +48,12 @@ extension CheckoutDesk {
             switch method {
             case .card(let card):
                 outcome = try await service.authorize(
-                    PaymentSubmission(intentID: intentID, method: card, source: .card, answersPaymentSheet: true))
+                    PaymentSubmission(intentID: intentID, method: card, source: .card, answersPaymentSheet: true),
+                    recoveryPoint: recoveryPoint)
             case .applePayToken(let token, let decryptor):
                 outcome = try await service.authorize(
-                    applePayToken: token, intentID: intentID, decryptor: decryptor, answersPaymentSheet: true)
+                    applePayToken: token, intentID: intentID, decryptor: decryptor, answersPaymentSheet: true, scenario: nil,
+                    recoveryPoint: recoveryPoint)
             }
         } catch let error as ApplePayTokenError {
             // A token that does not verify, or is for another amount: no attempt was opened.
@@ -52,6 +63,22 @@ extension CheckoutDesk {
             return try await refusedToken(checkout, intentID: intentID, code: error.code, amountMismatch: false)
         }
         return try finish(checkout, outcome: outcome)
+    }
+
+    /// The answer of a pay (or a challenge answer) whose run failed after opening, or moving,
+    /// attempt `attemptID` of the checkout's intent: the attempt's call is looked up if it is
+    /// still waiting (`CheckoutService.resume`), never sent again, and the answer is what the
+    /// run would have given.
+    package func resume(_ checkoutID: String, attemptID: String) async throws -> CheckoutPayment {
+        let checkout = try require(checkoutID)
+        guard let intentID = checkout.paymentIntentID else {
+            throw PaymentRejection(intentID: "-", reason: .unknownAttempt(attemptID))
+        }
+        guard paying.insert(checkoutID).inserted else {
+            throw CheckoutError(.paymentInProgress(id: checkoutID, intentID: intentID))
+        }
+        defer { paying.remove(checkoutID) }
+        return try finish(checkout, outcome: try await service.resume(attemptID: attemptID, intentID: intentID))
     }
 
     /// The intent this try pays: the waiting intent of a failed try for the same amount, or a

@@ -7,13 +7,18 @@ import Foundation
 ///   (`idempotency_in_progress`);
 /// - keys expire `lifetime` (24 h) after first use, by the injected clock.
 ///
-/// A result is stored only once the operation ran: when the body throws (bad input, a database
-/// error), nothing is stored and the key can be used again.
+/// A result is stored only once the operation ran. When it fails instead, one rule decides what
+/// becomes of the key (`giveUp`), whatever failed and wherever: once the work started — the
+/// operation attached what it created (an attempt, a refund, the intent it moved) to the claim,
+/// in the transaction that created it, before any processor call — the key is never deleted.
+/// Its claim stays in progress and the next request with the key takes it over at once and
+/// resumes that resource, as after a crash; it never starts the work a second time. Only a
+/// claim with nothing attached is deleted, so the retry runs for real.
 ///
 /// Two ways in. `perform` runs a body that is one database transaction (creating an intent)
 /// inside the same write as the key check: concurrent duplicates simply queue on the write
 /// lock and replay the winner's result, so they never see "in progress". `run` (or `reserve`
-/// / `complete` / `release`) is for operations that call the processor between transactions:
+/// / `complete` / `giveUp`) is for operations that call the processor between transactions:
 /// the claim is committed first, so a concurrent duplicate sees it and is refused.
 public final class IdempotencyStore {
     /// The payments store, so keys commit with what they protect.
@@ -22,7 +27,13 @@ public final class IdempotencyStore {
     public let lifetime: TimeInterval
     /// A claim older than this is taken to belong to a crashed process and may be reclaimed;
     /// the reclaiming run sees the crashed run's `resourceID` and must resume, not restart.
+    /// (A run that fails without crashing gives its claim up at once: `giveUp`.)
     public let inProgressLease: TimeInterval
+
+    /// The `lockedAt` of a claim no run holds: its run failed after attaching a resource and
+    /// gave it up (`giveUp`). The next request with the key takes it over without waiting for
+    /// the lease, which only exists to protect a run that may still be alive.
+    static let lockTimeOfResumableClaim = Date(timeIntervalSince1970: 0)
 
     /// Keys kept in `store`.
     public init(store: any PaymentStore, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
@@ -52,6 +63,7 @@ public final class IdempotencyStore {
             switch try lookUp(key: key, scope: scope, hash: hash, at: now, in: transaction) {
             case .replay(let response): return response
             case .inProgress(let since): throw IdempotencyError(key: key, reason: .inProgress(since: since))
+            case .resumable(let record): throw IdempotencyError(key: key, reason: .inProgress(since: record.createdAt))
             case .absent: break
             }
             let result = try body(transaction)
@@ -65,8 +77,12 @@ public final class IdempotencyStore {
     // MARK: - Several transactions
 
     /// Runs `body` once per `(key, scope)` around processor calls: claims the key (committed,
-    /// so duplicates see it), runs the body, stores its result; releases the claim when the
-    /// body throws. Runs on the caller's actor (`CheckoutService`), so the store never leaves it.
+    /// so duplicates see it), runs the body, stores its result. When the body throws, or its
+    /// result cannot be stored, the claim is given up by the one rule (`giveUp`): released if
+    /// the body attached nothing, kept for the next request to resume otherwise. The error is
+    /// rethrown as it was, unless giving the claim up failed too: then it comes wrapped in
+    /// `IdempotencyClaimNotGivenUp`, which says so. Runs on the caller's actor
+    /// (`CheckoutService`), so the store never leaves it.
     public func run(
         key: String?, scope: String, parameters: JSONValue, clock: any WallClock,
         isolation: isolated (any Actor)? = #isolation,
@@ -82,37 +98,49 @@ public final class IdempotencyStore {
         do {
             result = try await body(claim)
         } catch {
-            try? release(claim)
-            throw error
+            throw giveUp(claim, after: error)
         }
-        try complete(claim, with: result, at: clock.now())
+        do {
+            try complete(claim, with: result, at: clock.now())
+        } catch {
+            // The work is done but its answer is not stored: what it attached is resumed by
+            // the retry, which then answers from it.
+            throw giveUp(claim, after: error)
+        }
         return IdempotentResponse(result: result, replayed: false, firstUsedAt: claim.createdAt)
     }
 
     /// Claims `(key, scope)`, or returns the stored result to replay. Throws
-    /// `idempotency_key_reused` or `idempotency_in_progress`.
-    public func reserve(key: String, scope: String, parameters: JSONValue, at now: Date) throws -> IdempotencyReservation {
+    /// `idempotency_key_reused` or `idempotency_in_progress`. `lease` replaces
+    /// `inProgressLease` for this operation (a caller whose operations cannot all resume keeps
+    /// a longer one for those).
+    public func reserve(
+        key: String, scope: String, parameters: JSONValue, at now: Date, lease: TimeInterval? = nil
+    ) throws -> IdempotencyReservation {
         try IdempotencyStore.validate(key)
         let hash = IdempotencyStore.requestHash(parameters)
+        let lockedAt = PaymentLedger.storedPrecision(now)
         return try store.write { transaction in
             switch try lookUp(key: key, scope: scope, hash: hash, at: now, in: transaction) {
             case .replay(let response):
                 return .replay(response)
             case .inProgress(let since):
                 // A claim past its lease belongs to a process that died: take it over.
-                guard now.timeIntervalSince(since) >= inProgressLease else {
+                guard now.timeIntervalSince(since) >= lease ?? inProgressLease else {
                     throw IdempotencyError(key: key, reason: .inProgress(since: since))
                 }
                 let record = try transaction.idempotencyRecord(key: key, scope: scope)
-                try transaction.relockIdempotencyClaim(key: key, scope: scope, at: now)
-                return .claimed(IdempotencyClaim(
-                    key: key, scope: scope, requestHash: hash, createdAt: record?.createdAt ?? now,
-                    recoveredResourceID: record?.resourceID, isRecovery: true))
+                return try takeOver(record, key: key, scope: scope, hash: hash, lockedAt: lockedAt, in: transaction)
+            case .resumable(let record):
+                // Its run failed after starting the work and gave it up: nobody holds it.
+                return try takeOver(record, key: key, scope: scope, hash: hash, lockedAt: lockedAt, in: transaction)
             case .absent:
                 try transaction.insertIdempotencyRecord(IdempotencyRecord(
-                    key: key, scope: scope, requestHash: hash, state: .inProgress, result: nil, createdAt: now, lockedAt: now,
+                    key: key, scope: scope, requestHash: hash, state: .inProgress, result: nil, createdAt: now, lockedAt: lockedAt,
                     resourceID: nil))
-                return .claimed(IdempotencyClaim(key: key, scope: scope, requestHash: hash, createdAt: now, recoveredResourceID: nil, isRecovery: false))
+                return .claimed(IdempotencyClaim(
+                    key: key, scope: scope, requestHash: hash, createdAt: now, recoveredResourceID: nil, isRecovery: false,
+                    lockedAt: lockedAt))
             }
         }
     }
@@ -125,10 +153,43 @@ public final class IdempotencyStore {
         }
     }
 
-    /// Gives the key up without a result (the operation did not run): it may be used again.
-    public func release(_ claim: IdempotencyClaim) throws {
+    /// Gives up the claim of a run that will not store a result (it failed, or its result could
+    /// not be stored). The one rule, read from the row in one write, so it sees exactly what
+    /// the run committed:
+    /// - nothing attached: nothing was started, the key is deleted and the retry runs for real;
+    /// - a resource attached: the work started (the processor may have been called), so the key
+    ///   is kept, in progress, and opened for the next request to take it over at once and
+    ///   resume that resource. Not waiting for the lease: this run says it has stopped, and
+    ///   the lease exists only for runs that cannot say so (a crash); a client retrying at once
+    ///   gets its answer instead of "in progress" for minutes. Resuming is safe at once because
+    ///   it only looks the resource up and finishes it, never sends it again.
+    ///
+    /// A claim another run took over meanwhile is left alone (`notHeld`). Throws when the write
+    /// fails: the claim then stays in progress as it was, under its lease.
+    @discardableResult
+    public func giveUp(_ claim: IdempotencyClaim) throws -> GivenUpClaim {
         try store.write { transaction in
-            try transaction.deleteIdempotencyRecord(key: claim.key, scope: claim.scope, onlyInProgress: true)
+            guard let record = try transaction.idempotencyRecord(key: claim.key, scope: claim.scope), record.state == .inProgress,
+                  let lockedAt = record.lockedAt,
+                  Timestamp.epochMilliseconds(lockedAt) == Timestamp.epochMilliseconds(claim.lockedAt)
+            else { return .notHeld }
+            guard let resourceID = record.resourceID else {
+                try transaction.deleteIdempotencyRecord(key: claim.key, scope: claim.scope, onlyInProgress: true)
+                return .released
+            }
+            try transaction.relockIdempotencyClaim(key: claim.key, scope: claim.scope, at: Self.lockTimeOfResumableClaim)
+            return .keptForResumption(resourceID: resourceID)
+        }
+    }
+
+    /// `giveUp`, for a run that threw `error`: the error to throw on, which is `error` itself
+    /// unless the claim could not be given up either.
+    private func giveUp(_ claim: IdempotencyClaim, after error: any Error) -> any Error {
+        do {
+            try giveUp(claim)
+            return error
+        } catch let giveUpFailure {
+            return IdempotencyClaimNotGivenUp(key: claim.key, failure: error, giveUpFailure: giveUpFailure, lease: inProgressLease)
         }
     }
 
@@ -156,7 +217,21 @@ public final class IdempotencyStore {
     private enum Lookup {
         case absent
         case replay(IdempotentResponse)
+        /// A run holds the claim, or held it until it crashed.
         case inProgress(since: Date)
+        /// The claim's run gave it up after starting the work: the next request resumes it.
+        case resumable(IdempotencyRecord)
+    }
+
+    /// The claim in `record` (left by a crashed run, or given up by a failed one), taken over:
+    /// its lease restarts at `lockedAt`, and the new claim carries what the old run attached.
+    private func takeOver(
+        _ record: IdempotencyRecord?, key: String, scope: String, hash: String, lockedAt: Date, in transaction: any PaymentStoreTransaction
+    ) throws -> IdempotencyReservation {
+        try transaction.relockIdempotencyClaim(key: key, scope: scope, at: lockedAt)
+        return .claimed(IdempotencyClaim(
+            key: key, scope: scope, requestHash: hash, createdAt: record?.createdAt ?? lockedAt,
+            recoveredResourceID: record?.resourceID, isRecovery: true, lockedAt: lockedAt))
     }
 
     /// What the store holds for the key, inside the caller's write transaction. An expired
@@ -171,7 +246,11 @@ public final class IdempotencyStore {
             throw IdempotencyError(key: key, reason: .reused(firstUsedAt: stored.createdAt, scope: scope))
         }
         guard stored.state == .completed, let result = stored.result else {
-            return .inProgress(since: stored.lockedAt ?? stored.createdAt)
+            let lockedAt = stored.lockedAt ?? stored.createdAt
+            if Timestamp.epochMilliseconds(lockedAt) == Timestamp.epochMilliseconds(Self.lockTimeOfResumableClaim) {
+                return .resumable(stored)
+            }
+            return .inProgress(since: lockedAt)
         }
         let body = try result.response.map { text in
             do {

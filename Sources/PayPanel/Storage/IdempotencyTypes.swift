@@ -39,11 +39,53 @@ public struct IdempotencyClaim: Sendable, Equatable {
     public let requestHash: String
     /// When the key was first used (expiry counts from here).
     public let createdAt: Date
-    /// Set when this claim took over from a crashed run: what that run had attached (e.g. its
-    /// attempt id). Resume it; do not start a second one.
+    /// Set when this claim took over from a run that crashed or failed: what that run had
+    /// attached (e.g. its attempt id). Resume it; do not start a second one.
     public let recoveredResourceID: String?
-    /// True when this claim took over from a crashed run.
+    /// True when this claim took over from a run that crashed or failed.
     public let isRecovery: Bool
+    /// When this run took the key (its lease starts there), at the store's precision. A run
+    /// gives the key up only while the row still carries this time: a run that outlived its
+    /// lease never gives up the claim of the run that took the key over meanwhile.
+    public let lockedAt: Date
+}
+
+/// What `IdempotencyStore.giveUp` did with the claim of a run that did not finish.
+public enum GivenUpClaim: Sendable, Equatable {
+    /// Nothing was attached, so nothing was started: the key was deleted, and a retry with it
+    /// runs the operation for real.
+    case released
+    /// The run had attached `resourceID` (its work started): the claim stays in progress, open
+    /// for the next request with the key to take it over at once and resume that resource.
+    case keptForResumption(resourceID: String)
+    /// The key is no longer this run's (another run took it over after this one's lease ran
+    /// out, or it is gone): left as it is.
+    case notHeld
+}
+
+/// A keyed run failed, and the write that gives its claim up (`IdempotencyStore.giveUp`) failed
+/// too (a full disk, a database that stayed busy). The claim stays in progress as it was, so
+/// the key is still protected: a retry within `lease` is told the key is in progress, and a
+/// retry after it takes the key over and resumes what the run had started (or runs the
+/// operation, when nothing was).
+public struct IdempotencyClaimNotGivenUp: PayPanelError {
+    public let key: String
+    /// What the run threw.
+    public let failure: any Error
+    /// Why the claim could not be given up.
+    public let giveUpFailure: any Error
+    /// How long the claim keeps the key, counted from when the run took it.
+    public let lease: TimeInterval
+
+    /// The failure's own code, so callers that act on it keep working.
+    public var code: String { (failure as? any PayPanelError)?.code ?? "idempotency_claim_not_given_up" }
+
+    public var message: String {
+        let shown = JSONWriter.quoted(SensitiveDigits.redacted(key))
+        let giveUp = (giveUpFailure as? any PayPanelError)?.message ?? String(describing: type(of: giveUpFailure))
+        let reason = (failure as? any PayPanelError)?.message ?? "the operation failed (\(type(of: failure)))"
+        return "\(reason); besides, idempotency key \(shown) could not be given up (\(giveUp)): it stays in progress for up to \(Int(lease)) s after the request began, then a retry with the same key resumes what this request started"
+    }
 }
 
 /// An idempotency key that cannot be used for this request. Nothing was run or stored.

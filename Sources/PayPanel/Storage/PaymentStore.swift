@@ -206,7 +206,8 @@ public struct IdempotencyRecord: Sendable, Equatable {
     /// The stored result, once completed.
     public let result: StoredIdempotentResult?
     public let createdAt: Date
-    /// When the claim in progress was taken (its lease starts there).
+    /// When the claim in progress was taken (its lease starts there); the epoch once its run
+    /// gave it up for the next request to take over at once (`IdempotencyStore.giveUp`).
     public let lockedAt: Date?
     /// What the claimed operation created (an attempt or refund id), for recovery.
     public let resourceID: String?

@@ -140,7 +140,7 @@ public final class ProcessorCrashSoak {
     }
 
     /// Creates the flow's intent under an idempotency key; a create killed before it answered
-    /// (the key then answers 409 for its life) is found by its order reference instead.
+    /// (the key then answers 409 until its lease runs out) is found by its order reference instead.
     private func createIntent(iteration: Int, flow: ProcessorSoakFlow, kill: KillTarget?) throws -> String? {
         let order = "psoak-\(configuration.seed)-\(iteration)"
         let json = #"{"amount":1000,"currency":"USD","capture_method":"\#(flow.captureMethod)","order_reference":"\#(order)"}"#

@@ -24,20 +24,25 @@ final class CheckoutHarness: @unchecked Sendable {
     let mock: MockProcessor
     let processor: RecordingProcessor
     let service: CheckoutService
+    /// The service's store, which refuses the writes a test arms (`failNextWrites`).
+    let writes: WriteFailingStore
     private let lastSeen = Mutex<[String: PaymentStateMachine]>([:])
 
-    /// `around` puts a processor of the test's own between the recorder and the mock.
+    /// `around` puts a processor of the test's own between the recorder and the mock; `faults`
+    /// makes the service's fault injector (given the service's store, to arm it).
     init(
         policy: PaymentPolicy = .standard, processorTimeout: Duration = .seconds(30), seed: UInt64 = 1,
-        around: ((MockProcessor) -> any PaymentProcessor)? = nil
+        around: ((MockProcessor) -> any PaymentProcessor)? = nil, faults: ((WriteFailingStore) -> any FaultInjector)? = nil
     ) throws {
         directory = try TemporaryDirectory("paypanel-checkout-test")
         clock = ManualClock(Self.start)
         mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
         processor = RecordingProcessor(around?(mock) ?? mock)
+        writes = WriteFailingStore(try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock))
         service = CheckoutService(
-            store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock), processor: processor, clock: clock,
-            configuration: CheckoutConfiguration(policy: policy, processorTimeout: processorTimeout), randomSeed: seed)
+            store: writes, processor: processor, clock: clock,
+            configuration: CheckoutConfiguration(policy: policy, processorTimeout: processorTimeout),
+            faults: faults?(writes) ?? NoFaults(), randomSeed: seed)
     }
 
     var databasePath: String { directory.file("payments.sqlite") }

@@ -1,6 +1,7 @@
 import Foundation
 import MockProcessor
 import PayPanel
+import PayPanelDemo
 import TestSupport
 import Testing
 
@@ -123,5 +124,96 @@ import Testing
         #expect(error?.code == "invalid_idempotency_key")
         #expect(error?.message.contains("4242424242424242") == false)
         #expect(harness.processor.calls.isEmpty)
+    }
+}
+
+/// A keyed run that fails after it started its work — the processor answered, the answer could
+/// not be written — keeps its key: the retry resumes what was started (looks it up) and answers
+/// from it, never doing it twice. A run that fails before starting anything releases the key.
+@Suite struct CheckoutIdempotencyAfterFailureTests {
+    @Test func aPartialRefundWhoseAnswerWasNotRecordedIsResumedByTheRetryNotRepeated() async throws {
+        let harness = try CheckoutHarness(faults: { FailWriteAtFaultPoint(.afterProcessorCall(.refund), store: $0) })
+        let intent = try await harness.capturedIntent(10_000)
+        await #expect(throws: InjectedWriteFailure.self) {
+            try await harness.service.refund(intent.id, amount: 3000, reason: nil, idempotencyKey: "refund-1")
+        }
+        #expect(harness.writes.refusedWrites == 1, "the write that records the processor's answer failed")
+        let pending = try #require(try harness.machine(intent.id).refunds.first)
+        #expect(pending.status == .pending, "the answer was not recorded")
+        #expect(try harness.ledgerSummary(pending.id) == ["refund:approved"], "the processor made the refund")
+
+        // At once (no lease to wait for): the retry takes the key over and resumes the refund.
+        let retry = try await harness.service.refund(intent.id, amount: 3000, reason: nil, idempotencyKey: "refund-1")
+        #expect(!retry.replayed)
+        #expect(retry.refund?.id == pending.id && retry.refund?.status == .succeeded)
+        #expect(harness.processor.calls.filter { $0.operation == "refund" }.count == 1, "\(harness.processor.calls)")
+        #expect(try harness.ledgerSummary(pending.id) == ["refund:approved"])
+        let machine = try harness.machine(intent.id)
+        #expect(machine.refunds.count == 1 && machine.intent.amountRefunded == 3000)
+        let replay = try await harness.service.refund(intent.id, amount: 3000, reason: nil, idempotencyKey: "refund-1")
+        #expect(replay.replayed && replay.refund?.id == pending.id && replay.result == retry.result)
+        try harness.check(settled: true)
+    }
+
+    @Test func anAuthorizationWhoseAnswerWasNotRecordedIsResumedByTheRetryNotRepeated() async throws {
+        let harness = try CheckoutHarness(faults: { FailWriteAtFaultPoint(.afterProcessorCall(.authorize), store: $0) })
+        let intent = try await harness.createIntent(1000, capture: .automatic)
+        let submission = try CheckoutHarness.card(intent.id)
+        await #expect(throws: InjectedWriteFailure.self) {
+            try await harness.service.authorize(submission, idempotencyKey: "pay-1")
+        }
+        let attempt = try #require(try harness.machine(intent.id).attempts.first)
+        #expect(try harness.machine(intent.id).intent.status == .processing)
+
+        let retry = try await harness.service.authorize(submission, idempotencyKey: "pay-1")
+        #expect(!retry.replayed && retry.attempt?.id == attempt.id && retry.intent.status == .succeeded)
+        #expect(harness.processor.calls.filter { $0.operation == "authorize" }.count == 1, "\(harness.processor.calls)")
+        #expect(try harness.machine(intent.id).attempts.count == 1)
+        let replay = try await harness.service.authorize(submission, idempotencyKey: "pay-1")
+        #expect(replay.replayed && replay.result == retry.result)
+        try harness.check(settled: true)
+    }
+
+    @Test func aFailureBeforeAnythingWasStartedReleasesTheKeyAndTheRetryRunsForReal() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent()
+        let submission = try CheckoutHarness.card(intent.id)
+        // The key's claim commits; the write that would open the attempt (and attach it) fails.
+        harness.writes.failNextWrites(1, skipping: 1)
+        await #expect(throws: InjectedWriteFailure.self) {
+            try await harness.service.authorize(submission, idempotencyKey: "pay-early")
+        }
+        #expect(try harness.machine(intent.id).attempts.isEmpty && harness.processor.calls.isEmpty)
+        let retry = try await harness.service.authorize(submission, idempotencyKey: "pay-early")
+        #expect(!retry.replayed && retry.intent.status == .requiresCapture)
+        #expect(harness.processor.calls.map(\.operation) == ["authorize"])
+        try harness.check(settled: true)
+    }
+
+    @Test func aKeyedTokenAuthorizeIsReplayedTenMinutesLaterWithoutVerifyingAgain() async throws {
+        let harness = try CheckoutHarness()
+        let intent = try await harness.createIntent(1000)
+        let sealer = ApplePayTokenSealer(signer: ApplePayTestKeys.signer, random: SeededRandomBytes(seed: "replay"), clock: harness.clock)
+        let details = TokenCardDetails(
+            dpan: try CardNumber("4242424242424242"), expiry: try CardExpiry(month: 12, year: 2029), amount: intent.amount, eci: "05")
+        let sealed = try sealer.seal(details, to: ApplePayTestKeys.ecMerchant.certificate)
+        let token = Array(JSONWriter.string(sealed.paymentTokenJSON, style: .compact).utf8)
+        let decryptor = ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier())
+        let first = try await harness.service.authorize(
+            applePayToken: token, intentID: intent.id, decryptor: decryptor, idempotencyKey: "token-pay-1")
+        #expect(!first.replayed && first.attempt?.status == .authorized)
+
+        harness.advance(by: 600)
+        let replay = try await harness.service.authorize(
+            applePayToken: token, intentID: intent.id, decryptor: decryptor, idempotencyKey: "token-pay-1")
+        #expect(replay.replayed && replay.result == first.result && replay.firstUsedAt == CheckoutHarness.start)
+        // Verifying the token now would fail: only the key's stored answer can have answered.
+        let error = await #expect(throws: ApplePayTokenError.self) {
+            try await harness.service.authorize(
+                applePayToken: token, intentID: intent.id, decryptor: decryptor, idempotencyKey: "token-pay-2")
+        }
+        #expect(error?.code == "token_signing_time_stale")
+        #expect(harness.processor.calls.map(\.operation) == ["authorize"])
+        try harness.check(settled: true)
     }
 }

@@ -124,14 +124,119 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
-    func aReleasedKeyCanBeUsedAgain(kind: StoreKind) throws {
+    func aClaimGivenUpWithNothingAttachedIsReleased(kind: StoreKind) throws {
         let store = try kind.makeStore().idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
-        try store.release(claim)
-        guard case .claimed = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else {
+        #expect(try store.giveUp(claim) == .released)
+        guard case .claimed(let again) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else {
             Issue.record("a released key stayed claimed")
             return
         }
+        #expect(!again.isRecovery && again.recoveredResourceID == nil, "nothing was started: the retry runs for real")
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aClaimGivenUpWithAResourceIsKeptAndTakenOverAtOnce(kind: StoreKind) throws {
+        let store = try kind.makeStore().idempotency
+        guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
+        try store.attach(resourceID: "re_1", to: claim)
+        #expect(try store.giveUp(claim) == .keptForResumption(resourceID: "re_1"))
+        // One second later, well within the lease: nobody holds it, so the retry takes it over.
+        let retry = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start.addingTimeInterval(1))
+        guard case .claimed(let takeover) = retry else {
+            Issue.record("a claim with a resource was deleted or replayed: \(retry)")
+            return
+        }
+        #expect(takeover.isRecovery && takeover.recoveredResourceID == "re_1" && takeover.createdAt == Self.start)
+        // The takeover holds it now, under a fresh lease: a duplicate is told it is in progress.
+        let duplicate = try #require(throws: IdempotencyError.self) {
+            try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start.addingTimeInterval(2))
+        }
+        #expect(duplicate.code == "idempotency_in_progress")
+        #expect(duplicate.message.contains("in progress since \(Timestamp.format(Self.start.addingTimeInterval(1)))"), "\(duplicate.message)")
+        try store.complete(takeover, with: .succeeded(["id": "re_1"]), at: Self.start.addingTimeInterval(3))
+        #expect(try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start.addingTimeInterval(4))
+            == .replay(IdempotentResponse(result: .succeeded(["id": "re_1"]), replayed: true, firstUsedAt: Self.start)))
+    }
+
+    /// A run that outlived its lease must not give up (delete, or open) the claim of the run
+    /// that took the key over meanwhile.
+    @Test(arguments: StoreKind.allCases, [nil, "att_1"])
+    func aRunGivesUpOnlyItsOwnClaim(kind: StoreKind, attached: String?) throws {
+        let store = try kind.makeStore().idempotency
+        guard case .claimed(let slow) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
+        if let attached { try store.attach(resourceID: attached, to: slow) }
+        let afterLease = Self.start.addingTimeInterval(store.inProgressLease)
+        guard case .claimed(let takeover) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: afterLease) else {
+            Issue.record("the stale claim was not taken over")
+            return
+        }
+        #expect(takeover.isRecovery && takeover.recoveredResourceID == attached)
+        #expect(try store.giveUp(slow) == .notHeld)
+        #expect(throws: IdempotencyError.self, "the takeover still holds the key") {
+            try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: afterLease.addingTimeInterval(1))
+        }
+    }
+
+    /// `run`: a body that throws before attaching anything releases the key; one that throws
+    /// after attaching keeps it, and the next run resumes what was attached. Either way the
+    /// body's own error comes out.
+    @Test(arguments: StoreKind.allCases)
+    func runGivesUpByTheOneRule(kind: StoreKind) async throws {
+        let store = try kind.makeStore().idempotency
+        let clock = ManualClock(Self.start)
+        struct Refused: Error, Equatable {}
+        await #expect(throws: Refused.self) {
+            try await store.run(key: "early", scope: "s", parameters: Self.parameters, clock: clock) { _ in throw Refused() }
+        }
+        await #expect(throws: Refused.self) {
+            try await store.run(key: "late", scope: "s", parameters: Self.parameters, clock: clock) { claim in
+                try store.attach(resourceID: "re_9", to: try #require(claim))
+                throw Refused()
+            }
+        }
+        var seen: [String: IdempotencyClaim] = [:]
+        for key in ["early", "late"] {
+            _ = try await store.run(key: key, scope: "s", parameters: Self.parameters, clock: clock) { claim in
+                seen[key] = claim
+                return .succeeded(nil)
+            }
+        }
+        #expect(seen["early"]?.isRecovery == false && seen["early"]?.recoveredResourceID == nil)
+        #expect(seen["late"]?.isRecovery == true && seen["late"]?.recoveredResourceID == "re_9")
+    }
+
+    /// When the write that gives the claim up fails too, `run` says so (it does not swallow it)
+    /// and the claim stays in progress under its lease, protecting what was started.
+    @Test(arguments: StoreKind.allCases)
+    func aClaimThatCannotBeGivenUpIsReportedAndStaysUnderItsLease(kind: StoreKind) async throws {
+        let subject = try kind.makeStore()
+        let failing = WriteFailingStore(subject.store)
+        let store = IdempotencyStore(store: failing)
+        let clock = ManualClock(Self.start)
+        struct AnswerNotRecorded: Error {}
+        let error = await #expect(throws: IdempotencyClaimNotGivenUp.self) {
+            try await store.run(key: "k", scope: "payments.refund", parameters: Self.parameters, clock: clock) { claim in
+                try store.attach(resourceID: "re_1", to: try #require(claim))
+                failing.failNextWrites(1)  // the give-up write
+                throw AnswerNotRecorded()
+            }
+        }
+        #expect(error?.failure is AnswerNotRecorded && error?.giveUpFailure is InjectedWriteFailure)
+        #expect(error?.message.contains("idempotency key \"k\" could not be given up") == true, "\(String(describing: error?.message))")
+        #expect(failing.refusedWrites == 1)
+        let row = try #require(try subject.store.read { try $0.idempotencyRecord(key: "k", scope: "payments.refund") })
+        #expect(row.state == .inProgress && row.lockedAt == Self.start && row.resourceID == "re_1")
+        #expect(throws: IdempotencyError.self, "within the lease the key is still held") {
+            try store.reserve(key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start.addingTimeInterval(60))
+        }
+        let later = try store.reserve(
+            key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start.addingTimeInterval(store.inProgressLease))
+        guard case .claimed(let takeover) = later else {
+            Issue.record("the claim was not taken over after its lease: \(later)")
+            return
+        }
+        #expect(takeover.recoveredResourceID == "re_1")
     }
 
     @Test(arguments: StoreKind.allCases)

@@ -15,10 +15,14 @@ struct CheckoutCLI {
         directory = try TemporaryDirectory("paypanel-checkout-cli")
     }
 
-    /// Runs `paypanel arguments` at `now` (virtual time), with `$PAYPANEL_FAULT` armed when given.
-    func run(_ arguments: [String], now: String = CheckoutCLI.start, fault: String? = nil, timeout: TimeInterval = 60) throws -> CLIResult {
+    /// Runs `paypanel arguments` at `now` (virtual time), with `$PAYPANEL_FAULT` (the process is
+    /// killed there) or `$PAYPANEL_STORE_FAULT` (the step after it fails once) armed when given.
+    func run(
+        _ arguments: [String], now: String = CheckoutCLI.start, fault: String? = nil, storeFault: String? = nil, timeout: TimeInterval = 60
+    ) throws -> CLIResult {
         var environment = ["PAYPANEL_NOW": now]
         if let fault { environment["PAYPANEL_FAULT"] = fault }
+        if let storeFault { environment["PAYPANEL_STORE_FAULT"] = storeFault }
         return try CLIRunner.run(arguments, in: directory, environment: environment, timeout: timeout)
     }
 

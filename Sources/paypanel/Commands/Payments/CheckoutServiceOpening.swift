@@ -35,6 +35,10 @@ enum CheckoutOptions {
     /// The environment variable that arms a fault point (`after-authorize`…): the process kills
     /// itself there with SIGKILL, to prove a crash loses nothing. For tests and the crash soak.
     static let faultEnvironmentVariable = "PAYPANEL_FAULT"
+    /// The environment variable that arms a fault point at which the step that follows fails
+    /// once, as a write to a full disk would (after a processor call: its answer is not
+    /// recorded), to prove that a run which fails there without dying loses nothing. For tests.
+    static let storeFaultEnvironmentVariable = "PAYPANEL_STORE_FAULT"
 }
 
 extension ParsedArguments {
@@ -71,7 +75,7 @@ extension ParsedArguments {
         let stores = try stores ?? openStoreFactory(environment: environment, clock: clock)
         return CheckoutService(
             store: try stores.openPaymentStore(), processor: processor, clock: clock,
-            configuration: configuration, faults: try KillingFaultInjector(environment: environment))
+            configuration: configuration, faults: try EnvironmentFaultInjector(environment: environment))
     }
 }
 
@@ -113,28 +117,6 @@ extension ParsedArguments {
             throw UsageError("'--processor-key' must be a key without spaces, up to 255 characters")
         }
         return HTTPPaymentProcessor(endpoint: endpoint, secretKey: key)
-    }
-}
-
-/// Kills the process with SIGKILL at the armed fault point: no cleanup, no flush, exactly
-/// like a power cut or an OOM kill.
-struct KillingFaultInjector: FaultInjector {
-    let selector: FaultSelector?
-
-    init(environment: [String: String]) throws {
-        guard let name = environment[CheckoutOptions.faultEnvironmentVariable], !name.isEmpty else {
-            selector = nil
-            return
-        }
-        guard let selector = FaultSelector(name) else {
-            throw UsageError("$\(CheckoutOptions.faultEnvironmentVariable): unknown fault point '\(name)'; use one of \(FaultSelector.names.joined(separator: ", "))")
-        }
-        self.selector = selector
-    }
-
-    func reach(_ point: FaultPoint) {
-        guard let selector, selector.matches(point) else { return }
-        kill(getpid(), SIGKILL)
     }
 }
 

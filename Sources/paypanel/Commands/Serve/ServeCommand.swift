@@ -49,6 +49,7 @@ struct ServeCommand: CLICommand {
         // listen must not spend the key it would print only once.
         let keys = try stores.openAPIKeyStore()
         var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
+        api.log = { line in Self.writeError(JSONWriter.string(line)) }
         // The checkout desk has its own connection to the same database, like the key checks.
         let desk = CheckoutDesk(store: try stores.openCheckoutStore(), service: service, clock: clock)
         // Apple Pay tokens on /pay and on confirm: Apple Root CA - G3 and the configured merchant
