@@ -15,6 +15,10 @@ enum CheckoutsOpenAPI {
             "default_segment": Doc.integer("1-based segment selected at first"), "order_reference": Doc.string("your order"),
             "expires_at": Doc.integer("Unix seconds; default 24 h after creation"),
             "capture_method": Doc.enumeration(["automatic", "manual"]),
+            "metadata": .orderedObject([("anyOf", .array([
+                OpenAPISchemas.ref("Metadata"),
+                .orderedObject([("const", ""), ("description", "on update: remove every key (a key set to \"\" is removed)")]),
+            ]))]),
             "device": Doc.string("create only: dev_… to push the checkout to (POST /v1/devices); updates go to the same device, same collapse id"),
         ])
     }

@@ -14,10 +14,12 @@ enum OpenAPIDocument {
                 "post": operation("Create a payment intent.", body: schema([
                     "amount": integer("minor units, > 0"), "currency": string("upper-case ISO 4217 code"),
                     "capture_method": enumeration(["automatic", "manual"]), "order_reference": string("your order reference"),
+                    "metadata": OpenAPISchemas.ref("Metadata"),
                 ], required: ["amount", "currency"]), responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
                 "get": operation("List payment intents, newest first.", query: [
                     parameter("limit", integer("1-100, default 10")), parameter("starting_after", string("intent id cursor")),
                     parameter("ending_before", string("intent id cursor")), parameter("status", string("a payment intent status")),
+                    metadataFilter,
                 ], responses: ["200": "list of payment_intent"], returns: OpenAPISchemas.list(of: "PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}", item([
@@ -124,6 +126,15 @@ enum OpenAPIDocument {
             return (status, .orderedObject(response))
         })))
         return .orderedObject(members)
+    }
+
+    /// `metadata[key]=value`, as many as wanted: only intents whose metadata holds every pair.
+    static var metadataFilter: JSONValue {
+        .orderedObject([
+            ("name", "metadata"), ("in", "query"), ("required", false), ("style", "deepObject"), ("explode", true),
+            ("description", "metadata[key]=value: only intents whose metadata holds every pair given"),
+            ("schema", .orderedObject([("type", "object"), ("additionalProperties", .orderedObject([("type", "string")]))])),
+        ])
     }
 
     static func parameter(_ name: String, _ schema: JSONValue, in place: String = "query", required: Bool = false) -> JSONValue {

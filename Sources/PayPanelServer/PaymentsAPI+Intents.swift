@@ -6,7 +6,7 @@ import PayPanelHTTP
 extension PaymentsAPI {
     func addIntentRoutes(to router: inout Router) {
         router.post("/v1/payment_intents") { context in
-            let body = try RequestBody(context, allowed: ["amount", "currency", "capture_method", "order_reference"])
+            let body = try RequestBody(context, allowed: ["amount", "currency", "capture_method", "order_reference", "metadata"])
             let request = try Self.newIntent(body)
             return try await idempotent(context) {
                 APIResponse.json(APIObjects.intent(try await service.createIntent(request)))
@@ -23,7 +23,8 @@ extension PaymentsAPI {
         router.get("/v1/payment_intents") { context in
             let query = try ListQuery(context)
             let page = try await service.intentPage(
-                status: query.status, startingAfter: query.startingAfter, endingBefore: query.endingBefore, limit: query.limit)
+                status: query.status, metadata: query.metadata, startingAfter: query.startingAfter, endingBefore: query.endingBefore,
+                limit: query.limit)
             return APIResponse.json(APIObjects.list(page.intents.map { APIObjects.intent($0) }, hasMore: page.hasMore, url: "/v1/payment_intents"))
         }
         router.post("/v1/payment_intents/{id}/confirm") { context in
@@ -98,9 +99,9 @@ extension PaymentsAPI {
         do {
             return try NewPaymentIntent(
                 amount: Amount(minorUnits: minorUnits, currency: currency), captureMethod: capture,
-                orderReference: try body.string("order_reference"))
+                orderReference: try body.string("order_reference"), metadata: try body.newMetadata())
         } catch let error as PaymentInputError {
-            throw APIError.invalid(error.code, error.message)
+            throw APIError.invalid(error.code, error.message, param: error.field)
         } catch let error as APIError {
             throw error
         } catch {
@@ -168,12 +169,14 @@ extension PaymentsAPI {
     }
 }
 
-/// `GET /v1/payment_intents?limit&starting_after&ending_before&status`.
+/// `GET /v1/payment_intents?limit&starting_after&ending_before&status&metadata[key]=value`.
 struct ListQuery {
     var limit = 10
     var startingAfter: String?
     var endingBefore: String?
     var status: PaymentStatus?
+    /// `metadata[key]=value` pairs: only intents whose metadata holds every one.
+    var metadata: [String: String] = [:]
 
     init(_ context: RequestContext) throws(APIError) {
         for item in context.queryItems {
@@ -190,6 +193,17 @@ struct ListQuery {
                     throw APIError.invalid("parameter_invalid", "status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))", param: "status")
                 }
                 status = value
+            case let name where name.hasPrefix("metadata[") && name.hasSuffix("]"):
+                let key = String(name.dropFirst("metadata[".count).dropLast())
+                guard (1...Metadata.maximumKeyLength).contains(key.unicodeScalars.count) else {
+                    throw APIError.invalid(
+                        "parameter_invalid", "a metadata filter is metadata[key]=value with a key of 1 to \(Metadata.maximumKeyLength) characters",
+                        param: "metadata")
+                }
+                guard metadata[key] == nil else {
+                    throw APIError.invalid("parameter_invalid", "give each metadata key once: \(name) appears twice", param: name)
+                }
+                metadata[key] = item.value
             default:
                 throw APIError.invalid("parameter_unknown", "unknown query parameter \(JSONWriter.quoted(SensitiveDigits.redacted(item.name)))", param: item.name)
             }

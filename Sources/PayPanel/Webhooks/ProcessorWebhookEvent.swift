@@ -36,7 +36,7 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
         } catch {
             throw Self.invalid("the body is not acceptable JSON: \(error.message)")
         }
-        guard let id = json["id"]?.stringValue, (1...255).contains(id.utf8.count), !SensitiveDigits.containsLongDigitRun(id) else {
+        guard let id = json["id"]?.stringValue, (1...255).contains(id.utf8.count), !SensitiveDigits.containsCardNumber(id) else {
             throw Self.invalid("id must be the processor's event id (1 to 255 characters)")
         }
         guard let type = json["type"]?.stringValue, (1...100).contains(type.utf8.count) else { throw Self.invalid("type is missing") }
@@ -79,7 +79,7 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
     }
 
     private static func string(_ object: JSONValue, _ field: String) throws -> String {
-        guard let value = object[field]?.stringValue, (1...255).contains(value.utf8.count), !SensitiveDigits.containsLongDigitRun(value) else {
+        guard let value = object[field]?.stringValue, (1...255).contains(value.utf8.count) else {
             throw invalid("data.object.\(field) must be a string of 1 to 255 characters")
         }
         return value
