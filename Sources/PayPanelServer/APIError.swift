@@ -56,7 +56,8 @@ struct APIError: Error, Sendable {
         var members: [(String, JSONValue)] = [("type", .string(kind.rawValue)), ("code", .string(code))]
         if let declineCode { members.append(("decline_code", .string(declineCode))) }
         members.append(("message", .string(SensitiveDigits.redacted(message))))
-        if let param { members.append(("param", .string(param))) }
+        // A param can echo a name the client sent (an unknown parameter, a metadata key).
+        if let param { members.append(("param", .string(SensitiveDigits.redacted(param)))) }
         if let intent { members.append(("payment_intent", intent)) }
         members.append(("request_id", .string(requestID)))
         return APIResponse.json(.orderedObject([("error", .orderedObject(members))]), status: status, headers: headers)
@@ -83,7 +84,11 @@ struct APIError: Error, Sendable {
                 ? APIError(status: .notFound, kind: .invalidRequest, code: error.code, message: error.message, param: "device")
                 : invalid(error.code, error.message)
         case let error as PaymentInputError:
-            return invalid(error.code, error.message)
+            return invalid(error.code, error.message, param: error.field)
+        case let error as CardNumberInTextError:
+            return invalid(error.code, error.message, param: error.field)
+        case let error as MetadataError:
+            return invalid(error.code, error.message, param: error.field)
         case let error as WebhookStoreError:
             if error.code.hasSuffix("_not_found") {
                 return APIError(status: .notFound, kind: .invalidRequest, code: "resource_missing", message: error.message, param: "id")
@@ -136,7 +141,8 @@ struct APIError: Error, Sendable {
     private static func from(checkout error: CheckoutError) -> APIError {
         switch error.reason {
         case .notFound(let id): return missing("checkout", id)
-        case .invalidParameters, .amountNotOffered: return invalid(error.code, error.message)
+        case .invalidParameters: return invalid(error.code, error.message, param: error.violations.first?.path)
+        case .amountNotOffered: return invalid(error.code, error.message)
         case .notOpen, .versionConflict, .paymentInProgress, .noChallenge:
             return APIError(status: .conflict, kind: .invalidRequest, code: error.code, message: error.message)
         }

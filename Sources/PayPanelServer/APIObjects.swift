@@ -15,7 +15,7 @@ enum APIObjects {
             ("capture_method", .string(intent.captureMethod.rawValue)),
             ("amount_capturable", .number(intent.amountCapturable)), ("amount_captured", .number(intent.amountCaptured)),
             ("amount_refunded", .number(intent.amountRefunded)), ("amount_refundable", .number(intent.amountRefundable)),
-            ("order_reference", .optional(intent.orderReference)),
+            ("order_reference", .optional(intent.orderReference)), ("metadata", intent.metadata.json),
             ("capture_before", intent.captureBefore.map(seconds) ?? .null),
             ("cancellation_reason", .optional(intent.cancellationReason?.rawValue)),
             ("last_error", intent.lastError.map(failure) ?? .null),

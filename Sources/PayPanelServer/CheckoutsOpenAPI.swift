@@ -30,6 +30,10 @@ enum CheckoutsOpenAPI {
             "order_reference": Doc.text("your order", length: 1...200),
             "expires_at": Doc.integer("Unix seconds, after now; default 24 h after creation", 1...253_402_300_799),
             "capture_method": Doc.enumeration(CaptureMethod.allCases.map(\.rawValue)),
+            "metadata": .orderedObject([("anyOf", .array([
+                OpenAPISchemas.ref("Metadata"),
+                .orderedObject([("const", ""), ("description", "on update: remove every key (a key set to \"\" is removed)")]),
+            ]))]),
         ]
         if create {
             fields["device"] = Doc.string("dev_… to push the checkout to (POST /v1/devices); updates go to the same device, same collapse id", length: 1...255)

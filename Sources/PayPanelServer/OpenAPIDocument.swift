@@ -16,9 +16,11 @@ enum OpenAPIDocument {
                     "amount": paymentAmount, "currency": currency,
                     "capture_method": enumeration(CaptureMethod.allCases.map(\.rawValue)),
                     "order_reference": text("your order reference (1 to 200 characters)", length: 1...200),
+                    "metadata": OpenAPISchemas.ref("Metadata"),
                 ], required: ["amount", "currency"]), responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
                 "get": operation("List payment intents, newest first.", query: listQuery(cursor: "intent id") + [
                     parameter("status", enumeration(PaymentStatus.allCases.map(\.rawValue))),
+                    metadataFilter,
                 ], responses: ["200": "list of payment_intent"], returns: OpenAPISchemas.list(of: "PaymentIntent")),
             ])),
             ("/v1/payment_intents/{id}", item([
@@ -120,6 +122,15 @@ enum OpenAPIDocument {
             return (status, .orderedObject(response))
         })))
         return .orderedObject(members)
+    }
+
+    /// `metadata[key]=value`, as many as wanted: only intents whose metadata holds every pair.
+    static var metadataFilter: JSONValue {
+        .orderedObject([
+            ("name", "metadata"), ("in", "query"), ("required", false), ("style", "deepObject"), ("explode", true),
+            ("description", "metadata[key]=value: only intents whose metadata holds every pair given"),
+            ("schema", .orderedObject([("type", "object"), ("additionalProperties", .orderedObject([("type", "string")]))])),
+        ])
     }
 
     static func parameter(_ name: String, _ schema: JSONValue, in place: String = "query", required: Bool = false) -> JSONValue {

@@ -21,7 +21,7 @@ enum OpenAPISchemas {
 
     static var components: JSONValue {
         .orderedObject([
-            ("Error", error), ("Failure", failure),
+            ("Error", error), ("Failure", failure), ("Metadata", metadata),
             ("PaymentIntent", paymentIntent), ("PaymentAttempt", attempt), ("Refund", refund), ("PaymentEvent", paymentEvent),
             ("Checkout", checkout), ("PushDelivery", pushDelivery), ("SheetAnswer", sheetAnswer), ("Device", device),
             ("Event", event), ("UnreadableSnapshot", unreadableSnapshot), ("WebhookEndpoint", webhookEndpoint),
@@ -40,6 +40,20 @@ enum OpenAPISchemas {
         ], optional: [("decline_code", type("string")), ("param", type("string")), ("payment_intent", ref("PaymentIntent"))]))])
     }
 
+    /// The merchant's key-value pairs (Stripe's limits): at most 50 keys of 1 to 40 characters
+    /// without brackets, string values of at most 500 characters.
+    static var metadata: JSONValue {
+        .orderedObject([
+            ("type", "object"),
+            ("description", "your key-value pairs: at most 50 keys of 1 to 40 characters (no [ or ]), string values of at most 500 characters; no card numbers"),
+            ("maxProperties", .number(Metadata.maximumKeys)),
+            ("propertyNames", .orderedObject([
+                ("type", "string"), ("minLength", 1), ("maxLength", .number(Metadata.maximumKeyLength)),
+            ])),
+            ("additionalProperties", .orderedObject([("type", "string"), ("maxLength", .number(Metadata.maximumValueLength))])),
+        ])
+    }
+
     /// An intent's `last_error` and an attempt's `failure`.
     static var failure: JSONValue {
         object([
@@ -56,7 +70,7 @@ enum OpenAPISchemas {
             ("capture_method", OpenAPIDocument.enumeration(CaptureMethod.allCases.map(\.rawValue))),
             ("amount_capturable", type("integer")), ("amount_captured", type("integer")),
             ("amount_refunded", type("integer")), ("amount_refundable", type("integer")),
-            ("order_reference", type("string", "null")), ("capture_before", type("integer", "null")),
+            ("order_reference", type("string", "null")), ("metadata", ref("Metadata")), ("capture_before", type("integer", "null")),
             ("cancellation_reason", nullable(OpenAPIDocument.enumeration(CancellationReason.allCases.map(\.rawValue)))),
             ("last_error", nullable(ref("Failure"))), ("attempt_count", type("integer")),
             ("created", type("integer")), ("updated", type("integer")),
@@ -111,7 +125,7 @@ enum OpenAPISchemas {
             ("country", type("string")), ("currency", type("string")),
             ("supported_networks", array(type("string"))), ("merchant_capabilities", array(type("string"))),
             ("product_label", type("string")), ("amount_options", array(type("integer"))),
-            ("default_segment", type("integer")), ("order_reference", type("string", "null")),
+            ("default_segment", type("integer")), ("order_reference", type("string", "null")), ("metadata", ref("Metadata")),
             ("expires_at", type("integer", "null")), ("capture_method", OpenAPIDocument.enumeration(CaptureMethod.allCases.map(\.rawValue))),
             ("payment_intent", type("string", "null")), ("created", type("integer")), ("updated", type("integer")),
             ("payment_requests", array(described("object", "a PKPaymentRequest per amount option, as the device builds it"))),

@@ -6,7 +6,7 @@ import PayPanelHTTP
 extension PaymentsAPI {
     func addIntentRoutes(to router: inout RouteGroup) {
         router.post("/v1/payment_intents") { context in
-            let body = try RequestBody(context, allowed: ["amount", "currency", "capture_method", "order_reference"])
+            let body = try RequestBody(context, allowed: ["amount", "currency", "capture_method", "order_reference", "metadata"])
             let request = try Self.newIntent(body)
             return try await idempotent(context, resume: { intentID in
                 APIResponse.json(APIObjects.intent(try await Self.requireIntent(intentID, from: service)))
@@ -25,7 +25,8 @@ extension PaymentsAPI {
         router.get("/v1/payment_intents") { context in
             let query = try ListQuery(context)
             let page = try await service.intentPage(
-                status: query.status, startingAfter: query.startingAfter, endingBefore: query.endingBefore, limit: query.limit)
+                status: query.status, metadata: query.metadata, startingAfter: query.startingAfter, endingBefore: query.endingBefore,
+                limit: query.limit)
             return APIResponse.json(APIObjects.list(page.intents.map { APIObjects.intent($0) }, hasMore: page.hasMore, url: "/v1/payment_intents"))
         }
         router.post("/v1/payment_intents/{id}/confirm") { context in
@@ -115,9 +116,9 @@ extension PaymentsAPI {
         do {
             return try NewPaymentIntent(
                 amount: Amount(minorUnits: minorUnits, currency: currency), captureMethod: capture,
-                orderReference: try body.string("order_reference"))
+                orderReference: try body.string("order_reference"), metadata: try body.newMetadata())
         } catch let error as PaymentInputError {
-            throw APIError.invalid(error.code, error.message)
+            throw APIError.invalid(error.code, error.message, param: error.field)
         } catch let error as APIError {
             throw error
         } catch {
@@ -188,7 +189,6 @@ extension PaymentsAPI {
     }
 }
 
-/// `GET /v1/payment_intents?limit&starting_after&ending_before&status`.
 /// `limit`, `starting_after` and `ending_before`, checked the same way on every list route.
 struct ListPaging {
     var limit = 10
@@ -229,12 +229,15 @@ struct ListPaging {
     }
 }
 
+/// `GET /v1/payment_intents?limit&starting_after&ending_before&status&metadata[key]=value`.
 struct ListQuery {
     var paging = ListPaging()
     var status: PaymentStatus?
     var limit: Int { paging.limit }
     var startingAfter: String? { paging.startingAfter }
     var endingBefore: String? { paging.endingBefore }
+    /// `metadata[key]=value` pairs: only intents whose metadata holds every one.
+    var metadata: [String: String] = [:]
 
     init(_ context: RequestContext) throws(APIError) {
         for item in context.queryItems where try !paging.take(item) {
@@ -244,6 +247,17 @@ struct ListQuery {
                     throw APIError.invalid("parameter_invalid", "status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))", param: "status")
                 }
                 status = value
+            case let name where name.hasPrefix("metadata[") && name.hasSuffix("]"):
+                let key = String(name.dropFirst("metadata[".count).dropLast())
+                guard (1...Metadata.maximumKeyLength).contains(key.unicodeScalars.count) else {
+                    throw APIError.invalid(
+                        "parameter_invalid", "a metadata filter is metadata[key]=value with a key of 1 to \(Metadata.maximumKeyLength) characters",
+                        param: "metadata")
+                }
+                guard metadata[key] == nil else {
+                    throw APIError.invalid("parameter_invalid", "give each metadata key once: \(name) appears twice", param: name)
+                }
+                metadata[key] = item.value
             default:
                 throw APIError.invalid("parameter_unknown", "unknown query parameter \(JSONWriter.quoted(SensitiveDigits.redacted(item.name)))", param: item.name)
             }

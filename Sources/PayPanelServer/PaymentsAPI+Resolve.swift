@@ -36,7 +36,7 @@ extension PaymentsAPI {
             // Checked here, before any work: a note that cannot be kept stores no idempotency key.
             _ = try OperatorRecord(note: note, actor: actor)
         } catch {
-            throw APIError.invalid(error.code, error.message, param: error.code == "invalid_operator_name" ? "operator" : "note")
+            throw APIError.invalid(error.code, error.message, param: error.field ?? "note")
         }
         return (resolution, note, actor, try body.bool("force") ?? false)
     }

@@ -85,6 +85,28 @@ struct RequestBody {
         return RequestBody(object: inner)
     }
 
+    /// `metadata` as a request sets it (`Metadata.change`): an object of strings, a value of ""
+    /// removing its key, or "" removing every key. A problem is a 400 naming its field (every
+    /// problem is in the message).
+    func metadataChange(_ name: String = "metadata") throws(APIError) -> Metadata.Change? {
+        guard let value = value(name) else { return nil }
+        let (change, problems) = Metadata.change(from: value, field: name)
+        if let first = problems.first {
+            throw APIError.invalid(first.code, problems.map(\.message).joined(separator: "; "), param: first.field)
+        }
+        return change
+    }
+
+    /// `metadata` for a new object: as `metadataChange`, applied to none.
+    func newMetadata(_ name: String = "metadata") throws(APIError) -> Metadata {
+        guard let change = try metadataChange(name) else { return .empty }
+        do {
+            return try Metadata.empty.applying(change)
+        } catch {
+            throw APIError.invalid(error.code, error.message, param: error.field)
+        }
+    }
+
     /// The member `name`; nil when it is absent or `null` (this API reads the two alike).
     func value(_ name: String) -> JSONValue? {
         guard let value = object[name], value != .null else { return nil }

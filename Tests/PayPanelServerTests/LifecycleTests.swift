@@ -107,13 +107,20 @@ struct UnusedProcessor: PaymentProcessor {
         #expect(await server.stopGracefully(within: 20) == 0)
     }
 
-    @Test func aKeyThatLooksLikeACardNumberIsRefusedAndNotEchoed() async throws {
+    /// A key is never refused for its digits; one that holds a card number is kept as its
+    /// digest, so the number is in no response and nowhere in the database's files.
+    @Test func aKeyThatLooksLikeACardNumberIsAcceptedReplayedAndNeverStored() async throws {
         let server = try await ServerProcess.start()
-        let refused = try await server.request("POST", "/v1/payment_intents", json: #"{"amount":100,"currency":"USD"}"#,
-                                               headers: ["Idempotency-Key": "4242424242424242"])
-        #expect(refused.status == 400)
-        #expect(refused.errorType == "idempotency_error")
-        #expect(!refused.text.contains("4242424242424242"))
+        let body = #"{"amount":100,"currency":"USD"}"#
+        let first = try await server.request("POST", "/v1/payment_intents", json: body, headers: ["Idempotency-Key": "4242424242424242"])
+        let retry = try await server.request("POST", "/v1/payment_intents", json: body, headers: ["Idempotency-Key": "4242424242424242"])
+        #expect(first.status == 200 && retry.status == 200, "\(first.text)")
+        #expect(retry.headers["Idempotent-Replayed"] == "true" && retry.id == first.id)
+        #expect(!first.text.contains("4242424242424242") && !server.stderr.contains("4242424242424242"))
         #expect(await server.terminate() == 0)
+        for suffix in ["", "-wal"] {
+            let bytes = (try? Data(contentsOf: URL(fileURLWithPath: server.databasePath + suffix))) ?? Data()
+            #expect(bytes.range(of: Data("4242424242424242".utf8)) == nil, "the key is in payments.sqlite\(suffix)")
+        }
     }
 }

@@ -104,9 +104,39 @@ import TestSupport
         #expect(accepted.status == 200 && accepted["disposition"] == "ignored", "\(accepted.text)")
         let again = try await server.request("POST", "/v1/processor/webhooks", body: bytes, key: "", headers: Self.signed(body))
         #expect(again.status == 200 && again["disposition"] == "duplicate")
-        let unreadable = #"{"id":"evt_2","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent"}}}"#
+        // About one of PayPanel's attempts but without what that needs: malformed, refused.
+        let unreadable = #"{"id":"evt_2","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent","metadata":{"attempt_id":"att_ZZZZZZZZZZZZZZZZZZZZZZZZ"}}}}"#
         let bad = try await server.request("POST", "/v1/processor/webhooks", body: Array(unreadable.utf8), key: "", headers: Self.signed(unreadable))
         #expect(bad.status == 400 && bad.errorCode == "invalid_processor_event")
+        for garbage in ["not json", #"{"id":"evt_3","type":"payment_intent.succeeded"}"#] {
+            let refused = try await server.request("POST", "/v1/processor/webhooks", body: Array(garbage.utf8), key: "", headers: Self.signed(garbage))
+            #expect(refused.status == 400 && refused.errorCode == "invalid_processor_event", "\(refused.text)")
+        }
+        #expect(await server.terminate() == 0)
+    }
+
+    /// Another integration on the same processor account: its intents and refunds carry no
+    /// PayPanel id. Well signed, their events are answered 2xx and recorded as ignored, so the
+    /// processor stops delivering them; unsigned or stale, they are refused like any other.
+    @Test func aWellSignedEventAboutAnObjectPayPanelDidNotCreateIsAcknowledgedAndRecorded() async throws {
+        let server = try await ServerProcess.start(arguments: ["--processor-webhook-secret", Self.processorSecret])
+        let foreign = [
+            #"{"id":"evt_foreign_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent","id":"pi_other","amount":500,"currency":"usd","status":"succeeded","metadata":{"order":"42"}}}}"#,
+            #"{"id":"evt_foreign_2","object":"event","type":"charge.refunded","data":{"object":{"object":"charge","id":"ch_other","refunds":{"data":[{"object":"refund","id":"re_other","amount":500,"currency":"usd","status":"succeeded"}]}}}}"#,
+            #"{"id":"evt_foreign_3","object":"event","type":"refund.created","data":{"object":{"object":"refund","id":"re_other2","status":"pending"}}}"#,
+        ]
+        for body in foreign {
+            let unsigned = try await server.request("POST", "/v1/processor/webhooks", body: Array(body.utf8), key: "", headers: ["Content-Type": "application/json"])
+            #expect(unsigned.status == 400 && unsigned.errorCode == "missing_signature_header")
+            let stale = try await server.request("POST", "/v1/processor/webhooks", body: Array(body.utf8), key: "",
+                                                 headers: Self.signed(body, at: Date().addingTimeInterval(-600)))
+            #expect(stale.status == 400 && stale.errorCode == "timestamp_outside_tolerance")
+            let accepted = try await server.request("POST", "/v1/processor/webhooks", body: Array(body.utf8), key: "", headers: Self.signed(body))
+            #expect(accepted.status == 200 && accepted["disposition"] == "ignored", "\(accepted.text)")
+            #expect(accepted.json["reason"]?.stringValue?.contains("one of PayPanel's") == true, "\(accepted.text)")
+            let again = try await server.request("POST", "/v1/processor/webhooks", body: Array(body.utf8), key: "", headers: Self.signed(body))
+            #expect(again.status == 200 && again["disposition"] == "duplicate", "recorded the first time: \(again.text)")
+        }
         #expect(await server.terminate() == 0)
     }
 

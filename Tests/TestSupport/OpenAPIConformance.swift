@@ -7,7 +7,9 @@ import PayPanel
 /// The schema check covers the JSON Schema keywords the document uses and fails on any other,
 /// so a schema it cannot read is never taken as satisfied: `$ref` (into this document),
 /// `type` (one name or a list), `const`, `enum`, `anyOf`, `properties`, `required`,
-/// `additionalProperties` (false), `items`; `description` is ignored.
+/// `additionalProperties` (false, or a schema for the other members), `propertyNames`,
+/// `maxProperties`, `minLength` and `maxLength` (in Unicode scalars, as JSON Schema counts),
+/// `items`; `description` is ignored.
 public struct OpenAPIConformance: Sendable {
     public let document: JSONValue
 
@@ -71,6 +73,7 @@ public struct OpenAPIConformance: Sendable {
 
     private static let known: Set<String> = [
         "$ref", "type", "const", "enum", "anyOf", "properties", "required", "additionalProperties", "items", "description",
+        "propertyNames", "maxProperties", "minLength", "maxLength",
     ]
 
     private func check(_ value: JSONValue, against schema: JSONValue, at location: String, into found: inout [String]) {
@@ -117,11 +120,28 @@ public struct OpenAPIConformance: Sendable {
                 found.append("\(location): required member \(name) is missing")
             }
             for member in object.members {
+                if let names = keywords["propertyNames"] {
+                    check(.string(member.key), against: names, at: "\(location) (the name \(member.key))", into: &found)
+                }
                 if let property = properties?[member.key] {
                     check(member.value, against: property, at: "\(location).\(member.key)", into: &found)
                 } else if keywords["additionalProperties"] == .bool(false) {
                     found.append("\(location): member \(member.key) is not in the document")
+                } else if let others = keywords["additionalProperties"], others.objectValue != nil {
+                    check(member.value, against: others, at: "\(location).\(member.key)", into: &found)
                 }
+            }
+            if let most = keywords["maxProperties"]?.int64Value, object.members.count > most {
+                found.append("\(location): \(object.members.count) members where the document allows at most \(most)")
+            }
+        }
+        if case .string(let text) = value {
+            let length = text.unicodeScalars.count
+            if let least = keywords["minLength"]?.int64Value, length < least {
+                found.append("\(location): \(length) characters where the document asks for at least \(least)")
+            }
+            if let most = keywords["maxLength"]?.int64Value, length > most {
+                found.append("\(location): \(length) characters where the document allows at most \(most)")
             }
         }
         if case .array(let elements) = value, let items = keywords["items"] {

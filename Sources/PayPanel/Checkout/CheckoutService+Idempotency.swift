@@ -47,10 +47,13 @@ extension CheckoutService {
     /// refused (`idempotency_key_reused`). The key check and the creation are one transaction.
     public func createIntent(_ request: NewPaymentIntent, idempotencyKey: String?) throws -> CreatedIntent {
         let now = clock.now()
-        let parameters = JSONValue.orderedObject([
+        var members: [(String, JSONValue)] = [
             ("amount", .number(request.amount.minorUnits)), ("currency", .string(request.amount.currency.code)),
             ("captureMethod", .string(request.captureMethod.rawValue)), ("orderReference", .optional(request.orderReference)),
-        ])
+        ]
+        // Only when there is some: a key stored before metadata existed keeps its request hash.
+        if !request.metadata.isEmpty { members.append(("metadata", request.metadata.json)) }
+        let parameters = JSONValue.orderedObject(members)
         let id = random.make(.intent)
         var created: PaymentIntent?
         let response = try idempotency.perform(key: idempotencyKey, scope: "payments.create", parameters: parameters, at: now) { transaction in

@@ -18,7 +18,9 @@ extension CheckoutService {
         guard let finding = event.findings.first, event.findings.count == 1 else {
             // charge.refunded may carry several refunds: apply them one by one.
             if event.findings.count > 1 { return try await applyEach(event) }
-            return try recordIgnored(event, intentID: nil, reason: "PayPanel does not act on \(event.type)", at: now)
+            // About an object PayPanel did not create, or a type it does not act on: recorded as
+            // ignored (a 2xx, so the processor does not deliver it again).
+            return try recordIgnored(event, intentID: nil, reason: event.foreignObject ?? "PayPanel does not act on \(event.type)", at: now)
         }
         guard let (intentID, call) = Self.match(finding, in: awaiting) else {
             return try recordIgnored(event, intentID: nil, reason: "no call of PayPanel is waiting on this event's attempt or refund", at: now)

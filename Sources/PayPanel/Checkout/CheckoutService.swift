@@ -68,8 +68,10 @@ public actor CheckoutService {
     }
 
     /// A page of intents, newest first (`PaymentLedger.intentPage`).
-    public func intentPage(status: PaymentStatus?, startingAfter: String?, endingBefore: String?, limit: Int) throws -> IntentPageResult {
-        try ledger.intentPage(status: status, startingAfter: startingAfter, endingBefore: endingBefore, limit: limit)
+    public func intentPage(
+        status: PaymentStatus?, metadata: [String: String] = [:], startingAfter: String?, endingBefore: String?, limit: Int
+    ) throws -> IntentPageResult {
+        try ledger.intentPage(status: status, metadata: metadata, startingAfter: startingAfter, endingBefore: endingBefore, limit: limit)
     }
 
     /// The refund `id`, or nil when unknown.

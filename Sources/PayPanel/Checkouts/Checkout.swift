@@ -20,10 +20,12 @@ public struct Checkout: Sendable, Equatable {
     public var updatedAt: Date
     /// 1 at creation, one more per update: writes are guarded by the version they read.
     public var version: Int64
+    /// The merchant's own key-value pairs. Never in the push payload: the device does not see them.
+    public var metadata: Metadata
 
     public init(
         id: String, status: CheckoutStatus, panel: PanelConfig, captureMethod: CaptureMethod, paymentIntentID: String?,
-        clientSecretHash: [UInt8], createdAt: Date, updatedAt: Date, version: Int64
+        clientSecretHash: [UInt8], createdAt: Date, updatedAt: Date, version: Int64, metadata: Metadata = .empty
     ) {
         self.id = id
         self.status = status
@@ -34,6 +36,7 @@ public struct Checkout: Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.version = version
+        self.metadata = metadata
     }
 
     public var amountOptions: [Int64] { panel.amountOptions }

@@ -46,7 +46,7 @@ public actor CheckoutDesk {
         let secret = CheckoutSecret.make(checkoutID: id, randomPart: String(random.make(.checkout).dropFirst(3)))
         let checkout = Checkout(
             id: id, status: .open, panel: panel, captureMethod: parameters.captureMethod, paymentIntentID: nil,
-            clientSecretHash: CheckoutSecret.hash(secret), createdAt: now, updatedAt: now, version: 1)
+            clientSecretHash: CheckoutSecret.hash(secret), createdAt: now, updatedAt: now, version: 1, metadata: parameters.metadata)
         try store.insertCheckout(checkout)
         return CreatedCheckout(checkout: checkout, clientSecret: secret)
     }
@@ -67,11 +67,12 @@ public actor CheckoutDesk {
         var checkout = try require(id)
         guard checkout.status == .open else { throw CheckoutError(.notOpen(id: id, status: checkout.status)) }
         let now = clock.now()
-        let base = CheckoutParameters(panel: checkout.panel, captureMethod: checkout.captureMethod)
+        let base = CheckoutParameters(panel: checkout.panel, captureMethod: checkout.captureMethod, metadata: checkout.metadata)
         let result = CheckoutParametersReader.read(json: json, base: base, now: now)
         guard let parameters = result.parameters else { throw CheckoutError(.invalidParameters(result.report)) }
         checkout.panel = parameters.panel
         checkout.captureMethod = parameters.captureMethod
+        checkout.metadata = parameters.metadata
         return try save(checkout, at: now)
     }
 

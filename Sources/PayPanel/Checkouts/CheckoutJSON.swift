@@ -22,6 +22,7 @@ extension Checkout {
             ("amount_options", .array(panel.amountOptions.map(JSONValue.number))),
             ("default_segment", .number(panel.defaultSegment)),
             ("order_reference", .optional(panel.orderReference)),
+            ("metadata", metadata.json),
             ("expires_at", panel.expiresAt.map { .number(Self.unixSeconds($0)) } ?? .null),
             ("capture_method", .string(captureMethod.rawValue)),
             ("payment_intent", .optional(paymentIntentID)),

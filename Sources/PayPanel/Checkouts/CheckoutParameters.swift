@@ -1,16 +1,19 @@
 import Foundation
 
 /// What a checkout is made of, read from the body of `POST /v1/checkouts` (or of an update):
-/// the panel and the capture method. Every field is optional; an absent one keeps the base's
-/// value — the seed panel (5/10/20 USD "Some Product") for a new checkout, the checkout's own
-/// values for an update.
+/// the panel, the capture method and the merchant's metadata. Every field is optional; an absent
+/// one keeps the base's value — the seed panel (5/10/20 USD "Some Product") for a new checkout,
+/// the checkout's own values for an update. Metadata follows Stripe's update: the keys given are
+/// set (or removed, with ""), the others kept.
 public struct CheckoutParameters: Sendable, Equatable {
     public var panel: PanelConfig
     public var captureMethod: CaptureMethod
+    public var metadata: Metadata
 
-    public init(panel: PanelConfig, captureMethod: CaptureMethod) {
+    public init(panel: PanelConfig, captureMethod: CaptureMethod, metadata: Metadata = .empty) {
         self.panel = panel
         self.captureMethod = captureMethod
+        self.metadata = metadata
     }
 
     /// The seed panel with automatic capture (Stripe's default), expiring one day after creation.
@@ -28,8 +31,9 @@ public struct CheckoutParameters: Sendable, Equatable {
     ]
     static let expiresAtKey = "expires_at"
     static let captureMethodKey = "capture_method"
+    static let metadataKey = "metadata"
     /// Every key the body may hold.
-    public static let keys: [String] = panelKeys.map(\.api) + [expiresAtKey, captureMethodKey]
+    public static let keys: [String] = panelKeys.map(\.api) + [expiresAtKey, captureMethodKey, metadataKey]
 }
 
 /// Reads `CheckoutParameters`, reporting every violation at once with its field path, the
@@ -87,6 +91,19 @@ public enum CheckoutParametersReader {
             }
         }
 
+        var metadata = base.metadata
+        if let value = body[CheckoutParameters.metadataKey], value != .null {
+            let (change, problems) = Metadata.change(from: value, field: CheckoutParameters.metadataKey)
+            for problem in problems { reader.report.error(FieldPath.root.appending(problem.field), problem.reason) }
+            if let change {
+                do {
+                    metadata = try metadata.applying(change)
+                } catch {
+                    reader.report.error(FieldPath.root.appending(error.field), error.reason)
+                }
+            }
+        }
+
         let panelResult = PanelConfigReader.read(json: .object(merged))
         for issue in panelResult.report.errors { reader.report.error(apiPath(issue.path), issue.reason) }
         for issue in panelResult.report.warnings { reader.report.warning(apiPath(issue.path), issue.reason) }
@@ -106,7 +123,7 @@ public enum CheckoutParametersReader {
             for problem in error.problems { reader.report.error(.root, "the push payload would not be valid: \(problem.description)") }
             return Result(report: reader.report, parameters: nil)
         }
-        return Result(report: reader.report, parameters: CheckoutParameters(panel: panel, captureMethod: captureMethod))
+        return Result(report: reader.report, parameters: CheckoutParameters(panel: panel, captureMethod: captureMethod, metadata: metadata))
     }
 
     /// A panel path (`amountOptions[1]`) in the body's terms (`amount_options[1]`).

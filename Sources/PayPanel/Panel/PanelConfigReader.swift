@@ -22,8 +22,13 @@ public enum PanelConfigReader {
     public static func read(json: JSONValue, at path: FieldPath = .root) -> Result {
         var reader = JSONFieldReader()
         guard let object = reader.object(json, at: path) else { return Result(report: reader.report, panel: nil) }
-        let merchantIdentifier = reader.merchantIdentifier(object["merchantIdentifier"], at: path.appending("merchantIdentifier"))
-        let merchantName = reader.string(object["merchantName"], at: path.appending("merchantName"), required: false, nonEmpty: true)
+        // The texts a merchant types are free text: a card number in one is refused (`freeText`).
+        var merchantIdentifier = reader.merchantIdentifier(object["merchantIdentifier"], at: path.appending("merchantIdentifier"))
+        if let identifier = merchantIdentifier, SensitiveDigits.containsCardNumber(identifier) {
+            reader.report.error(path.appending("merchantIdentifier"), CardNumberInTextError.reason)
+            merchantIdentifier = nil
+        }
+        let merchantName = reader.freeText(object["merchantName"], at: path.appending("merchantName"), required: false, nonEmpty: true)
         let country = reader.country(object["countryCode"], at: path.appending("countryCode"))
         let currency = reader.currency(object["currencyCode"], at: path.appending("currencyCode"))
         let networks = reader.networks(object["supportedNetworks"], at: path.appending("supportedNetworks"))
@@ -32,7 +37,7 @@ public enum PanelConfigReader {
             PaymentRequestRules.checkCapabilities(capabilities, networks: networks,
                                                   at: path.appending("merchantCapabilities"), into: &reader.report)
         }
-        let productLabel = reader.string(object["productLabel"], at: path.appending("productLabel"), nonEmpty: true)
+        let productLabel = reader.freeText(object["productLabel"], at: path.appending("productLabel"), nonEmpty: true)
         let amountOptions = readAmountOptions(object["amountOptions"], currency: currency,
                                               at: path.appending("amountOptions"), reader: &reader)
         var defaultSegment = 1
@@ -44,7 +49,7 @@ public enum PanelConfigReader {
                 reader.report.error(path.appending("defaultSegment"), "must be a segment number from 1 to \(count), not \(SensitiveDigits.redacted(String(segment)))")
             }
         }
-        let orderReference = reader.string(object["orderReference"], at: path.appending("orderReference"), required: false, nonEmpty: true)
+        let orderReference = reader.freeText(object["orderReference"], at: path.appending("orderReference"), required: false, nonEmpty: true)
         var expiresAt: Date?
         if let text = reader.string(object["expiresAt"], at: path.appending("expiresAt"), required: false) {
             do {

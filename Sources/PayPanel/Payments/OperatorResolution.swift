@@ -52,8 +52,8 @@ public enum IntentResolution: String, Sendable, CaseIterable {
 /// Who resolved, why, and on what evidence. It is kept in the history with the resolution, so
 /// the record of an override says who overrode what the processor said, and why.
 ///
-/// The note and the operator's name are user text: bounded, printable, and stored with digit
-/// runs that could be a card number redacted (`SensitiveDigits`); messages quote them with
+/// The note and the operator's name are free text: bounded, printable, and refused when they
+/// hold what looks like a card number (`SensitiveDigits`); messages quote them with
 /// `JSONWriter.quoted`.
 public struct OperatorRecord: Sendable, Equatable {
     /// The longest note kept.
@@ -74,8 +74,9 @@ public struct OperatorRecord: Sendable, Equatable {
     /// Checks the note and the name; throws `invalid_resolution_note` or
     /// `invalid_operator_name` with the reason.
     public init(note: String, actor: String, forced: Bool = false, processor: ProcessorHolding? = nil) throws(PaymentInputError) {
-        self.note = try Self.checked(note, what: "note", code: "invalid_resolution_note", limit: Self.maximumNoteLength)
-        self.actor = try Self.checked(actor, what: "operator name", code: "invalid_operator_name", limit: Self.maximumActorLength)
+        self.note = try Self.checked(note, what: "note", field: "note", code: "invalid_resolution_note", limit: Self.maximumNoteLength)
+        self.actor = try Self.checked(
+            actor, what: "operator name", field: "operator", code: "invalid_operator_name", limit: Self.maximumActorLength)
         self.forced = forced
         self.processor = processor
     }
@@ -92,21 +93,28 @@ public struct OperatorRecord: Sendable, Equatable {
         self.processor = processor
     }
 
-    /// `text` when it is 1 to `limit` printable characters and not only spaces, with digit
-    /// runs that could be a card number redacted.
-    private static func checked(_ text: String, what: String, code: String, limit: Int) throws(PaymentInputError) -> String {
+    /// `text` when it is 1 to `limit` printable characters, not only spaces, and holds no card
+    /// number; `field` is the request's name for it.
+    private static func checked(_ text: String, what: String, field: String, code: String, limit: Int) throws(PaymentInputError) -> String {
         guard text.contains(where: { !$0.isWhitespace }) else {
-            throw PaymentInputError(code: code, message: "the \(what) is empty: say in a few words what was checked and decided")
+            throw PaymentInputError(code: code, message: "the \(what) is empty: say in a few words what was checked and decided", field: field)
         }
         guard text.count <= limit else {
-            throw PaymentInputError(code: code, message: "the \(what) is \(text.count) characters long; keep it to \(limit)")
+            throw PaymentInputError(code: code, message: "the \(what) is \(text.count) characters long; keep it to \(limit)", field: field)
         }
         let printable = text.unicodeScalars.allSatisfy {
             !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value)
         }
         guard printable else {
-            throw PaymentInputError(code: code, message: "the \(what) \(JSONWriter.quoted(text)) contains a control character: use printable text on one line")
+            throw PaymentInputError(
+                code: code, message: "the \(what) \(JSONWriter.quoted(text)) contains a control character: use printable text on one line",
+                field: field)
         }
-        return SensitiveDigits.redacted(text)
+        do {
+            try SensitiveDigits.check(text, field: field)
+        } catch {
+            throw PaymentInputError(error)
+        }
+        return text
     }
 }

@@ -27,9 +27,9 @@ public enum PaymentIDs {
                 characters.append(alphabet[Int.random(in: 0..<alphabet.count, using: &random)])
             }
             let body = String(decoding: characters, as: UTF8.self)
-            // Stored text may not look like a card number (the database refuses long digit
-            // runs); such a draw is vanishingly rare, and simply drawn again.
-            if !SensitiveDigits.containsLongDigitRun(body) { return "\(kind.rawValue)_\(body)" }
+            // An id is shown and stored everywhere, so it may not hold what looks like a card
+            // number (`SensitiveDigits`); such a draw is vanishingly rare, and simply drawn again.
+            if !SensitiveDigits.containsCardNumber(body) { return "\(kind.rawValue)_\(body)" }
         }
     }
 

@@ -9,6 +9,8 @@ public struct PaymentIntent: Sendable, Equatable {
     public let captureMethod: CaptureMethod
     /// The merchant's own reference for the order, when given.
     public let orderReference: String?
+    /// The merchant's own key-value pairs, fixed at creation.
+    public let metadata: Metadata
     public internal(set) var status: PaymentStatus
     /// What the processor authorized for this intent (minor units); 0 before.
     public internal(set) var amountAuthorized: Int64 = 0
@@ -42,12 +44,13 @@ public struct PaymentIntent: Sendable, Equatable {
         amountAuthorized: Int64 = 0, amountCaptured: Int64 = 0, amountRefunded: Int64 = 0, amountRefundPending: Int64 = 0,
         captureBefore: Date? = nil, attemptCount: Int = 0, currentAttemptID: String? = nil, inFlight: InFlightOperation? = nil,
         lastError: PaymentFailure? = nil, cancellationReason: CancellationReason? = nil, version: Int64,
-        createdAt: Date, updatedAt: Date
+        createdAt: Date, updatedAt: Date, metadata: Metadata = .empty
     ) {
         self.id = id
         self.amount = amount
         self.captureMethod = captureMethod
         self.orderReference = orderReference
+        self.metadata = metadata
         self.status = status
         self.amountAuthorized = amountAuthorized
         self.amountCaptured = amountCaptured

@@ -69,6 +69,13 @@ struct SnapshotReader {
         return Amount(minorUnits: try int64(field), currency: currency)
     }
 
+    /// Metadata, or none when the snapshot predates it (the field is absent).
+    func metadata(_ field: String) throws(PaymentSnapshotError) -> Metadata {
+        guard let value = json[field] else { return .empty }
+        guard let metadata = Metadata(json: value) else { throw fail(field) }
+        return metadata
+    }
+
     func nested(_ field: String) -> SnapshotReader? {
         guard let value = json[field], case .object = value else { return nil }
         return SnapshotReader(json: value, object: object)
@@ -98,7 +105,8 @@ extension PaymentIntent {
             attemptCount: Int(try reader.int64("attemptCount")), currentAttemptID: reader.optionalString("currentAttemptId"),
             inFlight: inFlight, lastError: try reader.nested("lastError").map { reader throws(PaymentSnapshotError) in try PaymentFailure(reader) },
             cancellationReason: try reader.optionalValue("cancellationReason", as: CancellationReason.self),
-            version: try reader.int64("version"), createdAt: try reader.date("createdAt"), updatedAt: try reader.date("updatedAt"))
+            version: try reader.int64("version"), createdAt: try reader.date("createdAt"), updatedAt: try reader.date("updatedAt"),
+            metadata: try reader.metadata("metadata"))
     }
 }
 

@@ -40,6 +40,7 @@ extension PaymentIntent: JSONRepresentable {
             ("currentAttemptId", .optional(currentAttemptID)),
             ("processing", inFlight?.json ?? .null),
             ("updatedAt", .string(Timestamp.format(updatedAt))),
+            ("metadata", metadata.json),
         ])
     }
 }

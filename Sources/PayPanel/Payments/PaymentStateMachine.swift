@@ -34,12 +34,12 @@ public struct PaymentStateMachine: Sendable, Equatable {
     /// A new intent waiting for a payment method (version 1), and the effects of its creation:
     /// the abandonment timer and the `payment_intent.created` message.
     public static func create(
-        id: String, amount: Amount, captureMethod: CaptureMethod, orderReference: String?, at now: Date,
-        policy: PaymentPolicy = .standard
+        id: String, amount: Amount, captureMethod: CaptureMethod, orderReference: String?, metadata: Metadata = .empty,
+        at now: Date, policy: PaymentPolicy = .standard
     ) -> (machine: PaymentStateMachine, actions: [PaymentAction]) {
         let intent = PaymentIntent(
             id: id, amount: amount, captureMethod: captureMethod, orderReference: orderReference,
-            status: .requiresPaymentMethod, version: 1, createdAt: now, updatedAt: now)
+            status: .requiresPaymentMethod, version: 1, createdAt: now, updatedAt: now, metadata: metadata)
         let machine = PaymentStateMachine(intent: intent, policy: policy)
         let actions: [PaymentAction] = [
             .scheduleTimer(PaymentTimer(kind: .abandonment, reference: "", dueAt: now.addingTimeInterval(policy.abandonAfter))),

@@ -1,64 +1,162 @@
-/// Keeps card numbers out of stored text. Processor messages, references and reasons are
-/// stored and shown; a processor (or a person) might put a card number in one, so runs of 12
-/// or more digits — also when grouped by spaces or dashes — are replaced before anything is
-/// written. The database repeats the rule with CHECK constraints on its free-text columns.
+/// The one rule for card numbers in text, used by every refusal of free text and by every
+/// redaction of text shown or stored.
+///
+/// A card number is what a card number can be: a run of 13 to 19 ASCII digits that passes the
+/// Luhn check, either contiguous (`4242424242424242`) or written in groups of 3 to 6 digits
+/// joined by one kind of single separator, a space or a dash (`4242 4242 4242 4242`,
+/// `3782-822463-10005`). Nothing else is: an order number of 13 digits that fails the Luhn
+/// check, a UUID, a nanosecond timestamp that fails it, a 20-digit amount. Grouped runs are
+/// read at every group boundary, so a card number written after other digit groups
+/// (`ref 2024 4242 4242 4242 4242`) is still found; a contiguous run is only ever read whole.
+///
+/// Free text a client sends (order references, labels, merchant names, notes, metadata, names)
+/// is refused with `check(_:field:)`, which names the field; texts PayPanel does not choose
+/// (a processor's messages and ids, an input echoed in an error message) are passed through
+/// `redacted(_:)` before they are shown or stored. The database does not repeat the rule: its
+/// CHECK constraints cannot run the Luhn check (migration 0008 says why they were dropped).
 public enum SensitiveDigits {
-    /// The shortest digit run that is treated as a possible card number.
-    public static let minimumRun = 12
+    /// How many digits a card number has.
+    public static let cardNumberLengths = 13...19
+    /// How many digits a group of a grouped card number has (`4242 4242 …`, Amex `3782 822463 10005`).
+    static let groupLengths = 3...6
+    /// The separators a grouped card number is written with; one kind per number.
+    static let separators: [Unicode.Scalar] = [" ", "-"]
 
-    /// `text` with every run of `minimumRun` or more digits (single spaces or dashes between
-    /// them allowed) replaced by `[redacted]`.
+    /// What `redacted(_:)` puts where a card number was.
+    public static let redaction = "[redacted]"
+
+    /// True when `text` holds a card number by the rule above.
+    public static func containsCardNumber(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        return !cardNumberRanges(in: scalars).isEmpty
+    }
+
+    /// `text` with every card number replaced by `[redacted]`; the rest (ids, UUIDs, times,
+    /// other numbers) is left as it was.
     public static func redacted(_ text: String) -> String {
-        guard containsLongDigitRun(text) else { return text }
-        var output = ""
-        var pending = ""  // a candidate run: digits and single separators
-        var digitCount = 0
-        func flush() {
-            if digitCount >= minimumRun {
-                // Keep a separator that ended the run outside the redaction.
-                var trailing = ""
-                while let last = pending.last, last == " " || last == "-" {
-                    trailing = String(last) + trailing
-                    pending.removeLast()
-                }
-                output += "[redacted]" + trailing
-            } else {
-                output += pending
-            }
-            pending = ""
-            digitCount = 0
+        let scalars = Array(text.unicodeScalars)
+        let ranges = cardNumberRanges(in: scalars)
+        guard !ranges.isEmpty else { return text }
+        var output = String.UnicodeScalarView()
+        var position = 0
+        for range in ranges {
+            output.append(contentsOf: scalars[position..<range.lowerBound])
+            output.append(contentsOf: redaction.unicodeScalars)
+            position = range.upperBound
         }
-        for character in text {
-            if character.isASCII && character.isNumber {
-                pending.append(character)
-                digitCount += 1
-            } else if (character == " " || character == "-") && digitCount > 0 && pending.last.map({ $0.isNumber }) == true {
-                pending.append(character)
-            } else {
-                flush()
-                output.append(character)
-            }
-        }
-        flush()
-        return output
+        output.append(contentsOf: scalars[position...])
+        return String(output)
     }
 
-    /// True when `text` holds a run of `minimumRun` or more digits (possibly grouped).
-    public static func containsLongDigitRun(_ text: String) -> Bool {
-        var digits = 0
-        var previousWasSeparator = false
-        for character in text {
-            if character.isASCII && character.isNumber {
-                digits += 1
-                previousWasSeparator = false
-                if digits >= minimumRun { return true }
-            } else if (character == " " || character == "-") && digits > 0 && !previousWasSeparator {
-                previousWasSeparator = true
-            } else {
-                digits = 0
-                previousWasSeparator = false
+    /// Refuses `text` when it holds a card number, naming `field` (as the caller's API spells
+    /// it: `order_reference`, `metadata[note]`, `--name`).
+    public static func check(_ text: String, field: String) throws(CardNumberInTextError) {
+        if containsCardNumber(text) { throw CardNumberInTextError(field: field) }
+    }
+
+    /// The Luhn check over ASCII digit scalars.
+    static func passesLuhn(_ digits: some BidirectionalCollection<Unicode.Scalar>) -> Bool {
+        var sum = 0
+        for (index, scalar) in digits.reversed().enumerated() {
+            var digit = Int(scalar.value) - 0x30
+            if index % 2 == 1 {
+                digit *= 2
+                if digit > 9 { digit -= 9 }
+            }
+            sum += digit
+        }
+        return sum % 10 == 0
+    }
+
+    /// Where the card numbers in `scalars` are: sorted, merged ranges of scalar offsets.
+    static func cardNumberRanges(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        let groups = digitGroups(in: scalars)
+        guard !groups.isEmpty else { return [] }
+        var found: [Range<Int>] = []
+        // Contiguous: a whole run of digits.
+        for group in groups where cardNumberLengths.contains(group.count) && passesLuhn(scalars[group]) {
+            found.append(group)
+        }
+        // Grouped: consecutive groups of 3 to 6 digits with one separator of one kind between each.
+        for separator in separators {
+            var chain: [Range<Int>] = []
+            func readChain() {
+                defer { chain.removeAll(keepingCapacity: true) }
+                guard chain.count >= 2 else { return }
+                for first in chain.indices {
+                    var digits: [Unicode.Scalar] = []
+                    for last in first..<chain.count {
+                        digits += scalars[chain[last]]
+                        if digits.count > cardNumberLengths.upperBound { break }
+                        if last > first, cardNumberLengths.contains(digits.count), passesLuhn(digits) {
+                            found.append(chain[first].lowerBound..<chain[last].upperBound)
+                        }
+                    }
+                }
+            }
+            for group in groups {
+                guard groupLengths.contains(group.count) else {
+                    readChain()
+                    continue
+                }
+                if let previous = chain.last,
+                   !(previous.upperBound + 1 == group.lowerBound && scalars[previous.upperBound] == separator) {
+                    readChain()
+                }
+                chain.append(group)
+            }
+            readChain()
+        }
+        return merged(found)
+    }
+
+    /// The maximal runs of ASCII digits in `scalars`.
+    private static func digitGroups(in scalars: [Unicode.Scalar]) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start: Int?
+        for (index, scalar) in scalars.enumerated() {
+            let isDigit = scalar.value >= 0x30 && scalar.value <= 0x39
+            if isDigit, start == nil { start = index }
+            if !isDigit, let first = start {
+                groups.append(first..<index)
+                start = nil
             }
         }
-        return false
+        if let first = start { groups.append(first..<scalars.count) }
+        return groups
     }
+
+    /// `ranges` sorted, with overlapping or touching ones joined.
+    private static func merged(_ ranges: [Range<Int>]) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = result.last, range.lowerBound <= last.upperBound {
+                result[result.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                result.append(range)
+            }
+        }
+        return result
+    }
+}
+
+/// Free text that holds what can be a card number (`SensitiveDigits`): refused, with the field
+/// named, before anything is stored. The text itself is never repeated.
+public struct CardNumberInTextError: PayPanelError, Equatable {
+    /// The field as the caller's interface spells it (`order_reference`, `metadata[note]`).
+    public let field: String
+
+    public init(field: String) {
+        self.field = field
+    }
+
+    public var code: String { "card_number_in_text" }
+
+    public var message: String {
+        "\(field) holds what looks like a card number (13 to 19 digits that pass the Luhn check): card numbers go only in a payment method, never in \(field); remove it or write the reference another way"
+    }
+
+    /// The reason alone, for reports that name the field themselves (`ValidationReport`).
+    public static let reason =
+        "holds what looks like a card number (13 to 19 digits that pass the Luhn check): card numbers go only in a payment method; remove it or write the reference another way"
 }

@@ -2,8 +2,12 @@ import Foundation
 
 /// Checkout rows as values, read the same way from SQLite and PostgreSQL (both select the
 /// checkout columns in the same order: id, status, panel, capture_method, …, client_secret_hash,
-/// payment_intent_id, created_at, updated_at, version).
+/// payment_intent_id, created_at, updated_at, version, metadata).
 enum CheckoutRows {
+    /// The columns `checkout(_:)` reads, in its order.
+    static let columns =
+        "id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id, created_at, updated_at, version, metadata"
+
     static func checkout(_ row: some StoredRow) throws -> Checkout {
         let id = row.string(0)
         guard let status = CheckoutStatus(rawValue: row.string(1)) else {
@@ -16,9 +20,12 @@ enum CheckoutRows {
         guard let captureMethod = CaptureMethod(rawValue: row.string(3)) else {
             throw CheckoutStoreError(checkoutID: id, detail: "unknown capture method")
         }
+        guard let metadata = Metadata(storedText: row.string(10)) else {
+            throw CheckoutStoreError(checkoutID: id, detail: "unreadable metadata")
+        }
         return Checkout(
             id: id, status: status, panel: panel, captureMethod: captureMethod, paymentIntentID: row.optionalString(6),
             clientSecretHash: row.blob(5), createdAt: PaymentRows.date(row.int64(7)), updatedAt: PaymentRows.date(row.int64(8)),
-            version: row.int64(9))
+            version: row.int64(9), metadata: metadata)
     }
 }

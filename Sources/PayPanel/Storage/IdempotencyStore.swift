@@ -283,14 +283,29 @@ public final class IdempotencyStore {
         SHA256.hash(JSONWriter.string(parameters)).hexString
     }
 
-    /// Refuses empty, over-long, non-printable keys, and keys that look like a card number.
+    /// Refuses what cannot be a key: empty, longer than 255 characters (Unicode scalars, as
+    /// the databases count them), or holding a control character (C0, DEL, C1). Anything else
+    /// printable is a key, whatever its digits: a UUID, a nanosecond timestamp, even a card
+    /// number, which is never stored as it is (`storedKey(_:)`).
     public static func validate(_ key: String) throws(IdempotencyError) {
         let problem: String? =
             if key.isEmpty { "is empty" }
-            else if key.utf8.count > maximumKeyLength { "is longer than \(maximumKeyLength) bytes" }
-            else if key.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { "contains a control character" }
-            else if SensitiveDigits.containsLongDigitRun(key) { "holds \(SensitiveDigits.minimumRun) or more digits in a row, which could be a card number" }
+            else if key.unicodeScalars.count > maximumKeyLength { "is longer than \(maximumKeyLength) characters" }
+            else if key.unicodeScalars.contains(where: { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }) { "contains a control character" }
             else { nil }
         if let problem { throw IdempotencyError(key: key, reason: .invalidKey(problem)) }
     }
+
+    /// What the stores keep for `key`: the key itself, or, when it holds what can be a card
+    /// number (`SensitiveDigits`) or could be mistaken for such a digest, `sha256:` and the
+    /// SHA-256 of its UTF-8 bytes in hex. Lookups go through the same function, so a key is
+    /// found whatever form it has; keys stored before this rule held no card number (the old
+    /// rule refused every run of 12 digits), so they already have the form this gives them.
+    public static func storedKey(_ key: String) -> String {
+        guard SensitiveDigits.containsCardNumber(key) || key.hasPrefix(digestPrefix) else { return key }
+        return digestPrefix + SHA256.hash(key).hexString
+    }
+
+    /// The prefix of a key stored as its digest.
+    static let digestPrefix = "sha256:"
 }

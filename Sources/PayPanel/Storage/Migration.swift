@@ -12,6 +12,14 @@ public struct Migration: Sendable, Equatable {
 
     /// SHA-256 of the SQL text, hex.
     public var checksum: String { SHA256.hash(sql).hexString }
+
+    /// The first line a migration starts with when it rebuilds tables (SQLite cannot change a
+    /// table's constraints in place): the SQLite migrator then runs it with foreign keys off
+    /// and checks every reference before it commits, SQLite's own procedure for such changes.
+    public static let rebuildsTablesMarker = "-- paypanel: rebuilds tables"
+
+    /// True when the file starts with `rebuildsTablesMarker`.
+    public var rebuildsTables: Bool { sql.hasPrefix(Self.rebuildsTablesMarker) }
 }
 
 /// The ordered migrations of one database kind: `main` (the payments database, top-level

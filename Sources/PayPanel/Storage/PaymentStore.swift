@@ -63,9 +63,11 @@ public protocol PaymentStoreTransaction {
     func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws
     /// One page of intents, newest first by `(createdAt, id)`: those strictly older than
     /// `page`'s cursor (`.olderThan`), strictly newer (`.newerThan`), or the newest (`.first`),
-    /// optionally only those in `status`; at most `limit`. A keyset query, so a page costs the
-    /// same wherever it is and rows created meanwhile never shift it.
-    func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent]
+    /// optionally only those in `status` and only those whose metadata holds every pair of
+    /// `metadata`; at most `limit`. A keyset query, so a page costs the same wherever it is and
+    /// rows created meanwhile never shift it. (The metadata filter reads the intents in page
+    /// order and keeps the matching ones: it has no index of its own.)
+    func intents(status: PaymentStatus?, metadata: [String: String], page: IntentPage, limit: Int) throws -> [PaymentIntent]
     /// The refund `id`, or nil.
     func refund(_ id: String) throws -> Refund?
     /// Every intent id, oldest first (audits and the history replay).
@@ -133,6 +135,13 @@ public protocol PaymentStoreTransaction {
     func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws
     /// Deletes rows first used at or before `cutoff`; returns how many.
     func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int
+}
+
+extension PaymentStoreTransaction {
+    /// One page of intents without a metadata filter.
+    public func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent] {
+        try intents(status: status, metadata: [:], page: page, limit: limit)
+    }
 }
 
 /// Where a page of intents starts, as a keyset cursor on `(createdAt, id)`.

@@ -130,6 +130,19 @@ public struct JSONFieldReader {
         return string
     }
 
+    /// The string at `path` as `string` reads it, refused (nil, after recording why) when it
+    /// holds what looks like a card number: free text someone typed (`SensitiveDigits`).
+    public mutating func freeText(
+        _ value: JSONValue?, at path: FieldPath, required: Bool = true, nonEmpty: Bool = false
+    ) -> String? {
+        guard let text = string(value, at: path, required: required, nonEmpty: nonEmpty) else { return nil }
+        guard !SensitiveDigits.containsCardNumber(text) else {
+            report.error(path, CardNumberInTextError.reason)
+            return nil
+        }
+        return text
+    }
+
     /// The integer at `path` (a JSON number that equals an integer fitting in Int64: `5`, `5.0`),
     /// or nil after an error.
     public mutating func integer(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Int64? {

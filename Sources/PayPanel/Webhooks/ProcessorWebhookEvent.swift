@@ -4,13 +4,19 @@ import Foundation
 /// (docs/webhooks.md, "Webhooks in"): `{"id","object":"event","type","created","data":{"object":{…}}}`,
 /// the data object a `payment_intent` (`metadata.attempt_id` names PayPanel's attempt), a
 /// `refund` (`metadata.refund_reference`, as `HTTPPaymentProcessor` sets it, or `refund_id`) or, for `charge.refunded`, a `charge` whose `refunds.data`
-/// holds refunds. Anything else well formed is read as `.other`: acknowledged and recorded,
-/// never applied.
+/// holds refunds. Anything else well formed has no findings: acknowledged and recorded, never
+/// applied. That includes events about objects PayPanel did not create — a payment intent or a
+/// refund without PayPanel's id in its metadata, made by another integration on the same
+/// processor account: they are the processor's normal traffic, not malformed events, and
+/// refusing them would make the processor deliver them again for days.
 public struct ProcessorWebhookEvent: Sendable, Equatable {
     /// The processor's event id: the inbox key, so a redelivery is applied once.
     public let id: String
     public let type: String
     public let findings: [Finding]
+    /// Why the event has no findings although it is about a payment intent or refund: it is
+    /// about one PayPanel did not create. Nil otherwise.
+    public let foreignObject: String?
 
     /// What the event says about one of PayPanel's calls.
     public enum Finding: Sendable, Equatable {
@@ -22,10 +28,11 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
     }
 
     /// An event already read (one finding of a `charge.refunded` applied on its own).
-    init(id: String, type: String, findings: [Finding]) {
+    init(id: String, type: String, findings: [Finding], foreignObject: String? = nil) {
         self.id = id
         self.type = type
         self.findings = findings
+        self.foreignObject = foreignObject
     }
 
     /// Reads `body`; throws `WebhookStoreError` (code `invalid_processor_event`) naming the field.
@@ -36,27 +43,63 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
         } catch {
             throw Self.invalid("the body is not acceptable JSON: \(error.message)")
         }
-        guard let id = json["id"]?.stringValue, (1...255).contains(id.utf8.count), !SensitiveDigits.containsLongDigitRun(id) else {
+        // The event id goes into the inbox as it is: one that holds what looks like a card
+        // number is no processor's id.
+        guard let id = json["id"]?.stringValue, (1...255).contains(id.utf8.count), !SensitiveDigits.containsCardNumber(id) else {
             throw Self.invalid("id must be the processor's event id (1 to 255 characters)")
         }
         guard let type = json["type"]?.stringValue, (1...100).contains(type.utf8.count) else { throw Self.invalid("type is missing") }
         guard let object = json["data"]?["object"], case .object = object else { throw Self.invalid("data.object is missing") }
         self.id = id
         self.type = type
+        var findings: [Finding] = []
+        var foreign: String?
         switch (object["object"]?.stringValue, type) {
         case ("payment_intent", _):
-            findings = [try Self.paymentIntent(object)]
+            if Self.attemptID(object) != nil {
+                findings = [try Self.paymentIntent(object)]
+            } else {
+                foreign = "the payment intent is not one of PayPanel's (its metadata.attempt_id names no PayPanel attempt)"
+            }
         case ("refund", _):
-            findings = [try Self.refund(object)]
+            if Self.refundID(object) != nil {
+                findings = [try Self.refund(object)]
+            } else {
+                foreign = "the refund is not one of PayPanel's (its metadata.refund_reference names no PayPanel refund)"
+            }
         case ("charge", "charge.refunded"):
-            findings = try (object["refunds"]?["data"]?.arrayValue ?? []).prefix(100).map(Self.refund)
+            let refunds = (object["refunds"]?["data"]?.arrayValue ?? []).prefix(100)
+            findings = try refunds.filter { Self.refundID($0) != nil }.map(Self.refund)
+            if findings.isEmpty && !refunds.isEmpty {
+                foreign = "none of the charge's refunds is one of PayPanel's (no metadata.refund_reference names a PayPanel refund)"
+            }
         default:
-            findings = []
+            break
         }
+        self.findings = findings
+        self.foreignObject = foreign
     }
 
-    private static func paymentIntent(_ object: JSONValue) throws -> Finding {
+    /// PayPanel's attempt id in a payment intent's metadata, when it holds one: what makes the
+    /// intent PayPanel's (`HTTPPaymentProcessor` sets it on every intent it creates).
+    private static func attemptID(_ object: JSONValue) -> String? {
         guard let attemptID = object["metadata"]?["attempt_id"]?.stringValue, PaymentIDs.isWellFormed(attemptID, kind: .attempt) else {
+            return nil
+        }
+        return attemptID
+    }
+
+    /// PayPanel's refund id in a refund's metadata (`refund_reference`, as `HTTPPaymentProcessor`
+    /// sets it, or `refund_id`), when it holds one.
+    private static func refundID(_ object: JSONValue) -> String? {
+        let named = object["metadata"]?["refund_reference"]?.stringValue ?? object["metadata"]?["refund_id"]?.stringValue
+        guard let refundID = named, PaymentIDs.isWellFormed(refundID, kind: .refund) else { return nil }
+        return refundID
+    }
+
+    /// One of PayPanel's payment intents: every field it needs must be there (a malformed event).
+    private static func paymentIntent(_ object: JSONValue) throws -> Finding {
+        guard let attemptID = attemptID(object) else {
             throw invalid("data.object.metadata.attempt_id must be PayPanel's attempt id (att_…)")
         }
         return .paymentIntent(
@@ -67,10 +110,9 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
             captureBefore: object["capture_before"]?.int64Value.map { Date(timeIntervalSince1970: TimeInterval($0)) })
     }
 
+    /// One of PayPanel's refunds.
     private static func refund(_ object: JSONValue) throws -> Finding {
-        // refund_reference is what HTTPPaymentProcessor sets on the refunds it makes; refund_id is accepted too.
-        let named = object["metadata"]?["refund_reference"]?.stringValue ?? object["metadata"]?["refund_id"]?.stringValue
-        guard let refundID = named, PaymentIDs.isWellFormed(refundID, kind: .refund) else {
+        guard let refundID = refundID(object) else {
             throw invalid("data.object.metadata.refund_reference (or refund_id) must be PayPanel's refund id (re_…)")
         }
         return .refund(
@@ -78,8 +120,10 @@ public struct ProcessorWebhookEvent: Sendable, Equatable {
             failureReason: object["failure_reason"]?.stringValue)
     }
 
+    /// A processor text PayPanel keeps (its id, a status): redacted where it is stored
+    /// (`PaymentStateMachine`), like every processor text, so it is only bounded here.
     private static func string(_ object: JSONValue, _ field: String) throws -> String {
-        guard let value = object[field]?.stringValue, (1...255).contains(value.utf8.count), !SensitiveDigits.containsLongDigitRun(value) else {
+        guard let value = object[field]?.stringValue, (1...255).contains(value.utf8.count) else {
             throw invalid("data.object.\(field) must be a string of 1 to 255 characters")
         }
         return value

@@ -49,9 +49,7 @@ public final class WebhookEndpoints {
         guard components.user == nil, components.password == nil, components.fragment == nil else {
             throw WebhookStoreError("the endpoint URL must not carry a user, a password or a #fragment", code: "invalid_url")
         }
-        guard !SensitiveDigits.containsLongDigitRun(url) else {
-            throw WebhookStoreError("the endpoint URL must not contain a long run of digits", code: "invalid_url")
-        }
+        try SensitiveDigits.check(url, field: "url")
     }
 
     public func endpoint(_ id: String) throws -> WebhookEndpointRecord {

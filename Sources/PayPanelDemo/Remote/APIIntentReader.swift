@@ -31,7 +31,8 @@ enum APIIntentReader {
             lastError: failure(json["last_error"], attemptID: attempts.last?.id),
             cancellationReason: json["cancellation_reason"]?.stringValue.flatMap(CancellationReason.init(rawValue:)),
             version: 0, createdAt: date(json["created"]) ?? Date(timeIntervalSince1970: 0),
-            updatedAt: date(json["updated"]) ?? Date(timeIntervalSince1970: 0))
+            updatedAt: date(json["updated"]) ?? Date(timeIntervalSince1970: 0),
+            metadata: json["metadata"].flatMap(Metadata.init(json:)) ?? .empty)
         return PaymentDetails(intent: intent, attempts: attempts, refunds: [])
     }
 

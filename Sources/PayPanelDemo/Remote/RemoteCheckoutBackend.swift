@@ -90,7 +90,7 @@ public final class RemoteCheckoutBackend: DeviceBackend {
             body.append(("card", .orderedObject(card)))
         }
         // A fresh key per tap: had the answer been lost, a retry with it would get the same
-        // answer. Letters only: the server refuses keys with digit runs that could be a card number.
+        // answer. Letters only: short and readable in the server's logs.
         let key = "tap-" + String(random.bytes(16).map { Character(Unicode.Scalar(UInt8(ascii: "a") + $0 % 26)) })
         let answer = try connection.call(
             "POST", "/v1/checkouts/\(checkout.id)/pay", json: .orderedObject(body), bearer: checkout.clientSecret,

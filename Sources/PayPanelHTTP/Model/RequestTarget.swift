@@ -45,7 +45,11 @@ public struct RequestTarget: Sendable, Equatable, CustomStringConvertible {
         let queryBytes = queryStart.map { rest[($0 + 1)...] }
         try RequestTarget.checkCharacters(pathBytes, allowing: [HTTPGrammar.slash], what: "path")
         if let queryBytes {
-            try RequestTarget.checkCharacters(queryBytes, allowing: [HTTPGrammar.slash, HTTPGrammar.questionMark], what: "query")
+            // Square brackets are not query characters in RFC 3986, but Stripe-style parameters
+            // (`metadata[order]=42`) are sent with them unencoded by browsers, curl -g and most
+            // form encoders; they carry no meaning in a query, so they are accepted as they come.
+            try RequestTarget.checkCharacters(
+                queryBytes, allowing: [HTTPGrammar.slash, HTTPGrammar.questionMark, UInt8(ascii: "["), UInt8(ascii: "]")], what: "query")
         }
         path = pathBytes.isEmpty ? "/" : String(decoding: pathBytes, as: UTF8.self)
         pathSegments = try RequestTarget.decodeSegments(pathBytes.dropFirst())

@@ -3,8 +3,9 @@ import PayPanel
 /// of 13–19 digits that pass the Luhn check — what a card number or DPAN looks like — and any of
 /// the given secrets (a cryptogram, a key) verbatim.
 ///
-/// `SensitiveDigits` keeps long digit runs out of stored text; this is the check that proves it
-/// held, so it is deliberately independent of it.
+/// `SensitiveDigits` keeps card numbers out of stored and shown text (the same 13–19-digit Luhn
+/// rule, grouped forms included); this is the check that proves it held, so it is deliberately
+/// independent of it.
 public struct CardDataDetector: Sendable {
     /// Exact strings that must never appear (cryptograms, DPANs, key material in text form).
     public let secrets: [String]

@@ -80,12 +80,18 @@ public final class SecurityRun {
         try step(["payments", "authorize", "pi_doesnotexist", "--card", Self.cards[0]])
         try step(["payments", "create", "--amount", "10.00", "--order", Self.cards[0]])
         try step(["payments", "create", "--amount", "10.00", "--order", "order 4242 4242 4242 4242"])
-        try step(["payments", "create", "--amount", "10.00", "--idempotency-key", Self.cards[1]])
         try step(["payments", "create", "--amount", Self.cards[2]])
         try step(["payments", "authorize", a ?? "pi_missing", "--card", Self.cards[0]])
         try step(["payments", "authorize", "pi_x", "--card", "4242 4242 4242 4242"])
         let refused = outputs[errorsFrom...].filter { $0.result.exitCode != 0 }.count
         check("input with card numbers is refused", refused == outputs.count - errorsFrom, "\(refused) of \(outputs.count - errorsFrom) refused")
+        // An idempotency key is the client's to choose and never refused for its digits: one
+        // holding a card number works (and replays), and the raw-file scan below proves it was
+        // not stored as it is (`IdempotencyStore.storedKey` keeps its digest).
+        let keyed = try create(capture: "automatic", order: "keyed", key: Self.cards[1])
+        let keyedAgain = try create(capture: "automatic", order: "keyed", key: Self.cards[1])
+        check("an idempotency key holding a card number works and replays", keyed != nil && keyed == keyedAgain,
+              "first \(keyed ?? "none"), again \(keyedAgain ?? "none")")
 
         now = now.addingTimeInterval(600)
         try step(["reconcile"])

@@ -53,6 +53,8 @@ enum StoreErrorText {
             "database \(path) applied a different version of migration \(identifier) than this program ships: shipped migrations must never be edited; restore the original file or use a new database"
         case .notAPayPanelDatabase(let set):
             "\(path) is a SQLite database but not a PayPanel \(set == "main" ? "payments" : set) database: point --db (or PAYPANEL_DB) at one, or at a new path"
+        case .brokenReferences:
+            "database \(path) could not be migrated: \(error.message)"
         }
     }
 

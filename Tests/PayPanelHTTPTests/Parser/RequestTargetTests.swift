@@ -31,6 +31,12 @@ import Testing
         #expect(try RequestTarget(parsing: "/?").queryItems.isEmpty)
     }
 
+    @Test func acceptsBracketsInTheQueryAsClientsSendThem() throws {
+        let target = try RequestTarget(parsing: "/v1/payment_intents?metadata[order]=42&metadata%5Bshop%5D=north")
+        #expect(target.queryItems == [QueryItem(name: "metadata[order]", value: "42"), QueryItem(name: "metadata[shop]", value: "north")])
+        #expect(throws: HTTPParseError.self) { try RequestTarget(parsing: "/v1/[a]") }
+    }
+
     @Test(arguments: ["", "a/b", "/a b", "/a%", "/a%2", "/%C3", "/a%00", "/./a", "/a/.", "/a?x=%", "/a?x=\"", "/a?x=1#f"])
     func refuses(_ raw: String) {
         #expect(throws: HTTPParseError.self) { try RequestTarget(parsing: raw) }

@@ -216,9 +216,15 @@ import Testing
 
     // MARK: - The record
 
-    @Test func theNoteAndTheNameAreBoundedPrintableAndRedacted() throws {
-        let record = try OperatorRecord(note: "card 4242 4242 4242 4242 was declined by phone", actor: "alice")
-        #expect(record.note == "card [redacted] was declined by phone")
+    @Test func theNoteAndTheNameAreBoundedPrintableAndHoldNoCardNumber() throws {
+        let refused = try #require(throws: PaymentInputError.self) {
+            try OperatorRecord(note: "card 4242 4242 4242 4242 was declined by phone", actor: "alice")
+        }
+        #expect(refused.code == "card_number_in_text" && refused.field == "note" && !refused.message.contains("4242"))
+        #expect(try #require(throws: PaymentInputError.self) { try OperatorRecord(note: "ok", actor: "4242424242424242") }.field == "operator")
+        // A processor reference of 13 digits that is no card number is kept as written.
+        #expect(try OperatorRecord(note: "processor ref 1234567890123 shows the approval", actor: "alice").note
+            == "processor ref 1234567890123 shows the approval")
         #expect(throws: PaymentInputError.self) { try OperatorRecord(note: "  ", actor: "alice") }
         #expect(throws: PaymentInputError.self) { try OperatorRecord(note: String(repeating: "a", count: 501), actor: "alice") }
         #expect(throws: PaymentInputError.self) { try OperatorRecord(note: "line one\nline two", actor: "alice") }

@@ -231,6 +231,19 @@ import Testing
         #expect(error?.kind == .unsendableValue)
     }
 
+    /// A key holding a card number is never refused, and never stored as it is.
+    @Test func aKeyHoldingACardNumberIsStoredAsItsDigest() throws {
+        let subject = try Subject()
+        let store = IdempotencyStore(store: try subject.open())
+        for key in ["4242424242424242", "order 4242 4242 4242 4242", "uuid-3f2a9c1e-8b7d-4e2f-a1b2-123456789012"] {
+            _ = try store.perform(key: key, scope: "s", parameters: .object(JSONObject()), at: Self.start) { _ in .succeeded(nil) }
+        }
+        let stored = try PostgreSQLSchemaMaintenance.storedIdempotencyKeys(url: subject.url, schema: subject.schema)
+        #expect(stored.contains("uuid-3f2a9c1e-8b7d-4e2f-a1b2-123456789012"), "a key without a card number is kept as it is")
+        #expect(stored.filter { $0.hasPrefix("sha256:") }.count == 2, "\(stored)")
+        #expect(!stored.contains { $0.contains("4242") })
+    }
+
     @Test func theMigrationsOfBothDialectsHaveTheSameNames() {
         let postgres = MigrationSet.postgreSQL.migrations.map(\.identifier)
         let sqlite = MigrationSet.main.migrations.map(\.identifier)

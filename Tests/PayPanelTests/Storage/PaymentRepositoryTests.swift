@@ -29,7 +29,8 @@ import Testing
         "UPDATE intents SET status = 'processing', version = version + 1",
         "UPDATE intents SET version = version + 2",
         "UPDATE intents SET amount = 5, version = version + 1",
-        "UPDATE intents SET order_reference = '4242424242424242', version = version + 1",
+        "UPDATE intents SET order_reference = '', version = version + 1",
+        "UPDATE intents SET metadata = '', version = version + 1",
         "UPDATE intents SET amount_refund_pending = 1, version = version + 1",
     ])
     func theDatabaseRefusesStatesTheMachineForbids(sql: String) throws {

@@ -112,6 +112,26 @@ import Testing
         #expect(try await harness.service.applyProcessorWebhook(other).disposition == .ignored)
     }
 
+    /// Another integration on the same processor account makes intents and refunds PayPanel
+    /// never saw: their events are the processor's normal traffic, acknowledged and recorded as
+    /// ignored (refusing them would make the processor deliver them again for days).
+    @Test(arguments: [
+        (#"{"id":"evt_f1","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent","id":"pi_1","amount":1,"currency":"usd","status":"succeeded","metadata":{}}}}"#, "payment intent"),
+        (#"{"id":"evt_f2","type":"payment_intent.created","data":{"object":{"object":"payment_intent","id":"pi_2","status":"requires_payment_method"}}}"#, "payment intent"),
+        (#"{"id":"evt_f3","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent","id":"pi_3","metadata":{"attempt_id":"order-77"}}}}"#, "payment intent"),
+        (#"{"id":"evt_f4","type":"refund.updated","data":{"object":{"object":"refund","id":"re_4","amount":100,"currency":"usd","status":"succeeded","metadata":{"order":"9"}}}}"#, "refund"),
+        (#"{"id":"evt_f5","type":"charge.refunded","data":{"object":{"object":"charge","id":"ch_5","refunds":{"data":[{"object":"refund","id":"re_5","status":"succeeded"}]}}}}"#, "refunds"),
+    ])
+    func anEventAboutAnObjectPayPanelDidNotCreateIsRecordedAsIgnored(body: String, object: String) async throws {
+        let harness = try CheckoutHarness()
+        let event = try ProcessorWebhookEvent(body: Array(body.utf8))
+        #expect(event.findings.isEmpty)
+        let result = try await harness.service.applyProcessorWebhook(event)
+        #expect(result.disposition == .ignored && result.intentID == nil)
+        #expect(result.reason?.contains(object) == true && result.reason?.contains("one of PayPanel's") == true, "\(result)")
+        #expect(try await harness.service.applyProcessorWebhook(event).disposition == .duplicate, "it was recorded in the inbox")
+    }
+
     @Test func anEventThatDoesNotAnswerTheCallInFlightIsIgnored() async throws {
         let harness = try CheckoutHarness()
         let (intent, attemptID) = try await Self.unknownAuthorization(harness)
@@ -141,11 +161,12 @@ import Testing
     @Test(arguments: [
         #"{"object":"event","type":"payment_intent.succeeded","data":{"object":{}}}"#,
         #"{"id":"evt_1","object":"event","type":"payment_intent.succeeded"}"#,
-        #"{"id":"evt_1","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent","id":"pi_1","amount":1,"currency":"usd","status":"succeeded","metadata":{}}}}"#,
         #"{"id":"evt_1","type":"payment_intent.succeeded","data":{"object":{"object":"payment_intent","id":"pi_1","currency":"usd","status":"succeeded","metadata":{"attempt_id":"att_AAAAAAAAAAAAAAAAAAAAAAAA"}}}}"#,
         #"{"id":"4242424242424242","type":"x.y","data":{"object":{}}}"#,
         "not json",
     ])
+    /// Malformed: no id, type or data.object; an id that holds a card number; or an event about
+    /// one of PayPanel's own objects (its attempt id in the metadata) that lacks what it needs.
     func malformedEventsAreRefusedNamingTheField(_ body: String) {
         #expect(throws: WebhookStoreError.self) { try ProcessorWebhookEvent(body: Array(body.utf8)) }
     }

@@ -60,7 +60,7 @@ import Testing
         (["payments", "authorize", "ID"], "Missing expected option '--card <pan>'"),
         (["payments", "authorize", "ID", "--card", "4242424242424243"], "the card number ending in 4243 is mistyped"),
         (["payments", "authorize", "ID", "--card", "4242424242424242", "--expiry", "13/30"], "'--expiry'"),
-        (["payments", "authorize", "ID", "--card", "4242424242424242", "--idempotency-key", "pay 4242424242424242"], "could be a card number"),
+        (["payments", "authorize", "ID", "--card", "4242424242424242", "--idempotency-key", "line\u{1}break"], "contains a control character"),
         (["payments", "challenge", "ID", "maybe"], "the challenge result must be pass, fail or abandon, not 'maybe'"),
         (["payments", "capture", "ID", "--amount", "1e3"], "'--amount'"),
         (["payments", "refund", "ID", "--amount", "10.001"], "'--amount'"),

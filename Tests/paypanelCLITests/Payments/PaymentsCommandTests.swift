@@ -48,8 +48,11 @@ import Testing
         (["--amount", "0"], "above zero"),
         (["--amount", "10", "--currency", "usd"], "--currency"),
         (["--amount", "10", "--capture", "later"], "automatic, manual"),
-        (["--amount", "10", "--order", "card 4242 4242 4242 4242"], "could be a card number"),
+        (["--amount", "10", "--order", "card 4242 4242 4242 4242"], "holds what looks like a card number"),
         (["--amount", "10", "--idempotency-key", ""], "idempotency key"),
+        (["--amount", "10", "--metadata", "note=card 4242 4242 4242 4242"], "holds what looks like a card number"),
+        (["--amount", "10", "--metadata", "order"], "key=value"),
+        (["--amount", "10", "--metadata", "a[b]=1"], "may not contain [ or ]"),
         ([String](), "--amount"),
     ])
     func badInputIsAUsageError(arguments: [String], reason: String) throws {
@@ -60,6 +63,24 @@ import Testing
         #expect(result.stderr.contains(reason))
         #expect(!result.stderr.contains("4242 4242"))
         #expect(result.stdout.isEmpty)
+    }
+
+    /// Free text and keys through the CLI: long digit runs that are no card number are kept as
+    /// written (they were refused before), metadata comes back in --json and in the text form.
+    @Test func longDigitRunsAndMetadataAreKeptAsWritten() throws {
+        let directory = try TemporaryDirectory()
+        let result = try paypanel([
+            "payments", "create", "--amount", "10", "--order", "order-1234567890123", "--metadata", "sent_ns=1732000000123456780",
+            "--metadata", "uuid=3f2a9c1e-8b7d-4e2f-a1b2-123456789012", "--idempotency-key", "1732000000123456789", "--json",
+        ], in: directory)
+        #expect(result.status == 0, "\(result)")
+        let intent = try json(result)
+        #expect(intent["orderReference"] == "order-1234567890123")
+        #expect(intent["metadata"] == ["sent_ns": "1732000000123456780", "uuid": "3f2a9c1e-8b7d-4e2f-a1b2-123456789012"])
+        let id = intent["id"]?.stringValue ?? ""
+        let shown = try paypanel(["payments", "show", id], in: directory)
+        #expect(shown.stdout.contains(#"metadata    "sent_ns": "1732000000123456780""#), "\(shown)")
+        #expect(try json(try paypanel(["payments", "show", id, "--json"], in: directory))["metadata"] == intent["metadata"])
     }
 
     @Test func theSameIdempotencyKeyReplaysTheFirstIntent() throws {

@@ -39,6 +39,7 @@ public actor PushOutbox {
         guard APNsTopic.isValid(topic) else {
             throw PushError(.invalidDevice, "topic must be the app's bundle id (letters, digits, '.', '-'; at most 255 characters)")
         }
+        try SensitiveDigits.check(topic, field: "topic")
         if let existing = try store.device(token: parsed.hex, topic: topic, environment: environment) {
             guard !existing.isDead else {
                 throw PushError(.deviceDead, "this device token was reported dead by APNs (\(existing.dead!.reason)); register the app's new token")

@@ -95,9 +95,14 @@ public struct HistoryReplay {
         guard let code = data["currency"]?.stringValue, let currency = try? Currency(code: code) else { throw failure("currency") }
         guard let method = data["captureMethod"]?.stringValue.flatMap(CaptureMethod.init(rawValue:)) else { throw failure("captureMethod") }
         let orderReference = data["orderReference"]?.stringValue
+        var metadata = Metadata.empty
+        if let stored = data["metadata"] {
+            guard let read = Metadata(json: stored) else { throw failure("metadata") }
+            metadata = read
+        }
         return PaymentStateMachine.create(
             id: intentID, amount: Amount(minorUnits: minorUnits, currency: currency), captureMethod: method,
-            orderReference: orderReference, at: record.occurredAt, policy: ledger.policy)
+            orderReference: orderReference, metadata: metadata, at: record.occurredAt, policy: ledger.policy)
     }
 
     private func apply(_ actions: [PaymentAction], version: Int64, timers: inout [TimerKey: Date], outbox: inout [OutboxKey]) {

@@ -21,8 +21,11 @@ extension PaymentLedger {
     /// One page of intents, newest first. A cursor is an intent id: the page starts strictly
     /// after it (`startingAfter`) or ends strictly before it (`endingBefore`), by
     /// `(createdAt, id)`. `hasMore` says whether there are more in the direction of travel.
-    /// An unknown cursor id is `intentNotFound`.
-    public func intentPage(status: PaymentStatus?, startingAfter: String?, endingBefore: String?, limit: Int) throws -> IntentPageResult {
+    /// With `metadata`, only intents whose metadata holds each of its pairs are listed. An
+    /// unknown cursor id is `intentNotFound`.
+    public func intentPage(
+        status: PaymentStatus?, metadata: [String: String] = [:], startingAfter: String?, endingBefore: String?, limit: Int
+    ) throws -> IntentPageResult {
         try store.read { transaction in
             var page = IntentPage.first
             if let cursorID = startingAfter ?? endingBefore {
@@ -32,7 +35,7 @@ extension PaymentLedger {
                 page = startingAfter != nil
                     ? .olderThan(createdAt: cursor.createdAt, id: cursor.id) : .newerThan(createdAt: cursor.createdAt, id: cursor.id)
             }
-            var intents = try transaction.intents(status: status, page: page, limit: limit + 1)
+            var intents = try transaction.intents(status: status, metadata: metadata, page: page, limit: limit + 1)
             let hasMore = intents.count > limit
             if hasMore {
                 // One more than asked was read to learn whether there are more: drop the one

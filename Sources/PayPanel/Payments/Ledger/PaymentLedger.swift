@@ -49,17 +49,20 @@ public final class PaymentLedger {
         let now = PaymentLedger.storedPrecision(time)
         let (machine, actions) = PaymentStateMachine.create(
             id: id, amount: request.amount, captureMethod: request.captureMethod, orderReference: request.orderReference,
-            at: now, policy: policy)
+            metadata: request.metadata, at: now, policy: policy)
         let violations = PaymentInvariants.violations(of: machine)
         guard violations.isEmpty else {
             throw PaymentStoreError(reason: .invariantViolated(intentID: id, rules: violations))
         }
         try writing(transaction) { transaction in
             try transaction.insertIntent(machine.intent)
-            let data = jsonObject([
+            var members: [(String, JSONValue)] = [
                 ("amount", .number(request.amount.minorUnits)), ("currency", .string(request.amount.currency.code)),
                 ("captureMethod", .string(request.captureMethod.rawValue)), ("orderReference", .optional(request.orderReference)),
-            ])
+            ]
+            // Only when there is some, so the history of an intent without metadata reads as before.
+            if !request.metadata.isEmpty { members.append(("metadata", request.metadata.json)) }
+            let data = jsonObject(members)
             try transaction.appendEvent(StoredPaymentEvent(
                 intentID: id, version: 1, type: "intent_created", fromStatus: nil, toStatus: machine.intent.status,
                 data: JSONWriter.string(data), occurredAt: now))

@@ -7,15 +7,14 @@ import Foundation
 extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     typealias S = PostgreSQLStatement
 
-    static let checkoutColumns =
-        "id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id, created_at, updated_at, version"
+    static let checkoutColumns = CheckoutRows.columns
 
     static let insertCheckoutStatement = S(
-        "checkouts.insert", "INSERT INTO checkouts (\(checkoutColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)")
+        "checkouts.insert", "INSERT INTO checkouts (\(checkoutColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
     static let checkoutByID = S("checkouts.by_id", "SELECT \(checkoutColumns) FROM checkouts WHERE id = $1")
     static let updateCheckoutStatement = S("checkouts.update", """
         UPDATE checkouts SET status = $1, panel = $2, capture_method = $3, expires_at = $4, payment_intent_id = $5,
-            updated_at = $6, version = $7
+            updated_at = $6, version = $7, metadata = $10
         WHERE id = $8 AND version = $9
         """)
     static let checkoutsDue = S("checkouts.due", """
@@ -34,7 +33,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         try statement(Self.insertCheckoutStatement, [
             checkout.id, checkout.status.rawValue, JSONWriter.string(checkout.panel.json, style: .compact), checkout.captureMethod.rawValue,
             checkout.expiresAt, checkout.clientSecretHash, checkout.paymentIntentID, checkout.createdAt, checkout.updatedAt,
-            checkout.version,
+            checkout.version, checkout.metadata.storedText,
         ])
     }
 
@@ -46,6 +45,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         try statement(Self.updateCheckoutStatement, [
             checkout.status.rawValue, JSONWriter.string(checkout.panel.json, style: .compact), checkout.captureMethod.rawValue,
             checkout.expiresAt, checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.id, previousVersion,
+            checkout.metadata.storedText,
         ]).affectedRows == 1
     }
 

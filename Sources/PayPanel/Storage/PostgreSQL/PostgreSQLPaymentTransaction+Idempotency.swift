@@ -1,7 +1,8 @@
 #if PostgreSQL
 import Foundation
 
-// The rows of idempotency keys; the rules are `IdempotencyStore`'s.
+// The rows of idempotency keys; the rules are `IdempotencyStore`'s. Keys are bound in their
+// stored form (`IdempotencyStore.storedKey`): a key holding a card number is kept as its digest.
 extension PostgreSQLPaymentTransaction {
     // A key's row may not exist yet, so there is no row to lock: a transaction-scoped advisory
     // lock on (scope, key) makes concurrent duplicates queue, and the second reads the first's
@@ -15,8 +16,8 @@ extension PostgreSQLPaymentTransaction {
         """)
 
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
-        if writing { _ = try rows(Self.idempotencyLock, [scope, key]) }
-        return try rows(Self.idempotencyByKey, [key, scope]).first.map { row -> IdempotencyRecord in
+        if writing { _ = try rows(Self.idempotencyLock, [scope, IdempotencyStore.storedKey(key)]) }
+        return try rows(Self.idempotencyByKey, [IdempotencyStore.storedKey(key), scope]).first.map { row -> IdempotencyRecord in
             let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
             let result = state == .completed
                 ? StoredIdempotentResult(
@@ -39,7 +40,7 @@ extension PostgreSQLPaymentTransaction {
     func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
         let result = record.result
         _ = try run(Self.insertIdempotency, [
-            record.key, record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
+            IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
             result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
             record.state == .completed ? record.createdAt : nil, record.resourceID,
         ])
@@ -53,14 +54,14 @@ extension PostgreSQLPaymentTransaction {
 
     func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
         _ = try run(Self.completeIdempotency, [
-            result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, key, scope, requestHash,
+            result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash,
         ])
     }
 
     static let relockIdempotency = S("idempotency.relock", "UPDATE idempotency_keys SET locked_at = $1 WHERE key = $2 AND scope = $3")
 
     func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
-        _ = try run(Self.relockIdempotency, [now, key, scope])
+        _ = try run(Self.relockIdempotency, [now, IdempotencyStore.storedKey(key), scope])
     }
 
     static let attachIdempotency = S(
@@ -68,7 +69,7 @@ extension PostgreSQLPaymentTransaction {
         "UPDATE idempotency_keys SET resource_id = $1 WHERE key = $2 AND scope = $3 AND status = 'in_progress'")
 
     func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
-        _ = try run(Self.attachIdempotency, [resourceID, key, scope])
+        _ = try run(Self.attachIdempotency, [resourceID, IdempotencyStore.storedKey(key), scope])
     }
 
     static let deleteIdempotency = S("idempotency.delete", "DELETE FROM idempotency_keys WHERE key = $1 AND scope = $2")
@@ -76,7 +77,7 @@ extension PostgreSQLPaymentTransaction {
         "idempotency.delete_in_progress", "DELETE FROM idempotency_keys WHERE key = $1 AND scope = $2 AND status = 'in_progress'")
 
     func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws {
-        _ = try run(onlyInProgress ? Self.deleteIdempotencyInProgress : Self.deleteIdempotency, [key, scope])
+        _ = try run(onlyInProgress ? Self.deleteIdempotencyInProgress : Self.deleteIdempotency, [IdempotencyStore.storedKey(key), scope])
     }
 
     static let purgeIdempotency = S("idempotency.purge", "DELETE FROM idempotency_keys WHERE created_at <= $1")

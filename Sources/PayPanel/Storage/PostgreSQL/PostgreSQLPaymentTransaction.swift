@@ -47,7 +47,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
     }
 
     static let insertIntentStatement = S(
-        "intents.insert", "INSERT INTO intents (\(PaymentRows.intentColumns)) VALUES (\(placeholders(1...29)))")
+        "intents.insert", "INSERT INTO intents (\(PaymentRows.intentColumns)) VALUES (\(placeholders(1...30)))")
 
     func insertIntent(_ intent: PaymentIntent) throws {
         _ = try run(Self.insertIntentStatement, PaymentRows.intentValues(intent))
@@ -112,12 +112,6 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         }
     }
 
-    // A NULL status matches every intent; a NULL limit means none (LIMIT NULL is LIMIT ALL).
-    static let intentsNewestFirst = S("intents.newest_first", """
-        SELECT \(PaymentRows.intentColumns) FROM intents WHERE ($1::text IS NULL OR status = $1)
-        ORDER BY created_at DESC, id DESC LIMIT $2
-        """)
-
     func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
         // Pages of 500 keep memory flat however many intents there are.
         var remaining = limit
@@ -132,27 +126,38 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         }
     }
 
+    // A NULL status matches every intent. The metadata filter ($3 or $5) is a JSON object, or
+    // NULL for none; containment (`@>`) holds when every wanted pair is in the intent's metadata.
+    static let intentsNewestFirst = S("intents.newest_first", """
+        SELECT \(PaymentRows.intentColumns) FROM intents
+        WHERE ($1::text IS NULL OR status = $1) AND ($3::jsonb IS NULL OR metadata::jsonb @> $3::jsonb)
+        ORDER BY created_at DESC, id DESC LIMIT $2
+        """)
     static let intentsOlder = S("intents.page_older", """
         SELECT \(PaymentRows.intentColumns) FROM intents
         WHERE ($1::text IS NULL OR status = $1) AND (created_at < $2 OR (created_at = $2 AND id < $3))
+            AND ($5::jsonb IS NULL OR metadata::jsonb @> $5::jsonb)
         ORDER BY created_at DESC, id DESC LIMIT $4
         """)
     static let intentsNewer = S("intents.page_newer", """
         SELECT \(PaymentRows.intentColumns) FROM intents
         WHERE ($1::text IS NULL OR status = $1) AND (created_at > $2 OR (created_at = $2 AND id > $3))
+            AND ($5::jsonb IS NULL OR metadata::jsonb @> $5::jsonb)
         ORDER BY created_at ASC, id ASC LIMIT $4
         """)
 
-    func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent] {
+    func intents(status: PaymentStatus?, metadata: [String: String], page: IntentPage, limit: Int) throws -> [PaymentIntent] {
         let read: [PostgreSQLRow]
+        let filter: String? = metadata.isEmpty
+            ? nil : JSONWriter.string(.object(JSONObject(metadata.map { (key: $0.key, value: JSONValue.string($0.value)) })))
         switch page {
         case .first:
-            read = try rows(Self.intentsNewestFirst, [status?.rawValue, Int64(limit)])
+            read = try rows(Self.intentsNewestFirst, [status?.rawValue, Int64(limit), filter])
         case .olderThan(let createdAt, let id):
-            read = try rows(Self.intentsOlder, [status?.rawValue, createdAt, id, Int64(limit)])
+            read = try rows(Self.intentsOlder, [status?.rawValue, createdAt, id, Int64(limit), filter])
         case .newerThan(let createdAt, let id):
             // Read oldest first (nearest the cursor), then turned round.
-            read = try rows(Self.intentsNewer, [status?.rawValue, createdAt, id, Int64(limit)]).reversed()
+            read = try rows(Self.intentsNewer, [status?.rawValue, createdAt, id, Int64(limit), filter]).reversed()
         }
         return try read.map { row throws(PaymentStoreError) in try PaymentRows.intent(row) }
     }

@@ -2,7 +2,8 @@
 import Foundation
 
 /// Operations on a whole schema that only tests and tooling need: dropping a test's schema,
-/// and writing a bookkeeping row by hand to prove the migrator refuses it.
+/// writing a bookkeeping row by hand to prove the migrator refuses it, and reading what the
+/// idempotency keys are stored as.
 package enum PostgreSQLSchemaMaintenance {
     /// Drops `schema` and everything in it (a test's own schema, when the test ends).
     package static func dropSchema(url: String, schema: String) throws {
@@ -22,6 +23,14 @@ package enum PostgreSQLSchemaMaintenance {
     package static func recordAppliedMigration(url: String, schema: String, identifier: String, checksum: String) throws {
         let pool = PostgreSQLConnectionPool(conninfo: url, schema: try PostgreSQLMigrator.validSchema(schema), idleCapacity: 0)
         try pool.withConnection { try $0.execute(recordMigration, [identifier, checksum]) }
+    }
+
+    static let storedKeys = PostgreSQLStatement("schema.idempotency_keys", "SELECT key FROM idempotency_keys ORDER BY key")
+
+    /// The `key` column of every idempotency key, as stored (`IdempotencyStore.storedKey`).
+    package static func storedIdempotencyKeys(url: String, schema: String) throws -> [String] {
+        let pool = PostgreSQLConnectionPool(conninfo: url, schema: try PostgreSQLMigrator.validSchema(schema), idleCapacity: 0)
+        return try pool.withConnection { try $0.execute(storedKeys, []).rows.map { $0.string(0) } }
     }
 
     /// Changes the recorded checksum of `identifier`, as an edited migration file would look.

@@ -47,7 +47,7 @@ public final class PostgreSQLWebhookStore: WebhookStore {
         """)
     static let unpublishedCheckouts = S("webhooks.unpublished_checkouts", """
         SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
-               created_at, updated_at, version, id, topic
+               created_at, updated_at, version, metadata, id, topic
         FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT $1
         """)
 
@@ -60,7 +60,7 @@ public final class PostgreSQLWebhookStore: WebhookStore {
             }
             let checkouts = try connection.execute(Self.unpublishedCheckouts, [Int64(limit)]).rows.map { row in
                 UnpublishedMessage.checkout(CheckoutMessage(
-                    id: row.int64(10), topic: row.string(11), checkout: try PostgreSQLPaymentStore.checkout(row)))
+                    id: row.int64(11), topic: row.string(12), checkout: try PostgreSQLPaymentStore.checkout(row)))
             }
             return UnpublishedMessage.mergedOldestFirst(payments: payments, checkouts: checkouts)
         }

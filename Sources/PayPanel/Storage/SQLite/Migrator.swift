@@ -37,11 +37,22 @@ public struct Migrator: Sendable {
         // An up-to-date database takes no write lock: a command on a busy file only waits when
         // it has something to write.
         for migration in set.migrations where !alreadyApplied.contains(migration.identifier) {
+            // A table rebuild drops tables others reference: with foreign keys on, dropping one
+            // would delete (or refuse) its children's references. The pragma has no effect inside
+            // a transaction, so it is set around it, and every reference checked before commit.
+            if migration.rebuildsTables { try database.execute("PRAGMA foreign_keys = OFF") }
+            defer { if migration.rebuildsTables { try? database.execute("PRAGMA foreign_keys = ON") } }
             let applied: Bool = try database.write {
                 if try appliedMigrations(database).contains(where: { $0.identifier == migration.identifier }) {
                     return false
                 }
                 try database.executeScript(migration.sql)
+                if migration.rebuildsTables {
+                    let broken = try database.queryAll("PRAGMA foreign_key_check") { "\($0.string(0)) row \($0.int64(1)) → \($0.string(2))" }
+                    if !broken.isEmpty {
+                        throw MigrationError(reason: .brokenReferences(migration.identifier, broken.prefix(5).joined(separator: ", ")))
+                    }
+                }
                 try database.execute(
                     "INSERT INTO schema_migrations (identifier, checksum, applied_at) VALUES (?, ?, ?)",
                     [migration.identifier, migration.checksum, clock.now()])
@@ -111,6 +122,8 @@ public struct MigrationError: PayPanelError, Equatable {
         case unknownMigration(String)
         case checksumChanged(String)
         case notAPayPanelDatabase(set: String)
+        /// A table rebuild left rows pointing at nothing; the migration was rolled back.
+        case brokenReferences(String, String)
     }
 
     public let reason: Reason
@@ -124,6 +137,7 @@ public struct MigrationError: PayPanelError, Equatable {
         case .unknownMigration: "database_newer_than_program"
         case .checksumChanged: "migration_changed"
         case .notAPayPanelDatabase: "not_a_paypanel_database"
+        case .brokenReferences: "migration_broke_references"
         }
     }
 
@@ -135,6 +149,8 @@ public struct MigrationError: PayPanelError, Equatable {
             "the database applied a different version of migration \(identifier) than this program ships: shipped migrations must never be edited; restore the original file or use a new database"
         case .notAPayPanelDatabase(let set):
             "the file is a SQLite database but not a PayPanel \(set == "main" ? "payments" : set) database: use one, or a new file"
+        case .brokenReferences(let identifier, let rows):
+            "migration \(identifier) would leave rows that reference nothing (\(rows)), so nothing was changed: the database held such rows before (check it with PRAGMA foreign_key_check) or the migration is wrong"
         }
     }
 }

@@ -9,10 +9,10 @@ enum PaymentRows {
         amount_refunded, amount_refund_pending, capture_before, attempt_count, current_attempt_id,
         in_flight_operation, in_flight_attempt_id, in_flight_amount, in_flight_void_purpose, in_flight_started_at,
         outcome_unknown_since, reconciliation_lookups, processor_retries, last_error_code, last_error_decline_code,
-        last_error_message, last_error_attempt_id, cancellation_reason, version, created_at, updated_at
+        last_error_message, last_error_attempt_id, cancellation_reason, version, created_at, updated_at, metadata
         """
     /// What an update writes: the columns a transition can change. Not those `PaymentIntent`
-    /// fixes at creation (id, amount, currency, capture method, order reference, created_at),
+    /// fixes at creation (id, amount, currency, capture method, order reference, metadata, created_at),
     /// because naming a column in the SET list, even set to itself, costs:
     /// - SQLite rewrites every index over it (`intents_by_created` on each of a payment's four
     ///   updates, one more page per commit, counted with `strace` over `bench lifecycle`);
@@ -45,7 +45,7 @@ enum PaymentRows {
     static let selectIntentSQL = "SELECT \(intentColumns) FROM intents WHERE id = ?"
     static let selectAttemptsSQL = "SELECT \(attemptColumns) FROM attempts WHERE intent_id = ? ORDER BY sequence"
     static let selectRefundsSQL = "SELECT \(refundColumns) FROM refunds WHERE intent_id = ? ORDER BY created_at, rowid"
-    private static let insertIntentSQL = "INSERT INTO intents (\(intentColumns)) VALUES (\(placeholders(29)))"
+    private static let insertIntentSQL = "INSERT INTO intents (\(intentColumns)) VALUES (\(placeholders(30)))"
     static let updateIntentSQL = """
         UPDATE intents SET (\(intentChangingColumns)) = (\(placeholders(23)))
         WHERE id = ? AND version = ?
@@ -104,13 +104,14 @@ enum PaymentRows {
             guard let reason = CancellationReason(rawValue: text) else { throw corrupt("unknown cancellation reason") }
             return reason
         }
+        guard let metadata = Metadata(storedText: row.string(29)) else { throw corrupt("unreadable metadata") }
         return PaymentIntent(
             id: id, amount: Amount(minorUnits: row.int64(2), currency: currency), captureMethod: captureMethod,
             orderReference: row.optionalString(5), status: status, amountAuthorized: row.int64(6),
             amountCaptured: row.int64(7), amountRefunded: row.int64(8), amountRefundPending: row.int64(9),
             captureBefore: row.optionalInt64(10).map(date), attemptCount: row.int(11), currentAttemptID: row.optionalString(12),
             inFlight: inFlight, lastError: lastError, cancellationReason: cancellation, version: row.int64(26),
-            createdAt: date(row.int64(27)), updatedAt: date(row.int64(28)))
+            createdAt: date(row.int64(27)), updatedAt: date(row.int64(28)), metadata: metadata)
     }
 
     static func attempt(_ row: some StoredRow) throws(PaymentStoreError) -> Attempt {
@@ -204,7 +205,7 @@ enum PaymentRows {
     static func intentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
         let progress = progressValues(intent)
         return [intent.id, intent.status.rawValue, intent.amount.minorUnits, intent.currency.code, intent.captureMethod.rawValue, intent.orderReference]
-            + progress + [intent.version, intent.createdAt, intent.updatedAt]
+            + progress + [intent.version, intent.createdAt, intent.updatedAt, intent.metadata.storedText]
     }
 
     /// The values of `intentChangingColumns`, in order.

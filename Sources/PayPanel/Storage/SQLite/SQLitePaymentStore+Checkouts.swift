@@ -3,16 +3,15 @@ import Foundation
 // The checkouts table (Migrations/0005_checkouts.sql). The panel is kept as the compact JSON
 // its validator reads, and read back through that validator.
 extension SQLitePaymentStore: CheckoutStore {
-    private static let columns =
-        "id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id, created_at, updated_at, version"
+    private static let columns = CheckoutRows.columns
 
     public func insertCheckout(_ checkout: Checkout) throws {
         try database.write {
             try database.execute(
-                "INSERT INTO checkouts (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO checkouts (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [checkout.id, checkout.status.rawValue, Self.panelText(checkout.panel), checkout.captureMethod.rawValue,
                  checkout.expiresAt, checkout.clientSecretHash, checkout.paymentIntentID, checkout.createdAt,
-                 checkout.updatedAt, checkout.version])
+                 checkout.updatedAt, checkout.version, checkout.metadata.storedText])
         }
     }
 
@@ -27,11 +26,11 @@ extension SQLitePaymentStore: CheckoutStore {
             try database.execute(
                 """
                 UPDATE checkouts SET status = ?, panel = ?, capture_method = ?, expires_at = ?, payment_intent_id = ?,
-                    updated_at = ?, version = ?
+                    updated_at = ?, version = ?, metadata = ?
                 WHERE id = ? AND version = ?
                 """,
                 [checkout.status.rawValue, Self.panelText(checkout.panel), checkout.captureMethod.rawValue, checkout.expiresAt,
-                 checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.id, previousVersion])
+                 checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.metadata.storedText, checkout.id, previousVersion])
             return database.changes == 1
         }
     }

@@ -107,12 +107,20 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
         }
     }
 
-    func intents(status: PaymentStatus?, page: IntentPage, limit: Int) throws -> [PaymentIntent] {
+    func intents(status: PaymentStatus?, metadata: [String: String], page: IntentPage, limit: Int) throws -> [PaymentIntent] {
         var conditions: [String] = []
         var values: [any DatabaseBindable] = []
         if let status {
             conditions.append("status = ?")
             values.append(status.rawValue)
+        }
+        if !metadata.isEmpty {
+            // No wanted pair is missing from the intent's metadata.
+            conditions.append("""
+                NOT EXISTS (SELECT 1 FROM json_each(?) AS wanted WHERE NOT EXISTS (
+                    SELECT 1 FROM json_each(intents.metadata) AS held WHERE held.key = wanted.key AND held.value = wanted.value))
+                """)
+            values.append(JSONWriter.string(.object(JSONObject(metadata.map { (key: $0.key, value: JSONValue.string($0.value)) }))))
         }
         var order = "DESC"
         switch page {

@@ -1,13 +1,14 @@
 import Foundation
 
-// The rows of idempotency keys; the rules are `IdempotencyStore`'s.
+// The rows of idempotency keys; the rules are `IdempotencyStore`'s. Keys are bound in their
+// stored form (`IdempotencyStore.storedKey`): a key holding a card number is kept as its digest.
 extension SQLitePaymentTransaction {
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
         try database.queryFirst(
             """
             SELECT request_hash, status, outcome, response, error_code, error_message, created_at, locked_at, resource_id
             FROM idempotency_keys WHERE key = ? AND scope = ?
-            """, [key, scope]
+            """, [IdempotencyStore.storedKey(key), scope]
         ) { row -> IdempotencyRecord in
             let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
             let result = state == .completed
@@ -30,7 +31,7 @@ extension SQLitePaymentTransaction {
                 created_at, locked_at, completed_at, resource_id)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [record.key, record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
+            [IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
              result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
              record.state == .completed ? record.createdAt : nil, record.resourceID])
     }
@@ -42,23 +43,23 @@ extension SQLitePaymentTransaction {
                 locked_at = NULL, completed_at = ?
             WHERE key = ? AND scope = ? AND request_hash = ?
             """,
-            [result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, key, scope, requestHash])
+            [result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash])
     }
 
     func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
-        try database.execute("UPDATE idempotency_keys SET locked_at = ? WHERE key = ? AND scope = ?", [now, key, scope])
+        try database.execute("UPDATE idempotency_keys SET locked_at = ? WHERE key = ? AND scope = ?", [now, IdempotencyStore.storedKey(key), scope])
     }
 
     func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
         try database.execute(
             "UPDATE idempotency_keys SET resource_id = ? WHERE key = ? AND scope = ? AND status = 'in_progress'",
-            [resourceID, key, scope])
+            [resourceID, IdempotencyStore.storedKey(key), scope])
     }
 
     func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws {
         try database.execute(
             "DELETE FROM idempotency_keys WHERE key = ? AND scope = ?\(onlyInProgress ? " AND status = 'in_progress'" : "")",
-            [key, scope])
+            [IdempotencyStore.storedKey(key), scope])
     }
 
     func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int {

@@ -26,11 +26,11 @@ public final class SQLiteWebhookStore: WebhookStore {
             let checkouts = try database.queryAll(
                 """
                 SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
-                       created_at, updated_at, version, id, topic
+                       created_at, updated_at, version, metadata, id, topic
                 FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT ?
                 """, [limit]
             ) { row in
-                UnpublishedMessage.checkout(CheckoutMessage(id: row.int64(10), topic: row.string(11), checkout: try SQLitePaymentStore.checkout(row)))
+                UnpublishedMessage.checkout(CheckoutMessage(id: row.int64(11), topic: row.string(12), checkout: try SQLitePaymentStore.checkout(row)))
             }
             return UnpublishedMessage.mergedOldestFirst(payments: payments, checkouts: checkouts)
         }

@@ -1,7 +1,7 @@
 import PayPanel
 
 /// `paypanel payments create --amount X [--currency C] [--capture automatic|manual] [--order REF]
-/// [--idempotency-key KEY] [--json] [--db PATH] [--now TIME]`
+/// [--metadata KEY=VALUE ...] [--idempotency-key KEY] [--json] [--db PATH] [--now TIME]`
 struct PaymentsCreateCommand: CLICommand {
     static let spec = CommandSpec(
         name: "create",
@@ -16,10 +16,11 @@ struct PaymentsCreateCommand: CLICommand {
             .value("--currency", "code", help: "ISO 4217 currency code (default: USD)."),
             .value("--capture", "method", help: "automatic (capture on approval, the default) or manual (capture later)."),
             .value("--order", "reference", help: "Your order reference, kept with the intent."),
+            .value("--metadata", "key=value", repeatable: true, help: "A key-value pair of your own, kept with the intent (up to 50)."),
             IdempotentOutput.keyOption,
             CommonOptions.json, CommonOptions.database, CommonOptions.now,
         ],
-        usage: "--amount <amount> [--currency <code>] [--capture <method>] [--order <reference>] [--idempotency-key <key>] [--json] [--db <path>] [--now <time>]")
+        usage: "--amount <amount> [--currency <code>] [--capture <method>] [--order <reference>] [--metadata <key=value>] ... [--idempotency-key <key>] [--json] [--db <path>] [--now <time>]")
 
     let arguments: ParsedArguments
     let request: NewPaymentIntent
@@ -42,8 +43,10 @@ struct PaymentsCreateCommand: CLICommand {
             throw UsageError("'--amount': \(error.message)")
         }
         let capture = try arguments.choice("--capture", from: CaptureMethod.allCases.map(\.rawValue)).flatMap(CaptureMethod.init(rawValue:))
+        let metadata = try Self.metadata(arguments.allValues("--metadata"))
         do {
-            request = try NewPaymentIntent(amount: amount, captureMethod: capture ?? .automatic, orderReference: arguments.value("--order"))
+            request = try NewPaymentIntent(
+                amount: amount, captureMethod: capture ?? .automatic, orderReference: arguments.value("--order"), metadata: metadata)
         } catch {
             throw UsageError(error.message)
         }
@@ -56,6 +59,22 @@ struct PaymentsCreateCommand: CLICommand {
             }
         }
         json = arguments.flag(CommonOptions.json.name)
+    }
+
+    /// `--metadata key=value` pairs (a key given twice keeps its last value).
+    static func metadata(_ pairs: [String]) throws(UsageError) -> Metadata {
+        var values: [String: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "=") else {
+                throw UsageError("'--metadata' takes key=value, such as --metadata order=42, not \(JSONWriter.quoted(pair))")
+            }
+            values[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        do {
+            return try Metadata(values)
+        } catch {
+            throw UsageError("'--metadata': \(error.message)")
+        }
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {

@@ -14,6 +14,7 @@ enum PaymentsText {
         add("capturable", money(intent.amountCapturable))
         add("captured", "\(money(intent.amountCaptured)), refunded \(money(intent.amountRefunded))")
         if let order = intent.orderReference { add("order", order) }
+        for (key, value) in intent.metadata.sortedPairs { add("metadata", "\(JSONWriter.quoted(key)): \(JSONWriter.quoted(value))") }
         if let reason = intent.cancellationReason { add("canceled", reason.rawValue) }
         if let captureBefore = intent.captureBefore { add("capture by", Timestamp.format(captureBefore)) }
         if let processing = intent.inFlight {

@@ -67,6 +67,8 @@ struct ProcessorLedgerOpenFailure: PayPanelError {
                 return "the processor ledger \(path) was written by a newer paypanel (it has migration \(identifier)): upgrade paypanel, or point \(option) at another file"
             case .checksumChanged(let identifier):
                 return "the processor ledger \(path) applied a different version of migration \(identifier) than this program ships: use a new ledger file via \(option)"
+            case .brokenReferences:
+                return "the processor ledger \(path) could not be migrated: \(migration.message)"
             }
         }
         if let database = underlying as? DatabaseError {
