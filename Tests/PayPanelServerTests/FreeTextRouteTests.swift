@@ -104,6 +104,20 @@ import TestSupport
         #expect(await server.terminate() == 0)
     }
 
+    /// A control character (here U+0001) is refused in every free-text field, as a 400 that
+    /// names the field: the schema's patterns say so, and before they did a checkout's merchant
+    /// name and product label took one (found by the OpenAPI property-based check).
+    @Test(arguments: fields)
+    func aControlCharacterIsRefusedNamingTheField(field: Field) async throws {
+        let server = try await ServerProcess.start()
+        let path = field.path.replacingOccurrences(of: "{id}", with: try await field.prepare(server))
+        let response = try await server.request(field.method, path, json: field.body(field.spell("ref\u{1}x")))
+        #expect(response.status == 400, "\(field.name): \(response.text)")
+        let param = response.json["error"]?["param"]?.stringValue ?? ""
+        #expect(param.hasPrefix(field.param), "\(field.name): param \(param), \(response.text)")
+        #expect(await server.terminate() == 0)
+    }
+
     /// The values that used to reach a CHECK constraint (a 500) also go through everything that
     /// stores them later: the checkout's order reference becomes its intent's, the intent's
     /// events and history hold them.

@@ -31,10 +31,10 @@ public struct NewPaymentIntent: Sendable, Equatable {
                     message: "the order reference must be 1 to \(NewPaymentIntent.maximumOrderReferenceLength) characters long",
                     field: "order_reference")
             }
-            guard orderReference.unicodeScalars.allSatisfy({ !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }) else {
+            guard PrintableText.isPrintableLine(orderReference) else {
                 throw PaymentInputError(
                     code: "invalid_order_reference",
-                    message: "the order reference \(shown) contains a control character: use printable text",
+                    message: "the order reference \(shown) \(PrintableText.reason)",
                     field: "order_reference")
             }
             do {

@@ -102,12 +102,9 @@ public struct OperatorRecord: Sendable, Equatable {
         guard text.count <= limit else {
             throw PaymentInputError(code: code, message: "the \(what) is \(text.count) characters long; keep it to \(limit)", field: field)
         }
-        let printable = text.unicodeScalars.allSatisfy {
-            !$0.properties.isDefaultIgnorableCodePoint && $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value)
-        }
-        guard printable else {
+        guard PrintableText.isPrintableLine(text) else {
             throw PaymentInputError(
-                code: code, message: "the \(what) \(JSONWriter.quoted(text)) contains a control character: use printable text on one line",
+                code: code, message: "the \(what) \(JSONWriter.quoted(text)) \(PrintableText.reason)",
                 field: field)
         }
         do {

@@ -131,11 +131,16 @@ public struct JSONFieldReader {
     }
 
     /// The string at `path` as `string` reads it, refused (nil, after recording why) when it
-    /// holds what looks like a card number: free text someone typed (`SensitiveDigits`).
+    /// holds a card number (`SensitiveDigits`) or is not printable on one line
+    /// (`PrintableText`): free text someone typed, shown on a panel or a sheet.
     public mutating func freeText(
         _ value: JSONValue?, at path: FieldPath, required: Bool = true, nonEmpty: Bool = false
     ) -> String? {
         guard let text = string(value, at: path, required: required, nonEmpty: nonEmpty) else { return nil }
+        guard PrintableText.isPrintableLine(text) else {
+            report.error(path, PrintableText.reason)
+            return nil
+        }
         guard !SensitiveDigits.containsCardNumber(text) else {
             report.error(path, CardNumberInTextError.reason)
             return nil

@@ -180,7 +180,7 @@ import Testing
         (["--as", "retry", "--operator", "alice"], "Missing expected option '--note <text>'"),
         (["--as", "retry", "--note", "   ", "--operator", "alice"], "'--note': the note is empty"),
         (["--as", "retry", "--note", String(repeating: "n", count: 501), "--operator", "alice"], "'--note': the note is 501 characters long; keep it to 500"),
-        (["--as", "retry", "--note", "two\nlines", "--operator", "alice"], "'--note': the note \"two\\nlines\" contains a control character"),
+        (["--as", "retry", "--note", "two\nlines", "--operator", "alice"], "'--note': the note \"two\\nlines\" contains a control or invisible character"),
         (["--as", "retry", "--note", "x", "--operator", ""], "'--operator': the operator name is empty"),
         (["--as", "retry", "--note", "x"], "Missing expected option '--operator <name>' ($USER is not set)"),
         (["--as", "retry", "--note", "x", "--operator", "alice", "--force=yes"], "'--force' does not take a value"),
