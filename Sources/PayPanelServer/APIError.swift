@@ -82,7 +82,7 @@ struct APIError: Error, Sendable {
         case let error as PushError:
             return error.kind == .deviceNotFound
                 ? APIError(status: .notFound, kind: .invalidRequest, code: error.code, message: error.message, param: "device")
-                : invalid(error.code, error.message)
+                : invalid(error.code, error.message, param: error.field)
         case let error as PaymentInputError:
             return invalid(error.code, error.message, param: error.field)
         case let error as CardNumberInTextError:
@@ -93,7 +93,7 @@ struct APIError: Error, Sendable {
             if error.code.hasSuffix("_not_found") {
                 return APIError(status: .notFound, kind: .invalidRequest, code: "resource_missing", message: error.message, param: "id")
             }
-            if error.code.hasPrefix("invalid_") { return invalid(error.code, error.message) }
+            if error.code.hasPrefix("invalid_") { return invalid(error.code, error.message, param: error.field) }
             return APIError(status: .internalServerError, kind: .api, code: error.code, message: error.message)
         case let error as MoneyError:
             return invalid(error.code, error.message)

@@ -63,6 +63,9 @@ public struct EventsAPI: APIRouteProvider {
         var types: [String] = []
         for item in items {
             guard let type = item.stringValue else { throw APIError.invalid("parameter_invalid", "events must hold strings", param: "events") }
+            guard !types.contains(type) else {
+                throw APIError.invalid("parameter_invalid", "events lists \(JSONWriter.quoted(String(type.prefix(60)))) twice: give each event type once", param: "events")
+            }
             types.append(type)
         }
         return types

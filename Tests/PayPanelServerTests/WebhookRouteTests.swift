@@ -70,6 +70,15 @@ import TestSupport
         #expect(badURL.status == 400 && badURL.errorCode == "invalid_url", "\(badURL.text)")
         let badType = try await server.request("POST", "/v1/webhook_endpoints", json: #"{"url":"https://x.example/","events":["nope"]}"#)
         #expect(badType.status == 400 && badType.errorCode == "invalid_event_type")
+        // Hosts that can never be reached and ports outside 1...65535 (URLComponents lets both
+        // through): refused, as the schema's pattern says.
+        for url in ["https://ex_ample.com/", "https://ex%41mple.com/", "https://example.com:0/", "https://example.com:70000/"] {
+            let refused = try await server.request("POST", "/v1/webhook_endpoints", json: #"{"url":"\#(url)"}"#)
+            #expect(refused.status == 400 && refused.errorCode == "invalid_url", "\(url): \(refused.text)")
+        }
+        let twice = try await server.request("POST", "/v1/webhook_endpoints",
+                                             json: #"{"url":"https://x.example/","events":["payment_intent.succeeded","payment_intent.succeeded"]}"#)
+        #expect(twice.status == 400 && twice.text.contains("twice"), "\(twice.text)")
         #expect(await server.terminate() == 0)
     }
 

@@ -274,9 +274,12 @@ public struct DeliveryUpdate: Sendable, Equatable {
 public struct WebhookStoreError: PayPanelError, Equatable {
     public let code: String
     public let message: String
+    /// The endpoint's field an `invalid_…` error is about (`url`, `events`), for an API's `param`.
+    public let field: String?
 
-    public init(_ message: String, code: String = "webhook_error") {
+    public init(_ message: String, code: String = "webhook_error", field: String? = nil) {
         self.code = code
         self.message = message
+        self.field = field
     }
 }

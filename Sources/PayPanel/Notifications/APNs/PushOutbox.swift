@@ -34,10 +34,10 @@ public actor PushOutbox {
     /// existing device. A token APNs called dead is refused: it never works again.
     public func register(token: String, topic: String, environment: APNsEnvironment) throws -> Device {
         guard let parsed = DeviceToken(token) else {
-            throw PushError(.invalidDevice, "token must be the device token in hex (64 to 200 hex digits), as the app's registration gave it")
+            throw PushError(.invalidDevice, "token must be the device token in hex (64 to 200 hex digits), as the app's registration gave it", field: "token")
         }
         guard APNsTopic.isValid(topic) else {
-            throw PushError(.invalidDevice, "topic must be the app's bundle id (letters, digits, '.', '-'; at most 255 characters)")
+            throw PushError(.invalidDevice, "topic must be the app's bundle id (letters, digits, '.', '-'; at most 255 characters)", field: "topic")
         }
         try SensitiveDigits.check(topic, field: "topic")
         if let existing = try store.device(token: parsed.hex, topic: topic, environment: environment) {
@@ -197,10 +197,13 @@ public struct PushError: PayPanelError, Equatable {
 
     public let kind: Kind
     public let message: String
+    /// The registration's field that was wrong (`token`, `topic`), for an API's `param`.
+    public let field: String?
     public var code: String { kind.rawValue }
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, field: String? = nil) {
         self.kind = kind
         self.message = message
+        self.field = field
     }
 }
