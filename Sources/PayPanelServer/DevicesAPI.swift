@@ -75,7 +75,7 @@ enum DevicesOpenAPI {
                     "Register an APNs device token; the same token, topic and environment again returns the same device. A token APNs reported dead is refused.",
                     body: Doc.schema([
                         "token": Doc.string("the device token in hex, as the app's registration gave it", length: 64...200, pattern: "^([0-9A-Fa-f]{2}){32,100}$"),
-                        "topic": Doc.string("the app's bundle id (default: the server's --apns-topic)", length: 1...255, pattern: "^[A-Za-z0-9.-]+$"),
+                        "topic": Doc.string("the app's bundle id (default: the server's --apns-topic)", length: 1...255, pattern: "^[A-Za-z0-9-][A-Za-z0-9.-]*$"),
                         "environment": Doc.enumeration(["development", "production"]),
                     ], required: defaultTopic == nil ? ["token", "topic"] : ["token"]),
                     responses: ["200": "device", "400": "invalid token or topic, or a dead token"], returns: OpenAPISchemas.ref("Device")),

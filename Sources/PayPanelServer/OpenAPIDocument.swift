@@ -17,7 +17,7 @@ enum OpenAPIDocument {
                     "capture_method": enumeration(CaptureMethod.allCases.map(\.rawValue)),
                     "order_reference": text("your order reference (1 to 200 characters)", length: 1...200),
                     "metadata": OpenAPISchemas.ref("Metadata"),
-                ], required: ["amount", "currency"]), responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
+                ], required: ["amount", "currency"], allOf: amountWithinCurrencyMaximum), responses: ["200": "payment_intent"], returns: OpenAPISchemas.ref("PaymentIntent")),
                 "get": operation("List payment intents, newest first.", query: listQuery(cursor: "intent id") + [
                     parameter("status", enumeration(PaymentStatus.allCases.map(\.rawValue))),
                     metadataFilter,
@@ -129,7 +129,11 @@ enum OpenAPIDocument {
         .orderedObject([
             ("name", "metadata"), ("in", "query"), ("required", false), ("style", "deepObject"), ("explode", true),
             ("description", "metadata[key]=value: only intents whose metadata holds every pair given"),
-            ("schema", .orderedObject([("type", "object"), ("additionalProperties", .orderedObject([("type", "string")]))])),
+            ("schema", .orderedObject([
+                ("type", "object"), ("propertyNames", OpenAPISchemas.metadataKey),
+                // The HTTP core refuses an encoded NUL anywhere in a query.
+                ("additionalProperties", string("the value to match", length: 0...Metadata.maximumValueLength, pattern: "^[^\\u0000]*$")),
+            ])),
         ])
     }
 
@@ -139,10 +143,14 @@ enum OpenAPIDocument {
 
     /// A request body object: exactly these members, `required` ones present. An optional member
     /// may also be `null`, which the server reads as absent (`RequestBody`).
-    static func schema(_ properties: [String: JSONValue], required: [String] = []) -> JSONValue {
-        OpenAPISchemas.closed(properties.sorted { $0.key < $1.key }.map { name, schema in
+    /// `allOf`: conditions across members (`if`/`then`).
+    static func schema(_ properties: [String: JSONValue], required: [String] = [], allOf: JSONValue? = nil) -> JSONValue {
+        let closed = OpenAPISchemas.closed(properties.sorted { $0.key < $1.key }.map { name, schema in
             (name, required.contains(name) ? schema : nullable(schema))
         }, required: required)
+        guard let allOf, var object = closed.objectValue else { return closed }
+        object["allOf"] = allOf
+        return .object(object)
     }
 
     /// `schema`, or `null`.
@@ -180,9 +188,11 @@ enum OpenAPIDocument {
     }
 
     /// The characters `text` refuses: C0 and C1 controls, DEL, and the default-ignorable
-    /// (invisible) code points of the Basic Multilingual Plane; at least one non-space.
+    /// (invisible) code points; at least one non-space. The ones beyond the Basic Multilingual
+    /// Plane are written as the characters themselves (a `\\u` escape reaches only U+FFFF).
     static let printableTextPattern =
-        "^(?=.*[^\\s])[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8]*$"
+        "^(?=.*[^\\s])[^\\u0000-\\u001F\\u007F-\\u009F\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8"
+        + "\u{1BCA0}-\u{1BCA3}\u{1D173}-\u{1D17A}\u{E0000}-\u{E0FFF}]*$"
 
     /// An array of `count` items, optionally without repeats.
     static func list(_ items: JSONValue, count: ClosedRange<Int>, unique: Bool = false) -> JSONValue {
@@ -197,11 +207,26 @@ enum OpenAPIDocument {
         "Idempotency-Key", string("retry safely with the same key: the first answer is replayed for 24 h", length: 1...255,
                                   pattern: "^[\\x21-\\x7E]([\\x20-\\x7E]*[\\x21-\\x7E])?$"), in: "header")
 
-    /// A new intent's amount. The server's limit is 100,000,000 of the currency's major unit;
-    /// the schema states the bound that holds for every currency (a zero-decimal one's).
+    /// A new intent's amount: 1 minor unit up to 100,000,000 of the major unit. The upper
+    /// bound depends on the currency's minor units; `amountWithinCurrencyMaximum` states it.
     static let paymentAmount = integer(
-        "minor units (1000 = 10.00 USD); at most 100,000,000 of the major unit, which for a zero-decimal currency such as JPY is 100000000",
-        1...Amount.maximumTotalMajorUnits)
+        "minor units (1000 = 10.00 USD); at most 100,000,000 of the currency's major unit (100000000 JPY, 10000000000 USD, 1000000000000 CLF)",
+        1...Amount.maximumTotalMajorUnits * Currency.finest.minorUnitsPerMajorUnit)
+
+    /// `if currency is one with n minor units then amount ≤ 100,000,000 × 10ⁿ`, one branch per n.
+    static var amountWithinCurrencyMaximum: JSONValue {
+        let byExponent = Dictionary(grouping: Currency.all, by: \.minorUnitsPerMajorUnit)
+        return .array(byExponent.keys.sorted().map { perMajor in
+            .orderedObject([
+                ("if", .orderedObject([("properties", .orderedObject([("currency", .orderedObject([
+                    ("enum", .array(byExponent[perMajor]!.map { .string($0.code) })),
+                ]))])), ("required", ["currency"])])),
+                ("then", .orderedObject([("properties", .orderedObject([("amount", .orderedObject([
+                    ("maximum", .number(Amount.maximumTotalMajorUnits * perMajor)),
+                ]))]))])),
+            ])
+        })
+    }
 
     /// An amount of an existing intent (capture, refund): positive; what is left on the intent
     /// bounds it further (a 400 names the rule).

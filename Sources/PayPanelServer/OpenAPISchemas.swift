@@ -47,10 +47,20 @@ enum OpenAPISchemas {
             ("type", "object"),
             ("description", "your key-value pairs: at most 50 keys of 1 to 40 characters (no [ or ]), string values of at most 500 characters; no card numbers"),
             ("maxProperties", .number(Metadata.maximumKeys)),
-            ("propertyNames", .orderedObject([
-                ("type", "string"), ("minLength", 1), ("maxLength", .number(Metadata.maximumKeyLength)),
+            ("propertyNames", metadataKey),
+            ("additionalProperties", .orderedObject([
+                ("type", "string"), ("maxLength", .number(Metadata.maximumValueLength)),
+                // Control characters but tab and line breaks are refused.
+                ("pattern", "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]*$"),
             ])),
-            ("additionalProperties", .orderedObject([("type", "string"), ("maxLength", .number(Metadata.maximumValueLength))])),
+        ])
+    }
+
+    /// A metadata key: 1 to 40 characters, no control character, no `[` or `]`.
+    static var metadataKey: JSONValue {
+        .orderedObject([
+            ("type", "string"), ("minLength", 1), ("maxLength", .number(Metadata.maximumKeyLength)),
+            ("pattern", "^[^\\u0000-\\u001F\\u007F-\\u009F\\[\\]]+$"),
         ])
     }
 

@@ -247,8 +247,10 @@ struct ListQuery {
                     throw APIError.invalid("parameter_invalid", "status must be one of \(PaymentStatus.allCases.map(\.rawValue).joined(separator: ", "))", param: "status")
                 }
                 status = value
-            case let name where name.hasPrefix("metadata[") && name.hasSuffix("]"):
-                let key = String(name.dropFirst("metadata[".count).dropLast())
+            // Byte by byte: a key ending in a combining mark would make "]" part of its
+            // character, and String's hasSuffix would not see it.
+            case let name where name.utf8.starts(with: "metadata[".utf8) && name.utf8.last == UInt8(ascii: "]"):
+                let key = String(decoding: name.utf8.dropFirst("metadata[".utf8.count).dropLast(), as: UTF8.self)
                 guard (1...Metadata.maximumKeyLength).contains(key.unicodeScalars.count) else {
                     throw APIError.invalid(
                         "parameter_invalid", "a metadata filter is metadata[key]=value with a key of 1 to \(Metadata.maximumKeyLength) characters",

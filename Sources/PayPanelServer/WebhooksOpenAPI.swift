@@ -20,8 +20,8 @@ enum WebhooksOpenAPI {
                     "Create a webhook endpoint; the only response with its secret (whsec_…).",
                     body: Doc.schema([
                         "url": Doc.string(
-                            "an absolute https:// URL without user, password or #fragment (http and private addresses only with serve --allow-private-webhooks)",
-                            length: 12...2048, pattern: "^https://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[!$&-;=?-Z_a-z~]*)?$"),
+                            "an absolute https:// URL without user, password or #fragment (webhooks to http and to private addresses are only sent with serve --allow-private-webhooks)",
+                            length: 8...2048, pattern: "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(/[!$%&-;=?-Z_a-z~]*)?$"),
                         "events": Doc.list(Doc.enumeration(["*"] + EventTypes.all), count: 1...50, unique: true),
                     ], required: ["url"]),
                     responses: ["200": "webhook_endpoint with secret", "400": "bad URL or event type"], returns: OpenAPISchemas.ref("WebhookEndpoint")),

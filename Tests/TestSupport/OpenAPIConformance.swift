@@ -73,7 +73,7 @@ public struct OpenAPIConformance: Sendable {
 
     private static let known: Set<String> = [
         "$ref", "type", "const", "enum", "anyOf", "properties", "required", "additionalProperties", "items", "description",
-        "propertyNames", "maxProperties", "minLength", "maxLength",
+        "propertyNames", "maxProperties", "minLength", "maxLength", "pattern",
     ]
 
     private func check(_ value: JSONValue, against schema: JSONValue, at location: String, into found: inout [String]) {
@@ -142,6 +142,16 @@ public struct OpenAPIConformance: Sendable {
             }
             if let most = keywords["maxLength"]?.int64Value, length > most {
                 found.append("\(location): \(length) characters where the document allows at most \(most)")
+            }
+            if let pattern = keywords["pattern"]?.stringValue {
+                // Scalar by scalar, as JSON Schema's ECMA-262 patterns match (not by Character).
+                if let regex = try? Regex(pattern).matchingSemantics(.unicodeScalar) {
+                    if (try? regex.firstMatch(in: text)) == nil {
+                        found.append("\(location): \(shown(value)) does not match the document's pattern \(pattern)")
+                    }
+                } else {
+                    found.append("\(location): the check cannot read the pattern \(pattern)")
+                }
             }
         }
         if case .array(let elements) = value, let items = keywords["items"] {

@@ -62,7 +62,7 @@ public struct Currency: Sendable, Hashable, CustomStringConvertible {
 
     /// The currency with the most decimal places (4, e.g. CLF): checks an amount's grammar when
     /// its own currency is unknown.
-    static let finest: Currency = all.max { $0.minorUnits < $1.minorUnits }!
+    package static let finest: Currency = all.max { $0.minorUnits < $1.minorUnits }!
 
     /// 10^minorUnits: how many minor units make one major unit.
     public var minorUnitsPerMajorUnit: Int64 {
