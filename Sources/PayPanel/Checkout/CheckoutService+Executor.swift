@@ -63,7 +63,7 @@ extension CheckoutService {
                 await self.processor.completeChallenge(reference: attemptID, passed: true, timeout: timeout)
             }
         case .callProcessorCapture(let attemptID, let amount):
-            let timeout = configuration.processorTimeout
+            let timeout = callTimeout(machine, attemptID: attemptID)
             return try await call(.capture(attemptID: attemptID), machine: machine) {
                 await self.processor.capture(CaptureRequest(reference: attemptID, amount: amount), timeout: timeout)
             }
@@ -127,13 +127,18 @@ extension CheckoutService {
         }
     }
 
-    /// The client timeout of a call for `attemptID`: the configured one, cut to the time left
-    /// before the Apple Pay sheet's deadline when a sheet waits on the attempt.
-    private func callTimeout(_ machine: PaymentStateMachine, attemptID: String) -> Duration {
-        guard let sheet = machine.attempts.first(where: { $0.id == attemptID })?.sheet, sheet.isAwaitingAnswer else {
+    /// The client timeout of an authorization, a challenge completion, a capture or a lookup
+    /// of one for `attemptID`: the configured one, cut to the time left before the Apple Pay
+    /// sheet's deadline while a device may still wait on the attempt — its sheet unanswered, or
+    /// answered success with the automatic capture still to run in the same pay call. So a pay
+    /// call answers within the sheet's budget on every path; a capture cut short is an unknown
+    /// outcome that reconciliation settles (the approval, and the device's success, stand).
+    func callTimeout(_ machine: PaymentStateMachine, attemptID: String) -> Duration {
+        guard let sheet = machine.attempts.first(where: { $0.id == attemptID })?.sheet else {
             return configuration.processorTimeout
         }
         let left = sheet.deadline.timeIntervalSince(clock.now())
+        guard sheet.isAwaitingAnswer || left > 0 else { return configuration.processorTimeout }
         return min(configuration.processorTimeout, .milliseconds(Int64(max(0, left) * 1000)))
     }
 }

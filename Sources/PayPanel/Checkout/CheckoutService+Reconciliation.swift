@@ -73,8 +73,16 @@ extension CheckoutService {
 
     /// Asks the processor about `call` and records the finding.
     func lookUp(_ call: ProcessorCall, intentID: String) async throws -> ReconciliationReport.LookupEntry {
-        let before = try ledger.intent(intentID)?.status
-        let result = await processor.lookup(reference: call.reference, operation: call.operation, timeout: configuration.processorTimeout)
+        let machine = try loadMachine(intentID)
+        let before = machine.intent.status
+        // A device may be waiting on this lookup (a pay call resumed after a crash): bounded by
+        // the sheet's deadline like the call it looks up, unless that deadline has passed.
+        let cut: Duration = switch call {
+        case .authorize(let attemptID), .completeChallenge(let attemptID), .capture(let attemptID): callTimeout(machine, attemptID: attemptID)
+        case .void, .refund: configuration.processorTimeout
+        }
+        let timeout = cut > .zero ? cut : configuration.processorTimeout
+        let result = await processor.lookup(reference: call.reference, operation: call.operation, timeout: timeout)
         let event: PaymentEvent = switch result {
         case .found(let outcome): .reconciliationFound(call, outcome)
         case .notFound: .reconciliationNotFound(call)

@@ -113,7 +113,37 @@ public actor CheckoutService {
         }
         let machine = try await execute(
             transition, card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))
-        return outcome(machine, attemptID: attemptID)
+        let answered = submission.answersPaymentSheet ? try await recordingSheetAnswer(machine, attemptID: attemptID) : machine
+        return outcome(answered, attemptID: attemptID)
+    }
+
+    /// The outcome the device waiting on attempt `attemptID` is about to be told, with that
+    /// answer recorded first: when the outcome is still open (the processor's answer was
+    /// unknown before the sheet's deadline), the machine records `failure` on the attempt in
+    /// one transition, and an approval found later (by a webhook, the worker, `reconcile`, a
+    /// lookup after a restart) is reversed, never kept. What the device is told and what the
+    /// database holds are then one answer. Unchanged when the sheet was answered already, or
+    /// waits through a 3-D Secure challenge.
+    package func answeringSheet(_ outcome: PaymentOutcome) async throws -> PaymentOutcome {
+        guard let attemptID = outcome.attempt?.id else { return outcome }
+        return self.outcome(try await recordingSheetAnswer(try loadMachine(outcome.intent.id), attemptID: attemptID), attemptID: attemptID)
+    }
+
+    private func recordingSheetAnswer(_ machine: PaymentStateMachine, attemptID: String) async throws -> PaymentStateMachine {
+        guard machine.intent.status == .processing, machine.intent.currentAttemptID == attemptID,
+            machine.attempts.first(where: { $0.id == attemptID })?.sheet?.isAwaitingAnswer == true
+        else { return machine }
+        do {
+            let transition = try ledger.apply(
+                .sheetAnswerDue(attemptID: attemptID), to: machine.intent.id, expectedVersion: nil, at: clock.now(), known: machine)
+            // The work is the sheet's answer itself: it tells a `SheetAnswerObserver`.
+            return try await run(transition.executorWork, machine: transition.machine, card: nil).machine
+        } catch let rejection as PaymentRejection {
+            // Another writer (a webhook, another process's worker) settled the attempt between
+            // the read and this write: its recorded answer is the one to give.
+            guard case .notAllowed = rejection.reason else { throw rejection }
+            return try loadMachine(machine.intent.id)
+        }
     }
 
     /// The cardholder's answer to a 3-D Secure challenge: passed (the processor completes the

@@ -31,6 +31,6 @@ extension CheckoutDesk {
         }
         defer { paying.remove(checkoutID) }
         let outcome = try await service.completeChallenge(intentID, result: passed ? .passed : .failed, recoveryPoint: recoveryPoint)
-        return try finish(checkout, outcome: outcome)
+        return try await finish(checkout, outcome: outcome)
     }
 }

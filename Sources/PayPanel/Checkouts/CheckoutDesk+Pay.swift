@@ -4,13 +4,17 @@ import Foundation
 //
 // The sheet's budget: the call returns within the Apple Pay sheet's deadline
 // (`PaymentPolicy.sheetAnswerDeadline`, 25 s) whatever the processor does, because every
-// attempt is opened with `answersPaymentSheet: true`. The executor then cuts the processor
-// call's timeout to the time left before the deadline, so a slow processor's call ends as
-// *unknown* at 25 s; the sheet-deadline timer that came due answers the sheet with failure in
-// the same run, and reconciliation later voids the approval that arrives late. The answer is
-// read from the outcome (`PaymentOutcome.sheetAnswer`), not from a `SheetAnswerObserver`:
-// the outcome is the committed state of this very attempt, needs no second channel, and
-// cannot miss an answer given before anyone subscribed.
+// attempt is opened with `answersPaymentSheet: true`. The executor then cuts every processor
+// call the device waits on (the authorization, the automatic capture after it, a lookup when
+// the call is resumed) to the time left before the deadline, so a slow processor's call ends
+// as *unknown* by 25 s.
+//
+// The answer binds: it is recorded before it is given. An outcome still open when the call
+// returns (the deadline passed, or an unknown answer came back early) is recorded as the sheet
+// answered failure (`CheckoutService.answeringSheet`), so an approval found later — by a
+// webhook, the worker, `paypanel reconcile`, a lookup after a restart — is reversed, never
+// kept. The answer is read from the outcome (`PaymentOutcome.sheetAnswer`), the committed
+// state of this very attempt, not from a `SheetAnswerObserver`.
 extension CheckoutDesk {
     /// Pays `amount` (minor units; one of the options) of an open checkout with `method`.
     /// The first try creates the checkout's intent (its capture method and order reference);
@@ -62,7 +66,7 @@ extension CheckoutDesk {
             guard case .tokenReplayed = error.reason else { throw error }
             return try await refusedToken(checkout, intentID: intentID, code: error.code, amountMismatch: false)
         }
-        return try finish(checkout, outcome: outcome)
+        return try await finish(checkout, outcome: outcome)
     }
 
     /// The answer of a pay (or a challenge answer) whose run failed after opening, or moving,
@@ -78,7 +82,7 @@ extension CheckoutDesk {
             throw CheckoutError(.paymentInProgress(id: checkoutID, intentID: intentID))
         }
         defer { paying.remove(checkoutID) }
-        return try finish(checkout, outcome: try await service.resume(attemptID: attemptID, intentID: intentID))
+        return try await finish(checkout, outcome: try await service.resume(attemptID: attemptID, intentID: intentID))
     }
 
     /// The intent this try pays: the waiting intent of a failed try for the same amount, or a
@@ -105,11 +109,14 @@ extension CheckoutDesk {
         return intent.id
     }
 
-    /// The answer for an authorization's outcome; the checkout is paid once the intent is
-    /// authorized (manual capture) or captured, or once the sheet was told success (the
-    /// authorization was approved; an automatic capture whose answer is still unknown is the
-    /// reconciler's business, not the payer's).
-    func finish(_ checkout: Checkout, outcome: PaymentOutcome) throws -> CheckoutPayment {
+    /// The answer for an authorization's outcome, recorded before it is given: an outcome
+    /// still open is recorded as the sheet answered failure (`CheckoutService.answeringSheet`),
+    /// so a later approval is reversed and the device's answer and the database's agree. The
+    /// checkout is paid once the intent is authorized (manual capture) or captured, or once
+    /// the sheet was told success (the authorization was approved; an automatic capture whose
+    /// answer is still unknown is the reconciler's business, not the payer's).
+    func finish(_ checkout: Checkout, outcome given: PaymentOutcome) async throws -> CheckoutPayment {
+        let outcome = try await service.answeringSheet(given)
         let intent = outcome.intent
         let paid = outcome.sheetAnswer == .success || intent.status == .requiresCapture || intent.status == .succeeded
         let status = paid ? try markPaid(checkout).status : checkout.status

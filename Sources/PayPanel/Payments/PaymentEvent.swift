@@ -33,6 +33,10 @@ public enum PaymentEvent: Sendable, Equatable {
     case reconciliationExhausted(ProcessorCall)
     /// A timer of the intent came due.
     case timerFired(PaymentTimer.Kind, reference: String)
+    /// The device waiting on attempt `attemptID`'s Apple Pay sheet is about to be answered while
+    /// the outcome is still open (an unknown answer came back before the deadline): the answer
+    /// it gets, failure, is recorded first, so a later approval is reversed rather than kept.
+    case sheetAnswerDue(attemptID: String)
     /// An operator resolved an intent (or refund) that requires merchant action: what they
     /// decided, and who, why, whether they overrode the processor's ledger and what it said.
     case operatorResolved(OperatorResolution, OperatorRecord)
@@ -53,6 +57,7 @@ public enum PaymentEvent: Sendable, Equatable {
         case .reconciliationUnavailable(let call, _): "reconciliation_\(call.operationName)_unavailable"
         case .reconciliationExhausted(let call): "reconciliation_\(call.operationName)_exhausted"
         case .timerFired(let kind, _): "timer_\(kind.rawValue)"
+        case .sheetAnswerDue: "sheet_answer_due"
         case .operatorResolved: "operator_resolved"
         }
     }

@@ -141,7 +141,8 @@ extension PaymentEvent {
             ])
         case .processorAnswered(let call, let outcome), .reconciliationFound(let call, let outcome):
             return object([("call", call.json), ("outcome", outcome.json)])
-        case .challengePassed(let attemptID), .challengeFailed(let attemptID), .challengeAbandoned(let attemptID):
+        case .challengePassed(let attemptID), .challengeFailed(let attemptID), .challengeAbandoned(let attemptID),
+            .sheetAnswerDue(let attemptID):
             return object([("attemptId", .string(attemptID))])
         case .captureRequested(let amount):
             return object([("amount", .optional(amount))])

@@ -140,6 +140,27 @@ extension PaymentStateMachine {
         intent.status = .requiresCapture
     }
 
+    // MARK: - The sheet's answer
+
+    /// The device is answered before the deadline with the outcome still open (the processor's
+    /// answer was unknown): only an authorization still in flight for the attempt qualifies. A
+    /// sheet waiting through a 3-D Secure challenge (`requires_action`) is not answered here:
+    /// the challenge continues the same sheet, within the same deadline.
+    mutating func handleSheetAnswerDue(_ attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        guard intent.status == .processing, intent.currentAttemptID == attemptID,
+            let kind = intent.inFlight?.kind, kind == .authorize || kind == .completeChallenge,
+            let attempt = attempts.first(where: { $0.id == attemptID }), case .awaitingAnswer(let deadline)? = attempt.sheet
+        else { throw notAllowed("sheet_answer_due") }
+        return answerSheetWithFailure(attemptID, deadline: deadline, at: now)
+    }
+
+    /// Records that the sheet was told failure while the outcome is still open; an approval
+    /// that comes later finds the answer and is reversed (`approveAuthorization`).
+    private mutating func answerSheetWithFailure(_ attemptID: String, deadline: Date, at now: Date) -> [PaymentAction] {
+        updateAttempt(attemptID, at: now) { $0.sheet = .answered(.failure, deadline: deadline) }
+        return [.answerSheet(attemptID: attemptID, result: .failure)]
+    }
+
     // MARK: - Timers
 
     mutating func handleTimer(_ kind: PaymentTimer.Kind, reference: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
@@ -159,9 +180,7 @@ extension PaymentStateMachine {
             guard let attempt = attempts.first(where: { $0.id == reference }), case .awaitingAnswer(let deadline)? = attempt.sheet,
                 now >= deadline
             else { throw notApplicable }
-            // The outcome is still open; if an approval comes later it is reversed.
-            updateAttempt(reference, at: now) { $0.sheet = .answered(.failure, deadline: deadline) }
-            return [.answerSheet(attemptID: reference, result: .failure)]
+            return answerSheetWithFailure(reference, deadline: deadline, at: now)
         case .authorizationExpiry:
             guard intent.status == .requiresCapture, intent.currentAttemptID == reference,
                 let captureBefore = intent.captureBefore, now >= captureBefore

@@ -73,6 +73,7 @@ public struct PaymentStateMachine: Sendable, Equatable {
         case .reconciliationUnavailable(let call, _): work = try next.handleInconclusiveLookup(call, at: now)
         case .reconciliationExhausted(let call): work = try next.handleReconciliationExhausted(call, at: now)
         case .timerFired(let kind, let reference): work = try next.handleTimer(kind, reference: reference, at: now)
+        case .sheetAnswerDue(let attemptID): work = try next.handleSheetAnswerDue(attemptID, at: now)
         case .operatorResolved(let resolution, let record): work = try next.handleResolution(resolution, record, at: now)
         }
         let effects = next.deriveEffects(from: self, at: now)

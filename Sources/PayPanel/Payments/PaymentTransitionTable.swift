@@ -93,6 +93,7 @@ public enum PaymentTransitionTable {
         case abandonmentTimer = "abandonment_timer"
         case challengeExpiryTimer = "challenge_expiry_timer"
         case sheetDeadlineTimer = "sheet_deadline_timer"
+        case sheetAnswerDue = "sheet_answer_due"
         case authorizationExpiryTimer = "authorization_expiry_timer"
         case resolveRetry = "resolve_retry"
         case resolveCanceled = "resolve_canceled"
@@ -130,6 +131,7 @@ public enum PaymentTransitionTable {
             case .abandonmentTimer: "abandonment timer"
             case .challengeExpiryTimer: "challenge expiry timer"
             case .sheetDeadlineTimer: "sheet deadline timer (~25 s)"
+            case .sheetAnswerDue: "the device is answered before the outcome is known"
             case .authorizationExpiryTimer: "authorization expiry timer"
             case .resolveRetry: "operator: retry (the processor holds nothing, or voided it)"
             case .resolveCanceled: "operator: canceled (the processor holds nothing, or voided it)"
@@ -213,6 +215,8 @@ public enum PaymentTransitionTable {
                       otherAmount: .requiresMerchantAction, otherWork: ["answer sheet: failure"],
                       failedWork: ["answer sheet: failure"], note: "the sheet learns the outcome")
         add(.authorizingWithSheet, .sheetDeadlineTimer, .processing, ["answer sheet: failure"], "outcome still open: a later approval is reversed")
+        add(.authorizingWithSheet, .sheetAnswerDue, .processing, ["answer sheet: failure"],
+            "the answer the device gets is recorded first: a later approval is reversed")
         authorization(.authorizingSheetFailed, approved: .processing, approvedWork: ["void (reversal)"], otherAmount: .processing,
                       otherWork: ["void (reversal)"], failedWork: [], note: "late approval: the payer was told it failed, so it is voided")
         authorization(.completingChallenge, approved: .requiresCapture, approvedWork: [], otherAmount: .requiresMerchantAction,

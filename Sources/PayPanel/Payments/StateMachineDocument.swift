@@ -160,7 +160,7 @@ public enum StateMachineDocument {
         |---|---|---|
         | `abandonment` | the intent waits for a payment method (\(hours(policy.abandonAfter))) | canceled (abandoned) |
         | `challenge_expiry` | a 3-D Secure challenge opens (\(Int(policy.challengeTimeout / 60)) min) | the attempt fails |
-        | `sheet_deadline` | an attempt answers an Apple Pay sheet (\(Int(policy.sheetAnswerDeadline)) s of the 30 s) | the sheet is answered failure; a later approval is reversed |
+        | `sheet_deadline` | an attempt answers an Apple Pay sheet (\(Int(policy.sheetAnswerDeadline)) s of the 30 s) | the sheet is answered failure; a later approval is reversed (the device answered earlier, with the outcome still unknown, records the same answer at once: `sheet_answer_due`) |
         | `authorization_expiry` | the intent enters requires_capture (at `capture_before`) | expired, with a best-effort void |
         | `reconciliation` | a call goes in flight or its outcome is unknown (\(policy.reconciliationDelays.map { "\(Int($0)) s" }.joined(separator: ", ")), then the last again) | the executor looks the call up and feeds the result back |
 

@@ -199,6 +199,7 @@ struct PaymentFixture {
         case .abandonmentTimer: return ([], .timerFired(.abandonment, reference: ""), now.addingTimeInterval(policy.abandonAfter))
         case .challengeExpiryTimer:
             return ([], .timerFired(.challengeExpiry, reference: attemptID), now.addingTimeInterval(policy.challengeTimeout))
+        case .sheetAnswerDue: return ([], .sheetAnswerDue(attemptID: attemptID), soon)
         case .sheetDeadlineTimer:
             return ([], .timerFired(.sheetDeadline, reference: attemptID), now.addingTimeInterval(policy.sheetAnswerDeadline + 1))
         case .authorizationExpiryTimer:

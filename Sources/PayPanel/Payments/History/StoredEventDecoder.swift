@@ -37,6 +37,7 @@ public struct StoredEventDecoder {
         case "challenge_passed": return .challengePassed(attemptID: try reader.string("attemptId"))
         case "challenge_failed": return .challengeFailed(attemptID: try reader.string("attemptId"))
         case "challenge_abandoned": return .challengeAbandoned(attemptID: try reader.string("attemptId"))
+        case "sheet_answer_due": return .sheetAnswerDue(attemptID: try reader.string("attemptId"))
         case "capture_requested": return .captureRequested(amount: try reader.optionalInt("amount"))
         case "cancel_requested":
             guard let reason = CancellationReason(rawValue: try reader.string("reason")) else { throw reader.failure("reason") }
