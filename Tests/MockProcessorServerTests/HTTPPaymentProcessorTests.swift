@@ -130,6 +130,54 @@ struct HTTPPaymentProcessorTests {
         #expect(await processor.lookup(reference: "att_refused", operation: .authorize, timeout: .seconds(5)) != .notFound, "an unreachable processor is unavailable, not 'not found'")
     }
 
+    /// An operation on an authorization that first has to find the attempt's intent.
+    enum Settlement: String, CaseIterable, CustomTestStringConvertible {
+        case completeChallenge = "complete challenge", capture, void, refund
+        var testDescription: String { rawValue }
+
+        func run(on processor: HTTPPaymentProcessor) async -> ProcessorOutcome {
+            let amount = Amount(minorUnits: 1000, currency: HTTPPaymentProcessorTests.usd)
+            switch self {
+            case .completeChallenge: return await processor.completeChallenge(reference: "att_down", passed: true, timeout: .seconds(5))
+            case .capture: return await processor.capture(CaptureRequest(reference: "att_down", amount: amount), timeout: .seconds(5))
+            case .void: return await processor.void(reference: "att_down", timeout: .seconds(5))
+            case .refund:
+                return await processor.refund(RefundRequest(reference: "att_down", refundReference: "re_down", amount: amount), timeout: .seconds(5))
+            }
+        }
+    }
+
+    /// After a restart the process no longer knows the attempt's intent and must search for
+    /// it first; with the processor down that search gets no answer. That is "not processed"
+    /// (nothing was sent: retry), never the decline `authorization_not_found`, which would
+    /// record a refusal the processor never gave (a capture failed, a refund marked failed).
+    @Test("An unreachable processor is never a decline", arguments: Settlement.allCases)
+    func unreachableIsNotADecline(operation: Settlement) async throws {
+        let processor = HTTPPaymentProcessor(endpoint: try ProcessorEndpoint("http://127.0.0.1:\(try Self.closedPort())"), secretKey: "sk_test_down")
+        let outcome = await operation.run(on: processor)
+        guard case .notProcessed(let reason) = outcome else {
+            Issue.record("\(operation) against an unreachable processor: expected not processed, got \(outcome)")
+            return
+        }
+        #expect(reason.contains("nothing was sent"), "\(reason)")
+    }
+
+    /// A loopback port nothing listens on: bound by the kernel's choice, then closed.
+    static func closedPort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        try #require(bound)
+        return UInt16(bigEndian: address.sin_port)
+    }
+
     @Test("Processor URLs: http only, host and port, no path", arguments: [
         ("http://127.0.0.1:12111", true), ("http://localhost", true), ("http://[::1]:8080/", true),
         ("https://127.0.0.1", false), ("127.0.0.1:12111", false), ("http://127.0.0.1:12111/v1", false),

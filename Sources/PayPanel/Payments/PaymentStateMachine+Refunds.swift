@@ -58,7 +58,11 @@ extension PaymentStateMachine {
                 updateRefund(refundID, at: now) { $0.processorRetries += 1 }
                 return [.callProcessorRefund(refundID: refundID, attemptID: refund.attemptID, amount: refund.amount)]
             }
-            settleRefund(refundID, succeeded: false, at: now) { $0.failureCode = FailureCode.processorUnavailable.rawValue }
+            // The processor could not be reached, or kept refusing before processing: nothing
+            // was refunded and nothing was refused. The refund stays pending, its amount
+            // reserved, and reconciliation settles it later (a lookup that finds nothing sends
+            // it again), never a failure the processor did not give.
+            updateRefund(refundID, at: now) { $0.outcomeUnknownSince = $0.outcomeUnknownSince ?? now }
             return []
         }
     }

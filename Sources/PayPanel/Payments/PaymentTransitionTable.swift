@@ -278,7 +278,7 @@ public enum PaymentTransitionTable {
         add(.refunding, .pending, .succeeded, [], "refund accepted, finishing later: looked up on its timer")
         add(.refunding, .unknown, .succeeded, [], "refund outcome unknown: reconciliation timer set")
         add(.refunding, .notProcessedRetry, .succeeded, ["refund"], "same refund id (the processor's idempotency key)")
-        add(.refunding, .notProcessedFinal, .succeeded, [], "refund failed: processor_unavailable")
+        add(.refunding, .notProcessedFinal, .succeeded, [], "refund stays pending: looked up and sent again on its timer, never failed for an unreachable processor")
         add(.refunding, .lookupNotFoundEarly, .succeeded, ["refund"], "refund " + resent)
         add(.refunding, .lookupNotFoundLate, .succeeded, ["refund"], "refund " + resent)
         add(.refunding, .lookupUnavailable, .succeeded, [], "lookup repeated later")

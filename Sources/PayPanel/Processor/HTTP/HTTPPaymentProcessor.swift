@@ -14,7 +14,12 @@ import Synchronization
 ///   `.notProcessed`;
 /// - 402 `card_error` → `.declined` with Stripe's `decline_code`; 400 `idempotency_error` →
 ///   `.declined(.idempotencyKeyReused)`; other 400s → `.declined(.invalidRequest)`;
-///   409 (the same key still in flight) → `.unknown`.
+///   409 (the same key still in flight) and 408 → `.unknown`; a 4xx that is not the
+///   processor's JSON error (a proxy, a wrong URL) → `.notProcessed`;
+/// - a capture, void, refund or challenge completion first finds the attempt's intent (a
+///   search, unless this process learnt it): a search the processor cannot answer is
+///   `.notProcessed` (the operation was not sent), never the decline `authorization_not_found`,
+///   which is kept for a processor that answered it has no such intent.
 public struct HTTPPaymentProcessor: PaymentProcessor {
     let client: ProcessorHTTPClient
     let secretKey: String
@@ -60,14 +65,22 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
 
     public func completeChallenge(reference: String, passed: Bool, timeout: Duration) async -> ProcessorOutcome {
         let deadline = ContinuousClock.now + timeout
-        guard let id = await intentID(for: reference, deadline: deadline) else { return .declined(.authorizationNotFound) }
+        let id: String
+        switch await intentID(for: reference, deadline: deadline) {
+        case .found(let found): id = found
+        case .answer(let outcome): return outcome
+        }
         let answer = await call("POST", "/_mock/3ds/\(id)", form: [("outcome", passed ? "pass" : "fail")], deadline: deadline)
         return authorizationOutcome(answer, reference: reference)
     }
 
     public func capture(_ request: CaptureRequest, timeout: Duration) async -> ProcessorOutcome {
         let deadline = ContinuousClock.now + timeout
-        guard let id = await intentID(for: request.reference, deadline: deadline) else { return .declined(.authorizationNotFound) }
+        let id: String
+        switch await intentID(for: request.reference, deadline: deadline) {
+        case .found(let found): id = found
+        case .answer(let outcome): return outcome
+        }
         let answer = await call(
             "POST", "/v1/payment_intents/\(id)/capture", form: [("amount_to_capture", String(request.amount.minorUnits))],
             headers: [("Idempotency-Key", "\(request.reference):capture:\(request.amount.minorUnits)")], deadline: deadline)
@@ -78,7 +91,11 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
 
     public func void(reference: String, timeout: Duration) async -> ProcessorOutcome {
         let deadline = ContinuousClock.now + timeout
-        guard let id = await intentID(for: reference, deadline: deadline) else { return .declined(.authorizationNotFound) }
+        let id: String
+        switch await intentID(for: reference, deadline: deadline) {
+        case .found(let found): id = found
+        case .answer(let outcome): return outcome
+        }
         let answer = await call("POST", "/v1/payment_intents/\(id)/cancel", form: [], headers: [("Idempotency-Key", "\(reference):void")], deadline: deadline)
         return await settlementOutcome(answer, reference: reference, operation: .void, deadline: deadline) { intent in
             intent["status"]?.stringValue == "canceled" ? Self.approval(intent, amountKey: "amount") : nil
@@ -87,7 +104,11 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
 
     public func refund(_ request: RefundRequest, timeout: Duration) async -> ProcessorOutcome {
         let deadline = ContinuousClock.now + timeout
-        guard let id = await intentID(for: request.reference, deadline: deadline) else { return .declined(.authorizationNotFound) }
+        let id: String
+        switch await intentID(for: request.reference, deadline: deadline) {
+        case .found(let found): id = found
+        case .answer(let outcome): return outcome
+        }
         let answer = await call(
             "POST", "/v1/refunds",
             form: [("payment_intent", id), ("amount", String(request.amount.minorUnits)), ("metadata[refund_reference]", request.refundReference)],
@@ -171,11 +192,19 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
                 if response.status >= 500 {
                     return .failure(.unknown(reason: "the processor answered HTTP \(response.status): the outcome is unknown; look the operation up"))
                 }
+                if response.status == 408 {
+                    // A timeout of the request on the way (a proxy's, or the server's): it may
+                    // have been processed.
+                    return .failure(.unknown(reason: "the processor answered HTTP 408 (request timeout): the outcome is unknown; look the operation up"))
+                }
                 guard let json = try? JSONParser().parse(response.body), case .object = json else {
                     if (200..<300).contains(response.status) {
                         return .failure(.unknown(reason: "the processor answered HTTP \(response.status) with a body that is not a JSON object: look the operation up"))
                     }
-                    return .failure(.declined(.invalidRequest))
+                    // Not the processor's API speaking (its errors are JSON): a proxy, a wrong
+                    // URL. Nothing says the card or the payment was refused.
+                    return .failure(.notProcessed(
+                        reason: "HTTP \(response.status) without the processor's JSON error (a proxy or a wrong --processor URL?): not processed"))
                 }
                 if (200..<300).contains(response.status) { return .object(json) }
                 if response.status == 409 {
@@ -291,13 +320,29 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
         if let id = intent["id"]?.stringValue { intents.remember(attempt: reference, intent: id) }
     }
 
-    private func intentID(for reference: String, deadline: ContinuousClock.Instant) async -> String? {
-        if let id = intents.intent(forAttempt: reference) { return id }
-        if case .found(let intent) = await search(attemptID: reference, deadline: deadline), let id = intent["id"]?.stringValue {
+    /// The processor's intent for an attempt, or the outcome of a call that needed one.
+    enum IntentResolution {
+        case found(String)
+        /// No intent to act on: the processor has none for the attempt (a decline,
+        /// `authorization_not_found`), or could not be asked (`notProcessed`: the operation
+        /// itself was never sent, so it is safe to send again — never a decline).
+        case answer(ProcessorOutcome)
+    }
+
+    private func intentID(for reference: String, deadline: ContinuousClock.Instant) async -> IntentResolution {
+        if let id = intents.intent(forAttempt: reference) { return .found(id) }
+        switch await search(attemptID: reference, deadline: deadline) {
+        case .found(let intent):
+            guard let id = intent["id"]?.stringValue else {
+                return .answer(.notProcessed(reason: "the processor's search answered an intent without an id; nothing was sent"))
+            }
             intents.remember(attempt: reference, intent: id)
-            return id
+            return .found(id)
+        case .notFound:
+            return .answer(.declined(.authorizationNotFound))
+        case .unavailable(let reason):
+            return .answer(.notProcessed(reason: "the processor could not be asked for the attempt's intent, so nothing was sent: \(reason)"))
         }
-        return nil
     }
 
     enum SearchResult {
