@@ -125,7 +125,11 @@ public actor CheckoutService {
     /// database holds are then one answer. Unchanged when the sheet was answered already, or
     /// waits through a 3-D Secure challenge.
     package func answeringSheet(_ outcome: PaymentOutcome) async throws -> PaymentOutcome {
-        guard let attemptID = outcome.attempt?.id else { return outcome }
+        // Most answers are known already: only an open outcome costs a read and a write.
+        guard let attempt = outcome.attempt, attempt.sheet?.isAwaitingAnswer == true, outcome.intent.status == .processing else {
+            return outcome
+        }
+        let attemptID = attempt.id
         return self.outcome(try await recordingSheetAnswer(try loadMachine(outcome.intent.id), attemptID: attemptID), attemptID: attemptID)
     }
 
