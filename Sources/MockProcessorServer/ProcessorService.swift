@@ -23,6 +23,9 @@ actor ProcessorService {
     /// Refunds whose ledger call is running now: a pending refund the ledger does not know yet is
     /// not "never made" while its call is still on its way (see `refreshed`).
     var refundsInFlight: Set<String> = []
+    /// Set while `ProcessorServer.seedAccounts` fills accounts in process: each request's own
+    /// write is skipped and the seeder writes every account once at the end.
+    var persistenceDeferred = false
     /// `http://host:port`, for `next_action` URLs; set once the port is known.
     private(set) var baseURL = "http://127.0.0.1"
 
@@ -63,7 +66,7 @@ actor ProcessorService {
     /// Writes the account's snapshot (best effort: a full disk must not fail a payment answer;
     /// the ledger, which holds the money, is written by SQLite with its own guarantees).
     func persist(_ tag: String) {
-        guard let snapshots, let account = accounts[tag] else { return }
+        guard !persistenceDeferred, let snapshots, let account = accounts[tag] else { return }
         try? snapshots.save(account)
     }
 
