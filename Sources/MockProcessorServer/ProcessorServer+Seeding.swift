@@ -13,9 +13,7 @@ extension ProcessorServer {
     /// ledger no server is using at the same time; a `processor serve` started afterwards on
     /// `processor.ledgerPath` finds the accounts.
     public static func seedAccounts(_ accounts: [(key: String, intents: Int)], processor: MockProcessor, clock: any WallClock) async throws {
-        let service = ProcessorService(
-            mock: processor, clock: clock, snapshots: AccountSnapshots(ledgerPath: processor.ledgerPath),
-            webhookBox: try Self.webhookBox(ledgerPath: processor.ledgerPath))
+        let service = try ProcessorService(mock: processor, clock: clock, webhookBox: try Self.webhookBox(ledgerPath: processor.ledgerPath))
         _ = await service.restore()
         await service.setPersistenceDeferred(true)
         let parameters = Parameters(.object([
