@@ -179,8 +179,6 @@ struct TrackedMap<Value: Sendable>: Sendable {
         }
     }
 
-    var keys: Dictionary<String, Value>.Keys { values.keys }
-
     mutating func load(_ value: Value, key: String) { values[key] = value }
     mutating func markSaved() { changed.removeAll() }
     mutating func markAllChanged() { changed = Set(values.keys) }
