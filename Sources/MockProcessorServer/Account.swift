@@ -3,18 +3,23 @@ import PayPanel
 
 /// One `sk_test_…` key's isolated world: its intents, refunds, idempotency keys, scripted card
 /// chains and test clock. Parallel test suites with different keys never see each other's data.
+///
+/// Every collection records which of its entries changed since the account was last written
+/// (`ObjectTable`, `TrackedMap`), so the account store writes those rows and no others: a
+/// request's write does not grow with the account.
 struct Account: Sendable {
     /// `acct_` + 16 hex digits of SHA-256(key): the key itself is never kept.
     let tag: String
-    var intents: [String: StoredIntent] = [:]
-    var intentOrder: [String] = []
-    var refunds: [String: StoredRefund] = [:]
-    var refundOrder: [String] = []
-    var idempotency: [String: IdempotencyRecord] = [:]
+    var intents = ObjectTable<StoredIntent>()
+    var refunds = ObjectTable<StoredRefund>()
+    var idempotency = TrackedMap<IdempotencyRecord>()
     /// Seconds the account's test clock is ahead of the server's clock.
-    var clockOffset: TimeInterval = 0
+    var clockOffset: TimeInterval = 0 {
+        didSet { clockChanged = true }
+    }
+    private(set) var clockChanged = false
     /// `cardKey(number)` → the remaining scripted trigger steps (the last one repeats).
-    var cardChains: [String: CardChain] = [:]
+    var cardChains = TrackedMap<CardChain>()
 
     init(tag: String) {
         self.tag = tag
@@ -23,7 +28,31 @@ struct Account: Sendable {
     /// Every ledger reference of this account starts with this (`acct_…/`).
     var ledgerPrefix: String { tag + "/" }
 
-    /// Chains are kept under the SHA-256 of the card number, so no number reaches a snapshot.
+    /// Whether anything changed since the account was last written.
+    var hasChanges: Bool {
+        clockChanged || !intents.changed.isEmpty || !refunds.changed.isEmpty || !idempotency.changed.isEmpty || !cardChains.changed.isEmpty
+    }
+
+    /// Forgets the change sets once the store holds every change.
+    mutating func markSaved() {
+        intents.markSaved()
+        refunds.markSaved()
+        idempotency.markSaved()
+        cardChains.markSaved()
+        clockChanged = false
+    }
+
+    /// Marks everything changed: an account read from an earlier version's snapshot file, to be
+    /// written whole into the store once.
+    mutating func markAllChanged() {
+        intents.markAllChanged()
+        refunds.markAllChanged()
+        idempotency.markAllChanged()
+        cardChains.markAllChanged()
+        clockChanged = true
+    }
+
+    /// Chains are kept under the SHA-256 of the card number, so no number reaches the disk.
     static func cardKey(_ digits: String) -> String {
         SHA256.hash(digits).hexString
     }
@@ -100,6 +129,13 @@ struct StoredIntent: Sendable {
     }
 }
 
+extension StoredIntent: TableObject {
+    /// Found by each metadata pair (search by `metadata['key']:'value'`).
+    var indexKeys: Set<String> { Set(metadata.map { Self.metadataIndexKey($0.0, $0.1) }) }
+
+    static func metadataIndexKey(_ key: String, _ value: String) -> String { "metadata\u{0}\(key)\u{0}\(value)" }
+}
+
 /// A Refund as the mock keeps it.
 struct StoredRefund: Sendable {
     let id: String
@@ -112,4 +148,11 @@ struct StoredRefund: Sendable {
     var metadata: [(String, String)]
     let created: Date
     let ledgerReference: String
+}
+
+extension StoredRefund: TableObject {
+    /// Found by its PaymentIntent (`GET /v1/refunds?payment_intent=…`).
+    var indexKeys: Set<String> { [Self.intentIndexKey(paymentIntent)] }
+
+    static func intentIndexKey(_ intentID: String) -> String { "payment_intent\u{0}\(intentID)" }
 }

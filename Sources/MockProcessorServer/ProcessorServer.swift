@@ -23,12 +23,15 @@ public final class ProcessorServer: Sendable {
         public var webhookTransport: any WebhookTransport = PlainHTTPWebhookTransport()
         /// How often (real time) the sender looks for deliveries due on their account's clock.
         public var webhookPollInterval: Duration = .milliseconds(200)
+        /// Counts what the account store writes (tests: a request's write must not grow with the account).
+        public var accountStoreWrites: AccountStoreWrites?
         public init() {}
     }
 
     public let http: HTTPServer
     let service: ProcessorService
-    /// Account snapshot files found at start that could not be read (those accounts start empty).
+    /// Saved account data found at start that could not be read: an earlier version's snapshot
+    /// file (that account starts empty) or one object's row (left out of its account).
     public let unreadableSnapshots: [String]
     /// The webhook sender's loop (`WebhookSender`), cancelled at shutdown.
     private let sender: Task<Void, Never>
@@ -50,9 +53,9 @@ public final class ProcessorServer: Sendable {
     public static func start(
         processor: MockProcessor, clock: any WallClock, configuration: HTTPServer.Configuration, options: Options = Options()
     ) async throws -> ProcessorServer {
-        let service = ProcessorService(
-            mock: processor, clock: clock, snapshots: AccountSnapshots(ledgerPath: processor.ledgerPath),
-            webhookBox: try Self.webhookBox(ledgerPath: processor.ledgerPath))
+        let service = try ProcessorService(
+            mock: processor, clock: clock, webhookBox: try Self.webhookBox(ledgerPath: processor.ledgerPath),
+            accountStoreWrites: options.accountStoreWrites)
         let unreadable = await service.restore()
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in

@@ -39,10 +39,13 @@ extension ProcessorService {
         }
         if all {
             accounts.removeAll()
-            snapshots?.removeAll()
         } else {
             accounts[tag] = Account(tag: tag)
-            snapshots?.remove(tag)
+        }
+        do {
+            if all { try store?.removeAll() } else { try store?.remove(tag) }
+        } catch {
+            return .error(.apiError("The account store cannot be reset (this process has forgotten the accounts, but a restart would bring them back): \((error as? any PayPanelError)?.message ?? "unexpected failure")."))
         }
         return .ok(.orderedObject([("object", "reset"), ("scope", all ? "all" : "account")]))
     }

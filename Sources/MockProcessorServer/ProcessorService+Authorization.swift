@@ -32,7 +32,7 @@ extension ProcessorService {
         let saved = intent
         update(tag) { $0.intents[intentID] = saved }
         // Written ahead of the ledger call: a crash after the ledger approved but before the
-        // request's snapshot would otherwise lose the intent while its money stays held, and a
+        // request's own write would otherwise lose the intent while its money stays held, and a
         // client that searches instead of retrying (the backend's worker) would find nothing.
         // Restarted, the server settles a `processing` intent from the ledger. Found by the
         // processor crash soak.
@@ -91,7 +91,6 @@ extension ProcessorService {
         update(tag) { account in
             if createdNow {
                 account.intents[intentID] = nil
-                account.intentOrder.removeAll { $0 == intentID }
             } else if var intent = account.intents[intentID] {
                 intent.status = "requires_payment_method"
                 account.intents[intentID] = intent

@@ -44,10 +44,7 @@ extension ProcessorService {
                 id: id, clientSecret: id + "_" + secret, amount: amount, currency: currency, captureMethod: captureMethod,
                 description: description, metadata: metadata, created: now(tag),
                 status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card)
-            update(tag) { account in
-                account.intents[id] = intent
-                account.intentOrder.append(id)
-            }
+            update(tag) { $0.intents[id] = intent }
             guard confirm else { return .ok(ObjectJSON.intent(intent, baseURL: baseURL)) }
             guard card != nil else {
                 undoAuthorization(tag, intentID: id, createdNow: true)
@@ -208,12 +205,13 @@ extension ProcessorService {
         }
     }
 
-    /// GET /v1/payment_intents — newest first, cursor pagination.
+    /// GET /v1/payment_intents — newest first, cursor pagination (a page costs its own length,
+    /// not the account's: `CreationOrder`).
     func listIntents(_ tag: String, _ query: Parameters) -> Reply {
         do {
-            let account = account(tag)
-            let page = try Pagination.page(ids: account.intentOrder.reversed(), query: query, kind: "payment_intent")
-            return .ok(ObjectJSON.list(page.ids.compactMap { account.intents[$0].map { ObjectJSON.intent($0, baseURL: baseURL) } }, hasMore: page.hasMore, url: "/v1/payment_intents"))
+            let intents = account(tag).intents
+            let page = try Pagination.page(intents.order, query: query, kind: "payment_intent")
+            return .ok(ObjectJSON.list(page.ids.compactMap { intents[$0].map { ObjectJSON.intent($0, baseURL: baseURL) } }, hasMore: page.hasMore, url: "/v1/payment_intents"))
         } catch {
             return .error(error)
         }
@@ -223,13 +221,21 @@ extension ProcessorService {
     /// clauses joined by AND, `limit`, and Stripe's `page` token (the `next_page` of the page
     /// before: the SDKs' `auto_paging_iter` follows it, and loops on the first page forever
     /// when `has_more` is true without one). Immediate here; Stripe's index can lag a minute.
+    /// With a metadata clause only the intents carrying that pair are looked at (the table's
+    /// index); a search by status alone reads every intent of the account.
     func searchIntents(_ tag: String, _ query: Parameters) -> Reply {
         do throws(StripeError) {
             guard let text = try query.string("query") else { throw StripeError.missing("query") }
             let clauses = try SearchQuery.parse(text)
             let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
-            let account = account(tag)
-            var matches = account.intentOrder.reversed().compactMap { account.intents[$0] }.filter { intent in
+            let intents = account(tag).intents
+            // The fewest candidates a metadata clause gives (none carry the pair: no match).
+            var candidates = intents.order
+            for case .metadata(let key, let value) in clauses {
+                let carrying = intents.ids(withIndexKey: StoredIntent.metadataIndexKey(key, value)) ?? CreationOrder()
+                if carrying.count < candidates.count { candidates = carrying }
+            }
+            var matches = candidates.newestFirst.compactMap { intents[$0] }.filter { intent in
                 clauses.allSatisfy { clause in
                     switch clause {
                     case .metadata(let key, let value): intent.metadata.contains { $0.0 == key && $0.1 == value }
@@ -268,26 +274,21 @@ extension ProcessorService {
     }
 }
 
-/// Stripe's cursor pagination: `limit` (1–100, default 10), `starting_after`, `ending_before`.
+/// Stripe's cursor pagination, newest first: `limit` (1–100, default 10), `starting_after`,
+/// `ending_before`.
 enum Pagination {
-    static func page(ids: [String], query: Parameters, kind: String) throws(StripeError) -> (ids: [String], hasMore: Bool) {
+    static func page(_ order: CreationOrder, query: Parameters, kind: String) throws(StripeError) -> (ids: [String], hasMore: Bool) {
         let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
         let after = try query.string("starting_after")
         let before = try query.string("ending_before")
         guard after == nil || before == nil else {
             throw .invalidRequest("Give starting_after or ending_before, not both.", param: "ending_before")
         }
-        if let after {
-            guard let index = ids.firstIndex(of: after) else { throw .resourceMissing(kind, after, param: "starting_after") }
-            let rest = ids[(index + 1)...]
-            return (Array(rest.prefix(limit)), rest.count > limit)
+        guard let page = order.page(after: after, before: before, limit: limit) else {
+            let cursor = after ?? before ?? ""
+            throw .resourceMissing(kind, cursor, param: after != nil ? "starting_after" : "ending_before")
         }
-        if let before {
-            guard let index = ids.firstIndex(of: before) else { throw .resourceMissing(kind, before, param: "ending_before") }
-            let earlier = ids[..<index]
-            return (Array(earlier.suffix(limit)), earlier.count > limit)
-        }
-        return (Array(ids.prefix(limit)), ids.count > limit)
+        return page
     }
 }
 

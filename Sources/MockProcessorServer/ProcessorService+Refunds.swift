@@ -14,7 +14,7 @@ extension ProcessorService {
                 throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); only a succeeded one can be refunded.")
             }
             let id = Self.objectID(prefix: "re", tag: tag, idempotencyKey: idempotencyKey)
-            // A retry whose first answer reached the snapshot but not the key's record (a crash
+            // A retry whose first answer reached the account store but not the key's record (a crash
             // in between) gets that refund back rather than a second one.
             if let made = account(tag).refunds[id], made.status != "pending" { return .ok(ObjectJSON.refund(made)) }
             // A retry of a request interrupted by a crash finds its own pending refund (same id,
@@ -32,14 +32,13 @@ extension ProcessorService {
             let prefix = account(tag).ledgerPrefix
             let ledgerReference = prefix + id
             // Written ahead of the ledger call, as `pending`: a crash after the ledger refunded
-            // but before the answer's snapshot would otherwise lose the refund while the money
+            // but before the answer was written would otherwise lose the refund while the money
             // moved, and a backend that lists the payment's refunds to learn what happened (an
             // unknown outcome) would find nothing. `refreshed` settles it from the ledger.
             let pending = StoredRefund(
                 id: id, paymentIntent: intentID, charge: intent.latestCharge, amount: amount, currency: intent.currency, status: "pending",
                 failureReason: nil, metadata: metadata, created: account(tag).refunds[id]?.created ?? now(tag), ledgerReference: ledgerReference)
             update(tag) { account in
-                if account.refunds[id] == nil { account.refundOrder.append(id) }
                 account.intents[intentID]?.refunded += amount - interrupted
                 account.refunds[id] = pending
             }
@@ -104,12 +103,11 @@ extension ProcessorService {
         return .ok(ObjectJSON.refund(refund))
     }
 
-    /// GET /v1/refunds, optionally `payment_intent=pi_…`; newest first.
+    /// GET /v1/refunds, optionally `payment_intent=pi_…` (then only that intent's refunds are
+    /// looked at); newest first.
     func listRefunds(_ tag: String, _ query: Parameters) async -> Reply {
         do {
-            let filter = try query.string("payment_intent")
-            let ids = account(tag).refundOrder.reversed().filter { id in filter == nil || account(tag).refunds[id]?.paymentIntent == filter }
-            let page = try Pagination.page(ids: ids, query: query, kind: "refund")
+            let page = try refundPage(tag, query)
             var data: [JSONValue] = []
             for id in page.ids {
                 if let refund = await refreshed(tag, id: id) { data.append(ObjectJSON.refund(refund)) }
@@ -118,6 +116,15 @@ extension ProcessorService {
         } catch {
             return .error(error)
         }
+    }
+
+    /// The page of refund ids `query` asks for. A function of its own so that no copy of the
+    /// account's table outlives it: `refreshed` then changes the table in place.
+    private func refundPage(_ tag: String, _ query: Parameters) throws(StripeError) -> (ids: [String], hasMore: Bool) {
+        let filter = try query.string("payment_intent")
+        let refunds = account(tag).refunds
+        let order = filter.map { refunds.ids(withIndexKey: StoredRefund.intentIndexKey($0)) ?? CreationOrder() } ?? refunds.order
+        return try Pagination.page(order, query: query, kind: "refund")
     }
 
     private func refreshed(_ tag: String, id: String) async -> StoredRefund? {
@@ -145,7 +152,6 @@ extension ProcessorService {
     private func forgetRefund(_ tag: String, id: String) {
         update(tag) { account in
             guard let refund = account.refunds.removeValue(forKey: id) else { return }
-            account.refundOrder.removeAll { $0 == id }
             account.intents[refund.paymentIntent]?.refunded -= refund.amount
         }
     }

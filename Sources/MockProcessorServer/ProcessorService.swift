@@ -11,18 +11,27 @@ import PayPanel
 /// marked `processing`: a second confirm or capture arriving meanwhile sees that state and is
 /// refused, instead of interleaving with the first.
 ///
-/// What survives a restart: the ledger (SQLite) and each account's snapshot beside it
-/// (`AccountSnapshots`). Ids made with an Idempotency-Key are derived from it, so even a retry
-/// whose first answer never reached the snapshot recreates the same intent id and attempt
-/// reference, and the ledger replays the authorization it already made.
+/// What survives a restart: the ledger (SQLite) and the accounts beside it (`AccountStore`, one
+/// row per object; each request writes only the objects it changed). Ids made with an
+/// Idempotency-Key are derived from it, so even a retry whose first answer was never written
+/// recreates the same intent id and attempt reference, and the ledger replays the
+/// authorization it already made.
+///
+/// Accounts are changed in place (`update`), never copied out and back: a copy would share the
+/// account's tables, and the first change would then duplicate them whole (copy-on-write), a
+/// cost that grows with the account.
 actor ProcessorService {
     let mock: MockProcessor
     let clock: any WallClock
-    let snapshots: AccountSnapshots?
+    /// Nil for an in-memory ledger: its accounts live as long as the process.
+    let store: AccountStore?
     var accounts: [String: Account] = [:]
     /// Refunds whose ledger call is running now: a pending refund the ledger does not know yet is
     /// not "never made" while its call is still on its way (see `refreshed`).
     var refundsInFlight: Set<String> = []
+    /// Set while `ProcessorServer.seedAccounts` fills accounts in process: each request's own
+    /// write is skipped and the seeder writes every account once at the end.
+    var persistenceDeferred = false
     /// `http://host:port`, for `next_action` URLs; set once the port is known.
     private(set) var baseURL = "http://127.0.0.1"
 
@@ -36,35 +45,55 @@ actor ProcessorService {
     /// Seals the webhook endpoints' secrets in the ledger file (key: `<ledger>.webhook-key`).
     let webhookBox: WebhookSecretBox
 
-    init(mock: MockProcessor, clock: any WallClock, snapshots: AccountSnapshots?, webhookBox: WebhookSecretBox) {
+    /// Opens the account store beside `mock`'s ledger (none for `:memory:`).
+    init(mock: MockProcessor, clock: any WallClock, webhookBox: WebhookSecretBox, accountStoreWrites: AccountStoreWrites? = nil) throws {
         self.mock = mock
         self.clock = clock
-        self.snapshots = snapshots
+        self.store = try AccountStore.path(forLedger: mock.ledgerPath).map { try AccountStore(path: $0, writes: accountStoreWrites) }
         self.webhookBox = webhookBox
     }
 
-    /// Loads the saved accounts, then settles intents a crash left `processing` from the ledger.
-    /// Returns the snapshot files that could not be read.
+    /// Moves an earlier version's snapshot files into the store, loads the accounts, then
+    /// settles intents a crash left `processing` from the ledger. Returns what could not be read.
     func restore() async -> [String] {
-        guard let snapshots else { return [] }
-        let (loaded, unreadable) = snapshots.loadAll()
-        let kept = loaded.prefix(Self.maximumAccounts)
-        for account in kept { accounts[account.tag] = account }
-        for account in kept {
-            for id in account.intentOrder where account.intents[id]?.status == "processing" {
-                guard let intent = account.intents[id] else { continue }
-                await settleFromLedger(account.tag, intentID: id, reference: intent.ledgerReference(accountPrefix: account.ledgerPrefix), createdNow: false)
+        guard let store else { return [] }
+        var unreadable = LegacyAccountSnapshots.importAll(ledgerPath: mock.ledgerPath, into: store)
+        do {
+            let (loaded, unreadableRows) = try store.loadAll()
+            unreadable += unreadableRows
+            for account in loaded.prefix(Self.maximumAccounts) { accounts[account.tag] = account }
+        } catch {
+            unreadable.append("\(store.path) (\((error as? any PayPanelError)?.message ?? "\(error)"))")
+        }
+        // Listed first, settled after: settling awaits the ledger and changes the accounts.
+        var processing: [(tag: String, id: String, reference: String)] = []
+        for (tag, account) in accounts {
+            for id in account.intents.order.newestFirst.reversed() {
+                guard let intent = account.intents[id], intent.status == "processing" else { continue }
+                processing.append((tag, id, intent.ledgerReference(accountPrefix: account.ledgerPrefix)))
             }
-            persist(account.tag)
+        }
+        for (tag, id, reference) in processing {
+            await settleFromLedger(tag, intentID: id, reference: reference, createdNow: false)
+            persist(tag)
         }
         return unreadable
     }
 
-    /// Writes the account's snapshot (best effort: a full disk must not fail a payment answer;
-    /// the ledger, which holds the money, is written by SQLite with its own guarantees).
+    /// Writes what changed in the account since its last write, in one transaction: the rows
+    /// of the objects this request touched, however many the account holds. Best effort: a
+    /// full disk must not fail a payment answer (the ledger, which holds the money, is written
+    /// by SQLite with its own guarantees); the changes stay marked, so the account's next write
+    /// carries them.
     func persist(_ tag: String) {
-        guard let snapshots, let account = accounts[tag] else { return }
-        try? snapshots.save(account)
+        // No copy of the account is kept across `markSaved` (see the type's comment).
+        guard !persistenceDeferred, let store, let changes = accounts[tag].flatMap({ $0.hasChanges ? $0.pendingChanges() : nil }) else { return }
+        do {
+            try store.save(changes)
+            accounts[tag]?.markSaved()
+        } catch {
+            return
+        }
     }
 
     func setBaseURL(_ url: String) {
@@ -96,15 +125,14 @@ actor ProcessorService {
         accounts[tag] ?? Account(tag: tag)
     }
 
+    /// Changes the account in place (no copy: see the type's comment).
     func update(_ tag: String, _ body: (inout Account) -> Void) {
-        var account = accounts[tag] ?? Account(tag: tag)
-        body(&account)
-        accounts[tag] = account
+        body(&accounts[tag, default: Account(tag: tag)])
     }
 
     func checkRoom(_ tag: String) throws(StripeError) {
-        let account = account(tag)
-        guard account.intents.count + account.refunds.count < Self.maximumObjectsPerAccount else {
+        let objects = accounts[tag].map { $0.intents.count + $0.refunds.count } ?? 0
+        guard objects < Self.maximumObjectsPerAccount else {
             throw StripeError(
                 status: .tooManyRequests, type: "invalid_request_error", code: "object_limit",
                 message: "This test key's account holds \(Self.maximumObjectsPerAccount) objects: reset it (POST /_mock/reset) between tests.")

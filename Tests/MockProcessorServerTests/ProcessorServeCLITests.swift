@@ -11,6 +11,8 @@ struct ProcessorServeCLITests {
         arguments: [
             (["processor", "serve", "--port", "70000"], "--port"),
             (["processor", "serve", "--hold", "0"], "--hold"),
+            (["bench", "processor-scale", "--sizes", "10"], "--sizes"),
+            (["bench", "processor-scale", "--sizes", "10,20", "--authorizations", "5000"], "accounts"),
             (["payments", "capture", "pi_x", "--processor", "https://127.0.0.1:12111"], "https is not supported"),
             (["payments", "capture", "pi_x", "--processor", "http://127.0.0.1:12111/v1"], "no path"),
             (["payments", "capture", "pi_x", "--processor", "http://127.0.0.1:12111", "--processor-key", "a b"], "--processor-key"),
@@ -32,6 +34,25 @@ struct ProcessorServeCLITests {
         #expect(json["count"]?.int64Value == 5)
         #expect(json["in_process_per_second"]?.int64Value != nil && json["over_http_per_second"]?.int64Value != nil)
         #expect(json["ratio"]?.stringValue != nil)
+    }
+
+    @Test("bench processor-scale --json reports each size's median and p99 and their ratio (the shape only: speed is never asserted)")
+    func scaleBenchShape() throws {
+        let directory = try TemporaryDirectory("procserve-cli")
+        let result = try CLIRunner.run(
+            ["bench", "processor-scale", "--sizes", "2,30", "--authorizations", "10", "--rounds", "2", "--directory", directory.path, "--json"],
+            in: directory, timeout: 120)
+        #expect(result.status == 0, "\(result)")
+        let json = try JSONParser().parse(result.stdout)
+        let sizes = json["sizes"]?.arrayValue ?? []
+        #expect(sizes.map { $0["intents"]?.int64Value } == [2, 30])
+        // A tenth of its size per account, at least one: 10 accounts of 2 intents, 4 of 30.
+        #expect(sizes.map { $0["accounts"]?.int64Value } == [10, 4])
+        #expect(sizes.allSatisfy { $0["authorizations"]?.int64Value == 10 && $0["medianMs"] != nil && $0["p99Ms"] != nil }, "\(result.stdout)")
+        #expect(json["medianRatio"] != nil && json["targetMet"]?.boolValue != nil)
+        #expect(json["serverExitStatus"]?.int64Value == 0)
+        // Its temporary directory inside --directory is gone.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("paypanel-bench-") } == [])
     }
 
     @Test("processor serve --help names the test endpoints and the docs")

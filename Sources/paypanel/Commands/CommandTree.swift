@@ -53,7 +53,7 @@ enum CommandTree {
                 name: "bench", abstract: "Measure the payment machinery against baselines from the same run (build with -c release first).",
                 children: [
                     .command(BenchLifecycleCommand.self), .command(BenchTokenCommand.self), .command(BenchCLICommand.self),
-                    .command(BenchProcessorCommand.self), .command(BenchServeCommand.self),
+                    .command(BenchProcessorCommand.self), .command(BenchServeCommand.self), .command(BenchProcessorScaleCommand.self),
                 ]),
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",

@@ -12,7 +12,7 @@ struct BenchProcessorCommand: CLICommand {
         discussion: """
             Starts 'processor serve' inside this process on a free loopback port and times, in five interleaved \
             rounds, authorizations through the in-process mock and through HTTPPaymentProcessor against the \
-            server (a new connection per call, the Stripe layer, the account snapshot); prints the medians and \
+            server (a new connection per call, the Stripe layer, the account store's write); prints the medians and \
             their ratio. Ledgers go in a temporary directory that is removed afterwards. Build with \
             'swift build -c release' first.
             """,

@@ -1,0 +1,179 @@
+import Foundation
+import MockProcessor
+import MockProcessorServer
+import PayPanel
+import PayPanelHTTP
+import Testing
+import TestSupport
+
+/// `processor serve` keeps its accounts as one row per object (`<ledger>.accounts.sqlite`): a
+/// request writes what it changed, whatever the account holds; a SIGKILL loses no answered
+/// change and leaves no temporary file; an earlier version's snapshot files are taken over.
+@Suite("processor serve: the account store")
+struct AccountStoreTests {
+    /// What the account store wrote while `body` ran.
+    static func written(by writes: AccountStoreWrites, _ body: () async throws -> Void) async rethrows -> AccountStoreWrites.Totals {
+        let before = writes.totals
+        try await body()
+        let after = writes.totals
+        return AccountStoreWrites.Totals(
+            transactions: after.transactions - before.transactions, rows: after.rows - before.rows, bytes: after.bytes - before.bytes)
+    }
+
+    @Test("An authorization, a capture and a refund write the same rows and bytes in an account of 1,000 intents as in one of 10; a list writes nothing")
+    func aRequestsWriteDoesNotGrowWithTheAccount() async throws {
+        let directory = try TemporaryDirectory("procserve-store-writes")
+        // A fixed clock: every timestamp written has the same digits in both accounts.
+        let clock = ManualClock(try Timestamp.parse("2026-12-01T10:00:00Z"))
+        let processor = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock)
+        try await ProcessorServer.seedAccounts([(key: "sk_test_small", intents: 10), (key: "sk_test_large", intents: 1000)], processor: processor, clock: clock)
+        let writes = AccountStoreWrites()
+        var options = ProcessorServer.Options()
+        options.accountStoreWrites = writes
+        let server = try await ProcessorServer.start(
+            processor: processor, clock: clock, configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), options: options)
+
+        var figures: [String: [AccountStoreWrites.Totals]] = [:]
+        for key in ["sk_test_small", "sk_test_large"] {
+            let client = StripeTestClient(port: server.port, key: key)
+            var intent: Reply?
+            let authorization = try await Self.written(by: writes) {
+                intent = try await client.pay(2500, metadata: ["attempt_id": "att_same"], idempotencyKey: "order-same").reply
+            }
+            let id = try #require(intent).id
+            #expect(intent?.status_ == "requires_capture", "\(intent?.text ?? "")")
+            var captured: Reply?
+            let capture = try await Self.written(by: writes) {
+                captured = try await client.call("POST", "/v1/payment_intents/\(id)/capture")
+            }
+            #expect(captured?.status_ == "succeeded", "\(captured?.text ?? "")")
+            var refunded: Reply?
+            let refund = try await Self.written(by: writes) {
+                refunded = try await client.call("POST", "/v1/refunds", [("payment_intent", id), ("amount", "700")])
+            }
+            #expect(refunded?.status_ == "succeeded", "\(refunded?.text ?? "")")
+            var listed: Reply?
+            let list = try await Self.written(by: writes) {
+                listed = try await client.call("GET", "/v1/payment_intents", [("limit", "3")])
+            }
+            #expect(listed?["data"]?.arrayValue?.count == 3, "\(listed?.text ?? "")")
+            figures[key] = [authorization, capture, refund, list]
+        }
+        let small = try #require(figures["sk_test_small"])
+        let large = try #require(figures["sk_test_large"])
+        for (step, (few, many)) in zip(["authorization", "capture", "refund", "list"], zip(small, large)) {
+            #expect(few.transactions == many.transactions, "\(step): \(few) at 10 intents, \(many) at 1,000")
+            #expect(few.rows == many.rows, "\(step): \(few) at 10 intents, \(many) at 1,000")
+            // Ids are random but of fixed length, and every time comes from the fixed clock.
+            #expect(few.bytes == many.bytes, "\(step): \(few) at 10 intents, \(many) at 1,000")
+            // Proportional to the change: a handful of rows (the intent written ahead of the
+            // ledger call and after it, the idempotency key, the refund), a few KiB.
+            #expect(many.rows <= 4 && many.bytes < 8192, "\(step) at 1,000 intents: \(many)")
+        }
+        #expect(large[3] == AccountStoreWrites.Totals(), "a GET writes nothing")
+        await server.shutdown(grace: .seconds(5))
+    }
+
+    /// Every file under `directory` whose name ends in `.tmp`.
+    static func temporaryFiles(in directory: TemporaryDirectory) throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".tmp") }
+    }
+
+    @Test("SIGKILL while requests are in flight: after a restart every answered intent and replay is there, and no .tmp file is left (stale ones of earlier versions are removed)")
+    func aKillLosesNoAnsweredChangeAndLeavesNoTemporaryFile() async throws {
+        let directory = try TemporaryDirectory("procserve-store-kill")
+        let first = try await ServedProcess.processor(directory: directory)
+        let port = first.port
+        // Two clients create intents as fast as they can; the server is killed under them.
+        let answered = Recorder<(key: String, id: String)>()
+        let clients = (0..<2).map { client in
+            Task {
+                let stripe = StripeTestClient(port: port, key: "sk_test_kill")
+                for index in 0..<400 {
+                    let key = "order-\(client)-\(index)"
+                    guard case .response(let reply)? = try? await stripe.pay(metadata: ["attempt_id": key], idempotencyKey: key, timeout: 10),
+                        reply.status == 200
+                    else { return }
+                    answered.record((key, reply.id))
+                }
+            }
+        }
+        while answered.all.count < 20 { try await Task.sleep(for: .milliseconds(5)) }
+        await first.crash()
+        for client in clients { await client.value }
+
+        // What an earlier version killed mid-write left beside the ledger.
+        try FileManager.default.createDirectory(atPath: directory.file("processor.sqlite.accounts"), withIntermediateDirectories: true)
+        try directory.write("processor.sqlite.accounts/.acct_0123456789abcdef.json.k3x9q.tmp", "{\"tag\":\"acct_01")
+
+        let second = try await ServedProcess.processor(directory: directory)
+        let client = StripeTestClient(port: second.port, key: "sk_test_kill")
+        #expect(try Self.temporaryFiles(in: directory) == [])
+        #expect(!FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts")), "the emptied directory of snapshots is removed")
+        for (key, id) in answered.all {
+            let found = try await client.call("GET", "/v1/payment_intents/\(id)")
+            #expect(found.status_ == "requires_capture", "\(key): \(found.text)")
+            let replay = try #require(try await client.pay(metadata: ["attempt_id": key], idempotencyKey: key).reply)
+            #expect(replay.id == id && replay.headers["Idempotent-Replayed"] == "true", "\(key): \(replay.text)")
+        }
+        #expect(await second.terminate() == 0)
+        #expect(try Self.temporaryFiles(in: directory) == [])
+    }
+
+    /// An account snapshot exactly as the version before the account store wrote it (recorded
+    /// from its `processor serve` under key `sk_test_legacy_import`): an intent authorized with
+    /// an Idempotency-Key, one captured and partly refunded, a card chain, the clock advanced 60 s.
+    static let legacySnapshot = #"""
+        {"refunds":[{"paymentIntent":"pi_fux0Z0HuvVdx4YhNj0re3ne4","currency":"USD","id":"re_uQuGySdOC5FYqTxBrfEGdZHC","metadata":[],"status":"succeeded","ledgerReference":"acct_055e41819dc546a3\/re_uQuGySdOC5FYqTxBrfEGdZHC","created":1796119200,"charge":"ch_fux0Z0HuvVdx4YhNj0re3ne41","amount":500}],"keys":[{"createdAt":1796119200,"fingerprint":"POST \/v1\/payment_intents {\"amount\":\"1500\",\"currency\":\"usd\",\"confirm\":\"true\",\"capture_method\":\"manual\",\"payment_method\":\"pm_card_visa\",\"metadata\":{\"attempt_id\":\"att_legacy\"}}","status":200,"body":"{\"id\":\"pi_I9ry84nQt193J3T6MIwwyUun\",\"object\":\"payment_intent\",\"amount\":1500,\"amount_capturable\":1500,\"amount_received\":0,\"canceled_at\":null,\"cancellation_reason\":null,\"capture_method\":\"manual\",\"client_secret\":\"pi_I9ry84nQt193J3T6MIwwyUun_secret_R4ZOxZFPu3ViQzA9Zr86znd1\",\"confirmation_method\":\"automatic\",\"created\":1796119200,\"currency\":\"usd\",\"customer\":null,\"description\":null,\"last_payment_error\":null,\"latest_charge\":\"ch_I9ry84nQt193J3T6MIwwyUun1\",\"livemode\":false,\"metadata\":{\"attempt_id\":\"att_legacy\"},\"next_action\":null,\"payment_method\":\"pm_card_visa\",\"payment_method_types\":[\"card\"],\"status\":\"requires_capture\"}","key":"att_legacy"}],"clockOffset":60,"chains":[{"card":"2f725bbd1f405a1ed0336abaf85ddfeb6902a9984a76fd877c3b5cc3b5085a82","next":0,"steps":["GENERIC_DECLINE","APPROVE"]}],"intents":[{"currency":"USD","amount":1500,"clientSecret":"pi_I9ry84nQt193J3T6MIwwyUun_secret_R4ZOxZFPu3ViQzA9Zr86znd1","paymentMethodID":"pm_card_visa","refunded":0,"id":"pi_I9ry84nQt193J3T6MIwwyUun","metadata":[["attempt_id","att_legacy"]],"created":1796119200,"authorizations":1,"status":"requires_capture","latestCharge":"ch_I9ry84nQt193J3T6MIwwyUun1","captureBefore":1796724000,"amountReceived":0,"captureMethod":"manual","amountCapturable":1500},{"currency":"USD","amount":2000,"clientSecret":"pi_fux0Z0HuvVdx4YhNj0re3ne4_secret_3ttZmSBmq77X5TFGiZjaZw30","paymentMethodID":"pm_card_visa","refunded":500,"id":"pi_fux0Z0HuvVdx4YhNj0re3ne4","metadata":[],"created":1796119200,"authorizations":1,"status":"succeeded","latestCharge":"ch_fux0Z0HuvVdx4YhNj0re3ne41","captureBefore":1796724000,"amountReceived":2000,"captureMethod":"automatic","amountCapturable":0}],"tag":"acct_055e41819dc546a3"}
+        """#
+
+    @Test("An earlier version's snapshot file is taken into the store once: intents, search, replays, refunds, chains and clock carry on; the file and its directory are gone")
+    func anEarlierSnapshotIsImported() async throws {
+        let directory = try TemporaryDirectory("procserve-store-legacy")
+        try FileManager.default.createDirectory(atPath: directory.file("processor.sqlite.accounts"), withIntermediateDirectories: true)
+        try directory.write("processor.sqlite.accounts/acct_055e41819dc546a3.json", Self.legacySnapshot)
+        let first = try await ServedProcess.processor(directory: directory)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts")))
+        #expect(!first.stderr.contains("warning"), "\(first.stderr)")
+        var client = StripeTestClient(port: first.port, key: "sk_test_legacy_import")
+
+        let authorized = try await client.call("GET", "/v1/payment_intents/pi_I9ry84nQt193J3T6MIwwyUun")
+        #expect(authorized.status_ == "requires_capture" && authorized["amount_capturable"]?.int64Value == 1500, "\(authorized.text)")
+        #expect(try await client.search(attempt: "att_legacy").first?["id"]?.stringValue == "pi_I9ry84nQt193J3T6MIwwyUun")
+        let replay = try #require(try await client.pay(1500, metadata: ["attempt_id": "att_legacy"], idempotencyKey: "att_legacy").reply)
+        #expect(replay.id == "pi_I9ry84nQt193J3T6MIwwyUun" && replay.headers["Idempotent-Replayed"] == "true", "\(replay.text)")
+        let refunds = try await client.call("GET", "/v1/refunds", [("payment_intent", "pi_fux0Z0HuvVdx4YhNj0re3ne4")])
+        #expect(refunds["data"]?.arrayValue?.map { $0["id"]?.stringValue ?? "" } == ["re_uQuGySdOC5FYqTxBrfEGdZHC"], "\(refunds.text)")
+        // 500 of the 2,000 captured was refunded: 1,500 is left, and no more.
+        let tooMuch = try await client.call("POST", "/v1/refunds", [("payment_intent", "pi_fux0Z0HuvVdx4YhNj0re3ne4"), ("amount", "1501")])
+        #expect(tooMuch.status == 400, "\(tooMuch.text)")
+        let listed = try await client.call("GET", "/v1/payment_intents")
+        #expect(listed["data"]?.arrayValue?.map { $0["id"]?.stringValue ?? "" } == ["pi_fux0Z0HuvVdx4YhNj0re3ne4", "pi_I9ry84nQt193J3T6MIwwyUun"], "newest first, as written")
+        #expect(try await client.pay(method: "5555555555554444").reply?.status == 402, "the chain's first step, GENERIC_DECLINE")
+        let advanced = try await client.call("POST", "/_mock/clock/advance", [("seconds", "1")])
+        #expect(advanced["advanced_seconds"]?.int64Value == 61, "\(advanced.text)")
+        #expect(await first.terminate() == 0)
+
+        // Restarted: the same account, now read from the store.
+        let second = try await ServedProcess.processor(directory: directory)
+        client = StripeTestClient(port: second.port, key: "sk_test_legacy_import")
+        #expect(try await client.call("GET", "/v1/payment_intents/pi_I9ry84nQt193J3T6MIwwyUun").status_ == "requires_capture")
+        #expect(try await client.pay(method: "5555555555554444").reply?.status_ == "requires_capture", "the chain went on: APPROVE")
+        #expect(await second.terminate() == 0)
+    }
+
+    @Test("An unreadable snapshot file of an earlier version is reported by name and left in place; the other accounts load")
+    func anUnreadableSnapshotIsReportedAndKept() async throws {
+        let directory = try TemporaryDirectory("procserve-store-legacy-bad")
+        try FileManager.default.createDirectory(atPath: directory.file("processor.sqlite.accounts"), withIntermediateDirectories: true)
+        try directory.write("processor.sqlite.accounts/acct_055e41819dc546a3.json", Self.legacySnapshot)
+        try directory.write("processor.sqlite.accounts/acct_ffffffffffffffff.json", "{\"tag\": \"acct_ffff")
+        let server = try await ServedProcess.processor(directory: directory)
+        let client = StripeTestClient(port: server.port, key: "sk_test_legacy_import")
+        #expect(try await client.call("GET", "/v1/payment_intents/pi_I9ry84nQt193J3T6MIwwyUun").status == 200)
+        #expect(server.stderr.contains("processor.sqlite.accounts/acct_ffffffffffffffff.json"), "\(server.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts/acct_ffffffffffffffff.json")))
+        #expect(!FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts/acct_055e41819dc546a3.json")))
+        #expect(await server.terminate() == 0)
+    }
+}
