@@ -191,6 +191,13 @@ public final class Database {
     /// commit, and returns once it is durable.
     public func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
         let isReadOnly = try run(sql, values)
+        // `PRAGMA journal_mode = DELETE` (a tool converting a file back) makes SQLite remove the
+        // WAL itself: group commit stops, and the WAL it watched is no longer a loss.
+        if walSync != nil, sql.range(of: "journal_mode", options: .caseInsensitive) != nil, try pragmaText("PRAGMA journal_mode") != "wal" {
+            walSync?.forgetFiles()
+            walSync = nil
+            return
+        }
         if transactionDepth == 0, let walSync {
             do throws(DatabaseError) {
                 try walSync.waitUntilDurable(isReadOnly ? walSync.latestNoted : walSync.noteCommit())

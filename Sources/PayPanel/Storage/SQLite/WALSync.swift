@@ -103,6 +103,17 @@ final class WALSync: Sendable {
         }
     }
 
+    /// Closes the watched WAL (the file left WAL mode, and SQLite removed it); the next
+    /// `watchFiles` opens the new one.
+    func forgetFiles() {
+        var closed = false
+        try? runAsTheFlusher(until: { closed }) {
+            closed = true
+            flush.closeWAL()
+            return nil
+        }
+    }
+
     /// Waits until no one else runs `flush`, then runs `work` (unlocked), until `done` holds
     /// (checked under the lock); a failure `work` returns is kept and thrown to every caller.
     /// For a real flush (`isFlush`), success marks every commit noted before it began flushed.
@@ -182,6 +193,12 @@ final class WALFlush {
         }
         descriptor = opened
         walFile = FileIdentity(status)
+    }
+
+    func closeWAL() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        walFile = nil
     }
 
     /// Nil when the WAL's frames are on disk, in the file at the WAL's path.

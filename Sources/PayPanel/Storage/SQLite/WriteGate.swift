@@ -24,8 +24,9 @@ final class WriteGate: Sendable {
     let path: String
     /// Device and inode of the database file the gate serves.
     let file: FileIdentity?
-    /// Set when a write failed because the disk was full, cleared by the next write that
-    /// succeeds: readiness then checks whether there is room again (`SQLiteStoreFactory`).
+    /// Set when a write failed because the disk was full; cleared only by readiness once a
+    /// probe write with room to spare fits (`SQLiteStoreFactory.hasRoom`): a small write that
+    /// squeezes into the last free blocks does not mean the next one will.
     private let diskFullSeen = Mutex(false)
 
     init(path: String, file: FileIdentity? = nil) {
@@ -36,11 +37,11 @@ final class WriteGate: Sendable {
 
     /// Records how a write on the file ended (nil: it succeeded).
     func noteWrite(failure: (any Error)?) {
-        let full = (failure as? any StoreFaultError)?.storeFault == .diskFull
-        diskFullSeen.withLock { $0 = full }
+        guard (failure as? any StoreFaultError)?.storeFault == .diskFull else { return }
+        diskFullSeen.withLock { $0 = true }
     }
 
-    /// True after a write failed on a full disk, until one succeeds or `clearDiskFull`.
+    /// True after a write failed on a full disk, until `clearDiskFull`.
     var hasSeenDiskFull: Bool { diskFullSeen.withLock { $0 } }
 
     /// True for the first caller only: the one connection that copies a lost WAL's frames into
@@ -99,13 +100,21 @@ final class WriteGate: Sendable {
         guard stat(path, &status) == 0 else { return nil }
         let key = FileIdentity(status)
         return registry.withLock { gates in
-            if let gate = gates[key]?.gate { return gate }
+            // A live gate whose file is no longer at its path (deleted while a connection stays
+            // open) does not serve a new file that reuses its inode number.
+            if let gate = gates[key]?.gate, gate.isStillAtItsPath { return gate }
             // Entries of files nobody has open any more are dropped as new ones come.
             gates = gates.filter { $0.value.gate != nil }
             let gate = WriteGate(path: path, file: key)
             gates[key] = WeakGate(gate: gate)
             return gate
         }
+    }
+
+    /// Whether the file at the gate's path is still the file it was made for.
+    var isStillAtItsPath: Bool {
+        var status = stat()
+        return stat(path, &status) == 0 && FileIdentity(status) == file
     }
 
     /// The live gates opened under `path` (spelled as given to `Database`): how a readiness
