@@ -137,8 +137,9 @@ public struct SQLiteStoreFactory: PaymentStoreFactory {
             close(descriptor)
             unlink(probe)
         }
-        // 64 KiB: a commit's worth of WAL frames.
-        let bytes = [UInt8](repeating: 0, count: 64 * 1024)
+        // 1 MiB: many commits' worth of WAL frames, so that readiness does not come back for
+        // the few kilobytes a failed write left free.
+        let bytes = [UInt8](repeating: 0, count: 1024 * 1024)
         var written = 0
         while written < bytes.count {
             let count = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + written, bytes.count - written) }

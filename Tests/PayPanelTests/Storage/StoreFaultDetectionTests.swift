@@ -93,6 +93,18 @@ import Testing
         #expect(try Self.count(path) == 1)
     }
 
+    /// A write that squeezes into the last free blocks does not make the store ready: only the
+    /// probe's room to spare does.
+    @Test func aSuccessfulWriteAfterAFullDiskLeavesTheProbeToDecide() throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.file("squeeze.sqlite")
+        let database = try Self.table(path)
+        let gate = try #require(WriteGate.forFile(at: path))
+        gate.noteWrite(failure: DatabaseError(.full, sqliteMessage: "database or disk is full", sql: "COMMIT"))
+        try database.write { try database.execute("INSERT INTO t VALUES (1)") }
+        #expect(gate.hasSeenDiskFull)
+    }
+
     /// Every SQLite failure that is a condition of the file gets a fault; others none.
     @Test func sqliteFailuresAreNamedForWhatTheyAre() {
         let cases: [(SQLiteResultCode, StoreFault?)] = [
