@@ -28,9 +28,11 @@ enum ServeDatabaseChecks {
             findings = [error.sqliteMessage]
         }
         guard findings != ["ok"] else { return }
+        // SQLite's findings span lines ("*** in database main ***\nPage 71: …"): one line here.
+        let finding = findings.prefix(2).joined(separator: " ").split(whereSeparator: \.isNewline).joined(separator: " ")
         throw CLIFailure(
             code: "database_corrupt",
-            message: "the payments database \(path) fails SQLite's integrity check (PRAGMA quick_check: \(findings.first ?? "no answer")), so it is not served: restore it from a backup, or move it away and start with a new file")
+            message: "the payments database \(path) fails SQLite's integrity check (PRAGMA quick_check: \(finding.isEmpty ? "no answer" : finding)), so it is not served: restore it from a backup, or move it away and start with a new file")
     }
 
     /// A new payments database beside a ledger that already holds operations would never learn
