@@ -101,6 +101,12 @@ struct APIError: Error, Sendable {
             let code = error.status == .notFound ? "resource_missing"
                 : error.status == .methodNotAllowed ? "method_not_allowed" : "invalid_request"
             return APIError(status: error.status, kind: .invalidRequest, code: code, message: error.reason, headers: error.headers)
+        case let error as any StoreFaultError where error.storeFault != nil:
+            // The store cannot take writes now (disk full, read-only, busy, files gone): the
+            // server's state, not the request's; retrying later may succeed.
+            let fault = error.storeFault ?? .ioError
+            return APIError(status: .serviceUnavailable, kind: .api, code: fault.code, message: fault.clientMessage,
+                            headers: ["Retry-After": String(fault.retryAfterSeconds)])
         case let error as any RetryableStoreError where error.isRetryableConflict:
             return APIError(status: .serviceUnavailable, kind: .api, code: "database_busy",
                             message: "the payments database is busy: retry the request (with the same Idempotency-Key)",

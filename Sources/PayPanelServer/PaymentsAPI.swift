@@ -51,12 +51,16 @@ public struct PaymentsAPI: Sendable {
     /// matched, before the body is read (docs/http-api.md, "Credentials").
     public func router(adding providers: [any APIRouteProvider] = []) -> Router {
         var router = Router()
-        router.errorResponse = { error, context in APIError.from(error).response(requestID: context.requestID) }
+        router.errorResponse = { [log] error, context in
+            Self.logStoreFault(error, requestID: context.requestID, log: log)
+            return APIError.from(error).response(requestID: context.requestID)
+        }
         router.use(.requestID(header: "Request-Id"))
         router.get("/healthz", credential: .none) { _ in APIResponse.json(.orderedObject([("object", "health"), ("id", "healthz"), ("status", "ok")])) }
         router.get("/readyz", credential: .none) { [keys] _ in
-            if let reason = await keys.notReadyReason() {
-                throw APIError(status: .serviceUnavailable, kind: .api, code: "not_ready", message: reason)
+            // Asked again at every probe: a disk freed or a file made writable is ready again.
+            if let notReady = await keys.readiness() {
+                throw APIError(status: .serviceUnavailable, kind: .api, code: notReady.fault?.code ?? "not_ready", message: notReady.reason)
             }
             return APIResponse.json(.orderedObject([("object", "health"), ("id", "readyz"), ("status", "ready")]))
         }
@@ -97,8 +101,8 @@ public struct PaymentsAPI: Sendable {
     func idempotent(
         _ context: RequestContext, owner: String? = nil, _ work: @escaping () async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
-        try await idempotency.run(context, owner: owner, log: log, resume: nil) { _ in
-            await Self.answer(context, work)
+        try await idempotency.run(context, owner: owner, log: log, resume: nil) { [log] _ in
+            await Self.answer(context, log: log, work)
         }
     }
 
@@ -113,20 +117,31 @@ public struct PaymentsAPI: Sendable {
         _ work: @escaping (IdempotencyClaim?) async throws -> HTTPResponse
     ) async throws -> HTTPResponse {
         try await idempotency.run(
-            context, owner: owner, log: log, resume: { resourceID in await Self.answer(context) { try await resume(resourceID) } }
-        ) { recoveryPoint in
-            await Self.answer(context) { try await work(recoveryPoint) }
+            context, owner: owner, log: log, resume: { [log] resourceID in await Self.answer(context, log: log) { try await resume(resourceID) } }
+        ) { [log] recoveryPoint in
+            await Self.answer(context, log: log) { try await work(recoveryPoint) }
         }
     }
 
     /// The response of `work`, or of its error as the envelope; final unless the error is transient.
-    private static func answer(_ context: RequestContext, _ work: () async throws -> HTTPResponse) async -> RouteAnswer {
+    private static func answer(
+        _ context: RequestContext, log: @Sendable (JSONValue) -> Void, _ work: () async throws -> HTTPResponse
+    ) async -> RouteAnswer {
         do {
             return RouteAnswer(response: try await work(), isFinal: true)
         } catch {
+            logStoreFault(error, requestID: context.requestID, log: log)
             let apiError = APIError.from(error)
             return RouteAnswer(response: apiError.response(requestID: context.requestID), isFinal: !apiError.isTransient)
         }
+    }
+
+    /// One line for the operator when a request failed on a store fault: the client's 503 names
+    /// the cause only, the line says which file and what SQLite said (no request data in it).
+    static func logStoreFault(_ error: any Error, requestID: String, log: @Sendable (JSONValue) -> Void) {
+        guard let fault = (error as? any StoreFaultError)?.storeFault, fault != .busy else { return }
+        let message = (error as? any PayPanelError)?.message ?? fault.clientMessage
+        log(.orderedObject([("store_fault", .string(fault.code)), ("request_id", .string(requestID)), ("message", .string(message))]))
     }
 
     /// The intent's path parameter.

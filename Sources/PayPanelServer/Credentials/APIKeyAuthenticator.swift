@@ -34,9 +34,9 @@ actor APIKeyAuthenticator {
         return record
     }
 
-    /// Nil when ready; otherwise why not.
-    func notReadyReason() -> String? {
-        stores.notReadyReason()
+    /// Nil when ready; otherwise why not, with the store's fault when one is known.
+    func readiness() -> StoreNotReady? {
+        stores.readiness()
     }
 
     private static func unauthorized(_ message: String) -> APIError {

@@ -11,7 +11,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func theFirstResultIsStoredAndReplayed(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         var runs = 0
         let first = try store.perform(key: "key-1", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in
             runs += 1
@@ -29,7 +32,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func failuresAreReplayedToo(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         let declined = IdempotentResult.failed(code: "card_declined", message: "the card was declined (insufficient_funds)", body: ["status": "requires_payment_method"])
         _ = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { _ in declined }
         let replay = try store.perform(key: "k", scope: "payments.authorize", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
@@ -38,7 +44,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func theSameKeyWithOtherParametersIsRefused(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         _ = try store.perform(key: "k", scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         var ran = false
         let error = try #require(throws: IdempotencyError.self) {
@@ -54,7 +63,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func keysAreScopedAndExpireAfter24Hours(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         var runs = 0
         func call(_ scope: String, after seconds: TimeInterval) throws -> IdempotentResponse {
             try store.perform(key: "k", scope: scope, parameters: Self.parameters, at: Self.start.addingTimeInterval(seconds)) { _ in
@@ -106,7 +118,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func aConcurrentDuplicateIsToldTheFirstIsInProgress(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "payments.refund", parameters: Self.parameters, at: Self.start) else {
             Issue.record("the first request did not claim the key")
             return
@@ -125,7 +140,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func aClaimGivenUpWithNothingAttachedIsReleased(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
         #expect(try store.giveUp(claim) == .released)
         guard case .claimed(let again) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else {
@@ -137,7 +155,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func aClaimGivenUpWithAResourceIsKeptAndTakenOverAtOnce(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
         try store.attach(resourceID: "re_1", to: claim)
         #expect(try store.giveUp(claim) == .keptForResumption(resourceID: "re_1"))
@@ -163,7 +184,10 @@ import Testing
     /// that took the key over meanwhile.
     @Test(arguments: StoreKind.allCases, [nil, "att_1"])
     func aRunGivesUpOnlyItsOwnClaim(kind: StoreKind, attached: String?) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         guard case .claimed(let slow) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
         if let attached { try store.attach(resourceID: attached, to: slow) }
         let afterLease = Self.start.addingTimeInterval(store.inProgressLease)
@@ -183,7 +207,10 @@ import Testing
     /// body's own error comes out.
     @Test(arguments: StoreKind.allCases)
     func runGivesUpByTheOneRule(kind: StoreKind) async throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         let clock = ManualClock(Self.start)
         struct Refused: Error, Equatable {}
         await #expect(throws: Refused.self) {
@@ -241,7 +268,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func aClaimLeftByACrashedRunIsTakenOverWithItsRecoveryPoint(kind: StoreKind) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         guard case .claimed(let claim) = try store.reserve(key: "k", scope: "s", parameters: Self.parameters, at: Self.start) else { return }
         try store.attach(resourceID: "att_123", to: claim)
         #expect(throws: IdempotencyError.self) {
@@ -261,7 +291,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases, ["", String(repeating: "k", count: 256), "line\nbreak", "c1\u{85}control", "4242424242424242\u{7F}"])
     func unusableKeysAreRefused(kind: StoreKind, key: String) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         let error = try #require(throws: IdempotencyError.self) {
             try store.perform(key: key, scope: "s", parameters: Self.parameters, at: Self.start) { _ in .succeeded(nil) }
         }
@@ -278,7 +311,10 @@ import Testing
         "4242 4242 4242 4242", "sha256:" + String(repeating: "0", count: 64), String(repeating: "é", count: 255), "clé 🔑",
     ])
     func keysWithAnyPrintableCharactersAreStoredAndReplayed(kind: StoreKind, key: String) throws {
-        let store = try kind.makeStore().idempotency
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let store = storeUnderTest.idempotency
         var runs = 0
         func perform(_ key: String, _ id: String) throws -> IdempotentResponse {
             try store.perform(key: key, scope: "payments.create", parameters: Self.parameters, at: Self.start) { _ in

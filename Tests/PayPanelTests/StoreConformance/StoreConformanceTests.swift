@@ -135,7 +135,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func timesAreKeptToTheMillisecondAndReadBackEqual(kind: StoreKind) throws {
-        let repository = try kind.makeStore().ledger
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let repository = storeUnderTest.ledger
         var random = SeededRandomNumberGenerator(seed: 9)
         let odd = Self.start.addingTimeInterval(0.123_456_7)
         let intent = try StorageFixtures.createIntent(repository, random: &random, at: odd)
@@ -203,7 +206,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func abandonmentTimerCancelsAnUnpaidIntentOnce(kind: StoreKind) throws {
-        let repository = try kind.makeStore().ledger
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let repository = storeUnderTest.ledger
         var random = SeededRandomNumberGenerator(seed: 20)
         let intent = try StorageFixtures.createIntent(repository, random: &random)
         let later = Self.start.addingTimeInterval(24 * 3600)
@@ -283,7 +289,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func aReconciliationTimerAsksForALookupAndTheLookupMovesIt(kind: StoreKind) throws {
-        let repository = try kind.makeStore().ledger
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let repository = storeUnderTest.ledger
         var random = SeededRandomNumberGenerator(seed: 22)
         let intent = try StorageFixtures.createIntent(repository, random: &random)
         try repository.apply(.attemptOpened(PaymentFixture.opening("att_r")), to: intent.id, expectedVersion: 1, at: Self.start)
@@ -357,7 +366,10 @@ import Testing
 
     @Test(arguments: StoreKind.allCases)
     func inboxSkipsAProcessorEventSeenBefore(kind: StoreKind) throws {
-        let repository = try kind.makeStore().ledger
+        // Held to the end: it keeps the store's temporary directory, and so its file, in place.
+        let storeUnderTest = try kind.makeStore()
+        defer { withExtendedLifetime(storeUnderTest) {} }
+        let repository = storeUnderTest.ledger
         #expect(try repository.recordInboxEvent(source: "mock", eventID: "evt_1", intentID: nil, at: Self.start))
         #expect(try !repository.recordInboxEvent(source: "mock", eventID: "evt_1", intentID: nil, at: Self.start))
         #expect(try repository.recordInboxEvent(source: "other", eventID: "evt_1", intentID: nil, at: Self.start))

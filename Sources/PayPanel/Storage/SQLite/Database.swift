@@ -70,6 +70,9 @@ public final class Database {
         }
         self.connection = SQLiteConnectionHandle(taking: connection)
         self.writeGate = inMemory || options.readOnly ? nil : WriteGate.forFile(at: path)
+        // Asked for read-write, SQLite quietly opens a file it may not write read-only: every
+        // write on this connection will fail until it is reopened, which readiness must say.
+        if sqlite3_db_readonly(connection, "main") == 1 { writeGate?.noteOpenedReadOnly() }
         sqlite3_extended_result_codes(connection, 1)
         _ = paypanel_sqlite3_enable_defensive(connection)
         _ = paypanel_sqlite3_disable_load_extension(connection)
@@ -132,6 +135,7 @@ public final class Database {
         guard walSync == nil, let writeGate else { return }
         try execute("PRAGMA synchronous = NORMAL")
         walSync = writeGate.walSync
+        writeGate.walSync.watchFiles()
     }
 
     /// The text the pragma `sql` returns (its first column of its first row).
@@ -187,8 +191,19 @@ public final class Database {
     /// commit, and returns once it is durable.
     public func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
         let isReadOnly = try run(sql, values)
+        // `PRAGMA journal_mode = DELETE` (a tool converting a file back) makes SQLite remove the
+        // WAL itself: group commit stops, and the WAL it watched is no longer a loss.
+        if walSync != nil, sql.range(of: "journal_mode", options: .caseInsensitive) != nil, try pragmaText("PRAGMA journal_mode") != "wal" {
+            walSync?.forgetFiles()
+            walSync = nil
+            return
+        }
         if transactionDepth == 0, let walSync {
-            try walSync.waitUntilDurable(isReadOnly ? walSync.latestNoted : walSync.noteCommit())
+            do throws(DatabaseError) {
+                try walSync.waitUntilDurable(isReadOnly ? walSync.latestNoted : walSync.noteCommit())
+            } catch {
+                throw afterDurabilityFailure(error)
+            }
         }
     }
 
@@ -201,6 +216,11 @@ public final class Database {
     /// Steps `sql` to its end; returns whether it only reads.
     private func run(_ sql: String, _ values: [any DatabaseBindable]) throws(DatabaseError) -> Bool {
         let statement = try statement(sql)
+        // A change outside a transaction is its own commit: refused, as `write` refuses, once
+        // the file's durability failed.
+        if transactionDepth == 0, !statement.isReadOnly, let walSync {
+            do throws(DatabaseError) { try walSync.refuseAfterFailure() } catch { throw afterDurabilityFailure(error) }
+        }
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}
@@ -210,7 +230,8 @@ public final class Database {
     /// After a read outside a transaction: waits until every commit noted so far, which the read
     /// may have seen, is on disk (at once when none is pending).
     private func readSettled() throws(DatabaseError) {
-        if transactionDepth == 0, let walSync { try walSync.waitUntilDurable(walSync.latestNoted) }
+        guard transactionDepth == 0, let walSync else { return }
+        do throws(DatabaseError) { try walSync.waitUntilDurable(walSync.latestNoted) } catch { throw afterDurabilityFailure(error) }
     }
 
     /// Runs a script of several statements (migrations). No bound values.
@@ -223,7 +244,8 @@ public final class Database {
             throw DatabaseError(extendedCode: failure.extendedCode, sqliteMessage: failure.sqliteMessage,
                                 sql: Database.firstLine(of: sql))
         }
-        if transactionDepth == 0, let walSync { try walSync.waitUntilDurable(walSync.noteCommit()) }
+        guard transactionDepth == 0, let walSync else { return }
+        do throws(DatabaseError) { try walSync.waitUntilDurable(walSync.noteCommit()) } catch { throw afterDurabilityFailure(error) }
     }
 
     private static func firstLine(of script: String) -> String {
@@ -280,6 +302,23 @@ public final class Database {
     /// than once and must only touch the database. Nested calls join the outer transaction.
     public func write<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 { return try body() }
+        do {
+            // Once a flush failed or a file went missing, nothing more is committed: it would
+            // go where a restart does not look, or to a disk whose answer is unknown.
+            try walSync?.refuseAfterFailure()
+            let result = try writeRetryingBusy(body)
+            writeGate?.noteWrite(failure: nil)
+            return result
+        } catch let error as DatabaseError {
+            writeGate?.noteWrite(failure: error)
+            throw afterDurabilityFailure(error)
+        } catch {
+            writeGate?.noteWrite(failure: error)
+            throw error
+        }
+    }
+
+    private func writeRetryingBusy<T>(_ body: () throws -> T) throws -> T {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
         var pause = Duration.milliseconds(1)
@@ -304,6 +343,32 @@ public final class Database {
                 _ = error
             }
         }
+    }
+
+    /// `error`, after the salvage when it says a file was lost and no connection of this process
+    /// has salvaged yet: whichever write meets the loss first (a readiness probe may have found
+    /// it) copies the WAL into the database file.
+    private func afterDurabilityFailure(_ error: DatabaseError) -> DatabaseError {
+        guard error.resultCode == .readOnlyDatabaseMoved, writeGate?.claimSalvage() == true else { return error }
+        return salvageAfterWALLoss(error)
+    }
+
+    /// When the WAL was deleted from its path, SQLite still reads and writes it through its
+    /// open descriptor: a full checkpoint copies every commit in it, those acknowledged before
+    /// the deletion included, into the database file and syncs that file, so they survive a
+    /// restart. Only when the database file itself is still the one at the path (otherwise
+    /// there is nowhere safe to copy to). The write that found the loss still fails: the
+    /// answer says what happened to the rest.
+    private func salvageAfterWALLoss(_ error: DatabaseError) -> DatabaseError {
+        var status = stat()
+        guard let file = writeGate?.file, stat(path, &status) == 0, FileIdentity(status) == file else { return error }
+        var logFrames: Int32 = 0
+        var copiedFrames: Int32 = 0
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_FULL, &logFrames, &copiedFrames)
+        let outcome = code == SQLITE_OK && copiedFrames == logFrames
+            ? "the \(copiedFrames) WAL frame(s) committed until then were copied into \(path) and synced"
+            : "copying the WAL's frames into \(path) failed (SQLite error \(code), \(copiedFrames) of \(logFrames) frames): commits acknowledged before may be lost at restart; do not restart until the database is backed up with its WAL (cp /proc/<pid>/fd/… of the deleted -wal)"
+        return DatabaseError(extendedCode: error.extendedCode, sqliteMessage: "\(error.sqliteMessage); \(outcome)", sql: error.sql)
     }
 
     /// Runs `body` in a read transaction: one consistent snapshot for several queries.

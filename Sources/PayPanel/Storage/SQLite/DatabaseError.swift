@@ -33,7 +33,8 @@ public struct DatabaseError: PayPanelError, Equatable {
     public var isUniqueViolation: Bool { resultCode == .constraintUnique || resultCode == .constraintPrimaryKey }
 
     public var code: String {
-        switch primaryResultCode {
+        if resultCode == .readOnlyDatabaseMoved { return "database_file_missing" }
+        return switch primaryResultCode {
         case .busy, .locked: "database_locked"
         case .readOnly: "database_read_only"
         case .corrupt, .notADatabase: "database_unreadable"
@@ -46,6 +47,9 @@ public struct DatabaseError: PayPanelError, Equatable {
 
     /// One line: what happened, what to do, and the SQLite detail.
     public var message: String {
+        if resultCode == .readOnlyDatabaseMoved {
+            return "a file of the database was deleted or replaced while it was open, so writes are refused: restart once the files are in place \(detail)"
+        }
         let advice: String
         switch primaryResultCode {
         case .busy, .locked: advice = "the database is locked by another process past the busy timeout: retry, or stop the other process"
@@ -65,5 +69,21 @@ public struct DatabaseError: PayPanelError, Equatable {
         var text = "(SQLite error \(extendedCode): \(sqliteMessage))"
         if let sql { text += " - while executing `\(sql.trimmingWhitespace())`" }
         return text
+    }
+}
+
+extension DatabaseError: StoreFaultError {
+    /// The SQLite failures that are a condition of the file or its disk rather than of the
+    /// statement: these make `serve` answer 503 and report itself not ready.
+    public var storeFault: StoreFault? {
+        if resultCode == .readOnlyDatabaseMoved { return .fileMissing }
+        switch primaryResultCode {
+        case .busy, .locked: return .busy
+        case .full: return .diskFull
+        case .readOnly: return .readOnly
+        case .corrupt, .notADatabase: return .corrupt
+        case .ioErr: return .ioError
+        default: return nil
+        }
     }
 }

@@ -34,4 +34,7 @@ public struct SQLiteResultCode: RawRepresentable, Equatable, Hashable, Sendable,
     public static let constraintPrimaryKey = SQLiteResultCode(rawValue: 1555)  // SQLITE_CONSTRAINT_PRIMARYKEY
     public static let constraintUnique = SQLiteResultCode(rawValue: 2067)      // SQLITE_CONSTRAINT_UNIQUE
     public static let ioErrFsync = SQLiteResultCode(rawValue: 1034)            // SQLITE_IOERR_FSYNC
+    /// SQLite's own code for "the database file was moved or deleted while open"; PayPanel
+    /// reports its WAL or database file gone from its path with it too.
+    public static let readOnlyDatabaseMoved = SQLiteResultCode(rawValue: 1032) // SQLITE_READONLY_DBMOVED
 }

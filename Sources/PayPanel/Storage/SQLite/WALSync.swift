@@ -60,13 +60,70 @@ final class WALSync: Sendable {
     /// Returns once a flush that began after commit `ticket` was noted has finished. Throws
     /// when a flush failed: the disk's answer about every commit since is unknown, and it stays
     /// so (a failed fdatasync may have dropped the pages; retrying it would report success
-    /// without them), so every later write fails too until the server is restarted.
+    /// without them; a WAL deleted from its path stays deleted), so every later write fails too
+    /// until the server is restarted.
     func waitUntilDurable(_ ticket: UInt64) throws(DatabaseError) {
+        try runAsTheFlusher(until: { flushed >= ticket }, isFlush: true) { flush.run() }
+    }
+
+    /// Throws the failure a flush met, if one did: a writer calls this before it begins, so that
+    /// nothing more is committed into files a restart would not read.
+    func refuseAfterFailure() throws(DatabaseError) {
+        condition.lock()
+        defer { condition.unlock() }
+        if let failure { throw failure }
+    }
+
+    /// The failure a flush met, or nil.
+    var recordedFailure: DatabaseError? {
+        condition.lock()
+        defer { condition.unlock() }
+        return failure
+    }
+
+    /// Checks, without flushing, that the database file and the WAL being flushed are still the
+    /// files at their paths (a readiness probe calls this between writes). A failure is kept,
+    /// as a failed flush is, so that writes are refused from then on.
+    func checkFiles() throws(DatabaseError) {
+        var checked = false
+        try runAsTheFlusher(until: { checked }) {
+            checked = true
+            return flush.checkFiles()
+        }
+    }
+
+    /// Opens the WAL to be flushed now, while it is certainly the file SQLite opened (the
+    /// connection just switched to WAL mode), rather than at the first flush.
+    func watchFiles() {
+        var opened = false
+        try? runAsTheFlusher(until: { opened }) {
+            opened = true
+            flush.openIfNeeded()
+            return nil
+        }
+    }
+
+    /// Closes the watched WAL (the file left WAL mode, and SQLite removed it); the next
+    /// `watchFiles` opens the new one.
+    func forgetFiles() {
+        var closed = false
+        try? runAsTheFlusher(until: { closed }) {
+            closed = true
+            flush.closeWAL()
+            return nil
+        }
+    }
+
+    /// Waits until no one else runs `flush`, then runs `work` (unlocked), until `done` holds
+    /// (checked under the lock); a failure `work` returns is kept and thrown to every caller.
+    /// For a real flush (`isFlush`), success marks every commit noted before it began flushed.
+    /// Called and returning with `condition` unlocked.
+    private func runAsTheFlusher(until done: () -> Bool, isFlush: Bool = false, _ work: () -> DatabaseError?) throws(DatabaseError) {
         condition.lock()
         defer { condition.unlock() }
         while true {
             if let failure { throw failure }
-            if flushed >= ticket { return }
+            if done() { return }
             if flushing {
                 condition.wait()
                 continue
@@ -74,11 +131,11 @@ final class WALSync: Sendable {
             flushing = true
             let target = noted
             condition.unlock()
-            let result = flush.run()
+            let result = work()
             condition.lock()
             flushing = false
-            flushes += 1
-            if let result { failure = result } else { flushed = max(flushed, target) }
+            if isFlush { flushes += 1 }
+            if let result { failure = result } else if isFlush { flushed = max(flushed, target) }
             condition.broadcast()
         }
     }
@@ -91,17 +148,32 @@ final class WALSync: Sendable {
     }
 }
 
-/// The fdatasync of one database's WAL file (`path-wal`), reopened when SQLite has replaced it.
+/// The fdatasync of one database's WAL file (`path-wal`), and the check that what it flushed is
+/// what a restart will read.
+///
+/// SQLite writes the WAL through a descriptor of its own. When the file is deleted from its path
+/// (an operator's `rm`, a backup job that moves it), SQLite goes on appending to the unlinked
+/// file and a later open starts from an empty WAL: every commit since is lost at the next
+/// restart. So after each flush this checks that the WAL it flushed (opened when the connection
+/// switched to WAL mode, so the file SQLite opened) is still linked and still the file at its
+/// path, and that the database file is still the one the gate was made for; anything else fails
+/// the write. No errno is taken as success: only a flush that returned 0 is.
+///
 /// Not thread-safe: `WALSync` lets one thread at a time run it.
 final class WALFlush {
+    let databasePath: String
     let walPath: String
+    /// Device and inode of the database file SQLite opened (nil: not known, not checked).
+    private let databaseFile: FileIdentity?
     private var descriptor: Int32 = -1
-    private var inode: UInt64 = 0
+    private var walFile: FileIdentity?
     /// Instead of the real flush (tests): returns the failure to report, or nil.
     let replacement: (@Sendable () -> DatabaseError?)?
 
-    init(databasePath: String, replacement: (@Sendable () -> DatabaseError?)? = nil) {
+    init(databasePath: String, databaseFile: FileIdentity? = nil, replacement: (@Sendable () -> DatabaseError?)? = nil) {
+        self.databasePath = databasePath
         walPath = databasePath + "-wal"
+        self.databaseFile = databaseFile
         self.replacement = replacement
     }
 
@@ -109,30 +181,93 @@ final class WALFlush {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Nil when the WAL's frames are on disk.
+    /// Opens the WAL once; a WAL missing now is reported by the next flush or check.
+    func openIfNeeded() {
+        guard replacement == nil, descriptor < 0 else { return }
+        let opened = open(walPath, O_RDONLY | O_CLOEXEC)
+        guard opened >= 0 else { return }
+        var status = stat()
+        guard fstat(opened, &status) == 0 else {
+            close(opened)
+            return
+        }
+        descriptor = opened
+        walFile = FileIdentity(status)
+    }
+
+    func closeWAL() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        walFile = nil
+    }
+
+    /// Nil when the WAL's frames are on disk, in the file at the WAL's path.
     func run() -> DatabaseError? {
         if let replacement { return replacement() }
-        var status = stat()
-        guard stat(walPath, &status) == 0 else {
-            // No WAL: the last connection checkpointed it into the database (synced) and removed it.
-            return errno == ENOENT ? nil : failure("stat", errno)
-        }
-        if descriptor < 0 || UInt64(status.st_ino) != inode {
-            if descriptor >= 0 { close(descriptor) }
-            descriptor = open(walPath, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { return errno == ENOENT ? nil : failure("open", errno) }
-            inode = UInt64(status.st_ino)
+        openIfNeeded()
+        guard descriptor >= 0 else {
+            // The connection that committed has the WAL open, so it exists unless someone
+            // removed it (or it cannot be opened): either way these commits are not safe.
+            let reason = errno
+            return reason == ENOENT ? missing(walPath, "is missing") : failure("open", reason)
         }
         while fdatasync(descriptor) != 0 {
-            guard errno == EINTR else { return failure("fdatasync", errno) }
+            let reason = errno
+            guard reason == EINTR else { return failure("fdatasync", reason) }
         }
+        // After the flush, so that a deletion racing the flush is seen too.
+        return checkFiles()
+    }
+
+    /// Nil when the database file and the WAL flushed are still the files at their paths.
+    func checkFiles() -> DatabaseError? {
+        guard replacement == nil else { return nil }
+        if let databaseFile {
+            var status = stat()
+            guard stat(databasePath, &status) == 0 else { return missing(databasePath, "is missing", errno) }
+            guard FileIdentity(status) == databaseFile else { return missing(databasePath, "was replaced by another file") }
+        }
+        guard descriptor >= 0, let walFile else { return nil }
+        var open = stat()
+        guard fstat(descriptor, &open) == 0 else { return failure("fstat", errno) }
+        if open.st_nlink == 0 { return missing(walPath, "was deleted") }
+        var status = stat()
+        guard stat(walPath, &status) == 0 else { return missing(walPath, "is missing", errno) }
+        guard FileIdentity(status) == walFile else { return missing(walPath, "was replaced by another file") }
         return nil
     }
 
+    /// `file` is no longer at its path (`errno` when a stat failed for another reason than
+    /// ENOENT: that is a failure of the disk, not a missing file).
+    private func missing(_ file: String, _ what: String, _ number: Int32 = ENOENT) -> DatabaseError {
+        guard number == ENOENT else { return failure("stat", number) }
+        return DatabaseError(
+            .readOnlyDatabaseMoved,
+            sqliteMessage: "\(file) \(what) while the database was open; commits since went to a file a restart would not read, so this write and every later one fail",
+            sql: "COMMIT")
+    }
+
     private func failure(_ call: String, _ number: Int32) -> DatabaseError {
+        // ENOSPC from a flush (thin-provisioned or network disks) is a full disk: say so.
         DatabaseError(
-            .ioErrFsync,
+            number == ENOSPC ? .full : .ioErrFsync,
             sqliteMessage: "\(call) of \(walPath) failed: \(String(cString: strerror(number))); whether the latest commits reached the disk is unknown: restart the server so SQLite recovers the file",
             sql: "COMMIT")
+    }
+}
+
+/// A file as the kernel knows it: device and inode, which outlive renames and tell two files
+/// at one path apart.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init(device: UInt64, inode: UInt64) {
+        self.device = device
+        self.inode = inode
+    }
+
+    init(_ status: stat) {
+        self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
 }

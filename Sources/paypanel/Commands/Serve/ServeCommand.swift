@@ -42,6 +42,9 @@ struct ServeCommand: CLICommand {
         ServerMemory.limitMallocArenas()
         let environment = context.environment
         let clock = try arguments.clock(environment: environment)
+        // Before anything opens (and so creates or migrates) the file: a malformed one is never
+        // served, a missing one not created when the processor's ledger knows payments.
+        try ServeDatabaseChecks.run(arguments: arguments, environment: environment)
         // SQLite (a file) or PostgreSQL (a URL): every store below comes from this factory.
         let stores = try arguments.openStoreFactory(environment: environment, clock: clock)
         let service = try arguments.openCheckoutService(environment: environment, clock: clock, stores: stores)
