@@ -36,7 +36,12 @@ import TestSupport
         #expect(answers.allSatisfy { $0.headers["Connection"] == "close" })
         print("paypanel serve after \(count) anonymous 1 MiB bodies: resident \(atStart >> 20) MiB at start, peak \(peak >> 20) MiB")
         #expect(atStart > 0 && peak > 0)
-        #expect(peak - atStart < 32 * 1024 * 1024, "grew \((peak - atStart) >> 20) MiB: bodies were buffered")
+        // Buffering would add at least 300 MiB (every body but its last byte). Reading and
+        // discarding costs a read buffer per busy connection plus glibc's per-thread arenas:
+        // 4 MiB on a quiet machine (43 to 47), 34 MiB in a CI run with a hundred other processes. The
+        // bound is a quarter of what buffering would take.
+        let bound = count * 1024 * 1024 / 4
+        #expect(peak - atStart < bound, "grew \((peak - atStart) >> 20) MiB (bound \(bound >> 20) MiB): bodies were buffered")
         // Under AddressSanitizer the heap carries shadow memory (IdleConnectionMemoryTests):
         // the absolute bound speaks of the ordinary build.
         if !Sanitizers.areActive {

@@ -132,8 +132,10 @@ import TestSupport
         let server = try await ServerProcess.start()
         let intent = try await server.createIntent(capture: "manual")
         let confirm = "/v1/payment_intents/\(intent)/confirm"
+        // SLOW_10S: the second request must arrive while the first is still at the processor;
+        // 3 s was not always enough on a loaded CI machine (the collision came after it ended).
         async let slow = server.request(
-            "POST", confirm, json: ServerProcess.card("4242424242424242", holder: "SLOW_3S"), headers: ["Idempotency-Key": "first"])
+            "POST", confirm, json: ServerProcess.card("4242424242424242", holder: "SLOW_10S"), headers: ["Idempotency-Key": "first"])
         try await server.waitUntilMoved(from: "requires_payment_method", intent)
 
         let card = ServerProcess.card("5555555555554444")
