@@ -28,8 +28,9 @@ import PayPanelHTTP
 ///   operation a second time;
 /// - the same rule applies when the answer cannot be stored (a full disk): the client still
 ///   gets it, and a retry resumes from the resource;
-/// - when giving the claim up fails too, the claim stays in progress under its lease and the
-///   failure is written to `log` (an operator must know a key is held);
+/// - when giving the claim up fails too (the database is down), the failure is written to
+///   `log` (an operator must know a key is held) and the claim is given up before the next
+///   reservation once the database takes writes again; only a crash leaves it to its lease;
 /// - a request that crashed leaves its claim in progress: a duplicate gets 409
 ///   `idempotency_key_in_use` until the lease runs out, then takes it over and resumes (5
 ///   minutes for routes that can resume; a day, the key's whole life, for routes whose work

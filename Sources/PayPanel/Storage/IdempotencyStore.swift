@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Idempotency keys with Stripe's semantics, per `(key, scope)`:
 /// - the first result is stored and replayed, failures (declines) included;
@@ -35,6 +36,13 @@ public final class IdempotencyStore {
     /// the lease, which only exists to protect a run that may still be alive.
     static let lockTimeOfResumableClaim = Date(timeIntervalSince1970: 0)
 
+    /// Claims whose give-up could not be written (the database was down, the disk full). The
+    /// run that held each has stopped, and this process knows it, so it gives them up at the
+    /// next chance — before its next reservation — instead of leaving the key to its lease: a
+    /// client retrying once the database is back gets its answer, not minutes of
+    /// `idempotency_key_in_use`. Only a crash (which loses this list) leaves a claim to the lease.
+    private let owedGiveUps = Mutex<[IdempotencyClaim]>([])
+
     /// Keys kept in `store`.
     public init(store: any PaymentStore, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
         self.store = store
@@ -58,6 +66,7 @@ public final class IdempotencyStore {
             return IdempotentResponse(result: try store.write(body), replayed: false, firstUsedAt: now)
         }
         try IdempotencyStore.validate(key)
+        settleOwedGiveUps()
         let hash = IdempotencyStore.requestHash(parameters)
         return try store.write { transaction in
             switch try lookUp(key: key, scope: scope, hash: hash, at: now, in: transaction) {
@@ -118,6 +127,7 @@ public final class IdempotencyStore {
         key: String, scope: String, parameters: JSONValue, at now: Date, lease: TimeInterval? = nil
     ) throws -> IdempotencyReservation {
         try IdempotencyStore.validate(key)
+        settleOwedGiveUps()
         let hash = IdempotencyStore.requestHash(parameters)
         let lockedAt = PaymentLedger.storedPrecision(now)
         return try store.write { transaction in
@@ -165,9 +175,32 @@ public final class IdempotencyStore {
     ///   it only looks the resource up and finishes it, never sends it again.
     ///
     /// A claim another run took over meanwhile is left alone (`notHeld`). Throws when the write
-    /// fails: the claim then stays in progress as it was, under its lease.
+    /// fails: the claim then stays in progress as it was, and is given up again before this
+    /// store's next reservation (`owedGiveUps`); after a crash, the lease frees it.
     @discardableResult
     public func giveUp(_ claim: IdempotencyClaim) throws -> GivenUpClaim {
+        do {
+            return try writeGiveUp(claim)
+        } catch {
+            owedGiveUps.withLock { $0.append(claim) }
+            throw error
+        }
+    }
+
+    /// Gives up the claims owed from earlier failures; those that fail again stay owed. A
+    /// failure here is not the caller's: its own write will meet the same condition and say so.
+    private func settleOwedGiveUps() {
+        let owed = owedGiveUps.withLock { owed in
+            defer { owed.removeAll() }
+            return owed
+        }
+        guard !owed.isEmpty else { return }
+        let stillOwed = owed.filter { claim in (try? writeGiveUp(claim)) == nil }
+        if !stillOwed.isEmpty { owedGiveUps.withLock { $0.append(contentsOf: stillOwed) } }
+    }
+
+    /// The give-up's one write (see `giveUp`).
+    private func writeGiveUp(_ claim: IdempotencyClaim) throws -> GivenUpClaim {
         try store.write { transaction in
             guard let record = try transaction.idempotencyRecord(key: claim.key, scope: claim.scope), record.state == .inProgress,
                   let lockedAt = record.lockedAt,

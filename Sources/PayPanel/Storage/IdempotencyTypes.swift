@@ -64,10 +64,11 @@ public enum GivenUpClaim: Sendable, Equatable {
 }
 
 /// A keyed run failed, and the write that gives its claim up (`IdempotencyStore.giveUp`) failed
-/// too (a full disk, a database that stayed busy). The claim stays in progress as it was, so
-/// the key is still protected: a retry within `lease` is told the key is in progress, and a
-/// retry after it takes the key over and resumes what the run had started (or runs the
-/// operation, when nothing was).
+/// too (a full disk, a database that was down). The claim stays in progress as it was, so the
+/// key is still protected: a retry is told the key is in progress until this process gives the
+/// claim up, which it does before its next reservation once the database takes writes again;
+/// if the process stops first, a retry after `lease` takes the key over and resumes what the
+/// run had started (or runs the operation, when nothing was).
 public struct IdempotencyClaimNotGivenUp: PayPanelError {
     public let key: String
     /// What the run threw.
@@ -84,7 +85,7 @@ public struct IdempotencyClaimNotGivenUp: PayPanelError {
         let shown = JSONWriter.quoted(SensitiveDigits.redacted(key))
         let giveUp = (giveUpFailure as? any PayPanelError)?.message ?? String(describing: type(of: giveUpFailure))
         let reason = (failure as? any PayPanelError)?.message ?? "the operation failed (\(type(of: failure)))"
-        return "\(reason); besides, idempotency key \(shown) could not be given up (\(giveUp)): it stays in progress for up to \(Int(lease)) s after the request began, then a retry with the same key resumes what this request started"
+        return "\(reason); besides, idempotency key \(shown) could not be given up yet (\(giveUp)): the server gives it up once the database takes writes again, and a retry with the same key then resumes what this request started (if the server stops first, after \(Int(lease)) s)"
     }
 }
 
