@@ -121,6 +121,7 @@ public struct SQLiteStoreFactory: PaymentStoreFactory {
         case .fileMissing: "the payments database or its write-ahead log was deleted or replaced while the server ran: writes are refused; put the files back and restart the server (its log names the files)"
         case .corrupt: "the payments database is malformed: restore it from a backup"
         case .ioError: "the disk failed a flush of the payments database: writes are refused; check the disk, then restart the server"
+        case .unreachable: "the payments database server cannot be reached: check that it runs and accepts connections (the server reconnects by itself)"
         }
         return StoreNotReady(fault: fault, reason: reason)
     }

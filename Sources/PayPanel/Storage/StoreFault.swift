@@ -18,13 +18,23 @@ public enum StoreFault: String, Sendable, Equatable, CaseIterable {
     case corrupt = "database_corrupt"
     /// The disk failed a read, a write or a flush.
     case ioError = "database_io_error"
+    /// The database server cannot be reached: stopped, restarting, failing over, or the
+    /// connection broke (PostgreSQL). Connections are opened again on the next request.
+    case unreachable = "database_unreachable"
 
     /// The error code clients see.
     public var code: String { rawValue }
 
     /// Seconds a client should wait before retrying: a lock clears in moments; the others need
     /// an operator (free space, fix permissions, restore files), so retrying sooner only adds load.
-    public var retryAfterSeconds: Int { self == .busy ? 1 : 30 }
+    /// A server that restarts or fails over is back in seconds.
+    public var retryAfterSeconds: Int {
+        switch self {
+        case .busy: 1
+        case .unreachable: 5
+        case .diskFull, .readOnly, .fileMissing, .corrupt, .ioError: 30
+        }
+    }
 
     /// What a client is told: the cause and what to do, naming no file (clients do not need the
     /// server's paths; the operator's log and readiness have them).
@@ -36,6 +46,7 @@ public enum StoreFault: String, Sendable, Equatable, CaseIterable {
         case .fileMissing: "the payments database's files were removed or replaced while the server ran, so it takes no writes until it is restarted: retry later (with the same Idempotency-Key)"
         case .corrupt: "the payments database is damaged and takes no writes: retry later (with the same Idempotency-Key)"
         case .ioError: "the payments database's disk failed, so the server takes no writes until it is restarted: retry later (with the same Idempotency-Key)"
+        case .unreachable: "the payments database cannot be reached right now: retry later with the same Idempotency-Key (the retry finishes or replays whatever this request started)"
         }
     }
 }

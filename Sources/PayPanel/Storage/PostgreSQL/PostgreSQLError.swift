@@ -111,4 +111,31 @@ public struct PostgreSQLError: PayPanelError, RetryableStoreError, Equatable {
         }
     }
 }
+
+/// The database's condition behind a failure, so the front ends answer "unavailable, retry"
+/// (503) with the cause instead of an internal error: a server that is stopped, restarting or
+/// failing over (no connection, a broken one, an administrator's shutdown), a standby that
+/// took over read-only, a full disk. A refusal of the statement itself (a constraint, bad
+/// input) is not one.
+extension PostgreSQLError: StoreFaultError {
+    public var storeFault: StoreFault? {
+        switch kind {
+        case .connection, .commitOutcomeUnknown: return .unreachable
+        case .unsendableValue, .configuration: return nil
+        case .server: break
+        }
+        guard let sqlState else { return nil }
+        switch sqlState {
+        // admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down).
+        case "57P01", "57P02", "57P03": return .unreachable
+        // read_only_sql_transaction: after a failover the connection reached a standby.
+        case "25006": return .readOnly
+        case "53100": return .diskFull
+        case "58030": return .ioError
+        // data_corrupted, index_corrupted.
+        case "XX001", "XX002": return .corrupt
+        default: return sqlState.hasPrefix("08") ? .unreachable : nil
+        }
+    }
+}
 #endif

@@ -88,16 +88,21 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     static let ping = S("health.ping", "SELECT 1")
 
     /// Nil when the database answers and holds exactly this program's migrations; otherwise why not.
-    public func notReadyReason() -> String? {
+    public func notReadyReason() -> String? { readiness()?.reason }
+
+    /// `notReadyReason` with the fault behind it: a server that is down or restarting is
+    /// `database_unreachable`, a standby reached after a failover `database_read_only`.
+    public func readiness() -> StoreNotReady? {
         do {
             let applied = try pool.withConnection { connection in
                 try connection.execute(Self.ping, [])
                 return try PostgreSQLMigrator(set: .postgreSQL, clock: SystemClock()).verify(connection)
             }
             let pending = MigrationSet.postgreSQL.migrations.count - applied.count
-            return pending > 0 ? "the database lacks \(pending) migration(s): restart the server to apply them" : nil
+            return pending > 0 ? StoreNotReady(fault: nil, reason: "the database lacks \(pending) migration(s): restart the server to apply them") : nil
         } catch {
-            return "the payments database cannot be read (\((error as? any PayPanelError)?.code ?? "error"))"
+            let described = (error as? any PayPanelError).map { "\($0.code): \($0.message)" } ?? "error"
+            return StoreNotReady(fault: (error as? any StoreFaultError)?.storeFault, reason: "the payments database cannot be read (\(described))")
         }
     }
 }

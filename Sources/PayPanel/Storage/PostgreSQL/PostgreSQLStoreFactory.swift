@@ -38,11 +38,14 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
         PostgreSQLDeviceStore(sharingConnectionsWith: try openPostgreSQLStore())
     }
 
-    public func notReadyReason() -> String? {
+    public func notReadyReason() -> String? { readiness()?.reason }
+
+    public func readiness() -> StoreNotReady? {
         do {
-            return try openPostgreSQLStore().notReadyReason()
+            return try openPostgreSQLStore().readiness()
         } catch {
-            return "the payments database cannot be read (\((error as? any PayPanelError)?.code ?? "error"))"
+            return StoreNotReady(fault: (error as? any StoreFaultError)?.storeFault,
+                                 reason: "the payments database cannot be read (\((error as? any PayPanelError)?.code ?? "error"))")
         }
     }
 }
