@@ -44,31 +44,28 @@ struct BenchLifecycleCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let console = context.console
-        #if DEBUG
-        console.printError("note: this is a debug build: the figures are not representative; build with 'swift build -c release'")
-        #endif
-        let directory = try Self.makeDirectory(in: parent)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let stores = try Self.postgreSQLStores(database, directory: directory)
-        defer { stores?.cleanup() }
-        let benchmark = LifecycleBenchmark(
-            count: count, directory: directory, makeStore: stores?.makeStore, makeBaseline: stores?.makeBaseline
-        ) { ledgerPath, clock in
-            try MockProcessor(ledgerPath: ledgerPath, clock: clock)  // zero latency: nothing to wait for
+        return try await BenchRun.inFreshDirectory(console, parent: parent) { directory in
+            let stores = try Self.postgreSQLStores(database, directory: directory)
+            defer { stores?.cleanup() }
+            let benchmark = LifecycleBenchmark(
+                count: count, directory: directory, makeStore: stores?.makeStore, makeBaseline: stores?.makeBaseline
+            ) { ledgerPath, clock in
+                try MockProcessor(ledgerPath: ledgerPath, clock: clock)  // zero latency: nothing to wait for
+            }
+            let progress = Progress(total: count, enabled: console.stderrIsTerminal)
+            let result = try await benchmark.run { done in progress.update(done) }
+            progress.finish()
+            if json {
+                console.printJSON(result.json)
+            } else {
+                let rate = { (value: Double) in String(format: "%.1f", value) }
+                console.print("Payment lifecycle (create → authorize → capture), \(count) payments, zero-latency mock processor")
+                console.print("  payments/s  \(rate(result.paymentsPerSecond))")
+                console.print("  baseline/s  \(rate(result.baselinePerSecond))  (raw \(stores == nil ? "SQLite" : "PostgreSQL + SQLite ledger"), \(result.transactionsPerPayment) durable write transactions per payment)")
+                console.print("  ratio       \(String(format: "%.3f", result.ratio))")
+            }
+            return .success
         }
-        let progress = Progress(total: count, enabled: console.stderrIsTerminal)
-        let result = try await benchmark.run { done in progress.update(done) }
-        progress.finish()
-        if json {
-            console.printJSON(result.json)
-        } else {
-            let rate = { (value: Double) in String(format: "%.1f", value) }
-            console.print("Payment lifecycle (create → authorize → capture), \(count) payments, zero-latency mock processor")
-            console.print("  payments/s  \(rate(result.paymentsPerSecond))")
-            console.print("  baseline/s  \(rate(result.baselinePerSecond))  (raw \(stores == nil ? "SQLite" : "PostgreSQL + SQLite ledger"), \(result.transactionsPerPayment) durable write transactions per payment)")
-            console.print("  ratio       \(String(format: "%.3f", result.ratio))")
-        }
-        return .success
     }
 
     /// The store and baseline of a PostgreSQL run, or nil for SQLite.
@@ -114,20 +111,6 @@ struct BenchLifecycleCommand: CLICommand {
         func write(transactions: Int) throws { try baseline.write(transactions: transactions) }
     }
     #endif
-
-    /// A new private directory for the run's files.
-    static func makeDirectory(in parent: String?) throws -> String {
-        let base = parent.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? FileManager.default.temporaryDirectory
-        let url = base.appending(path: "paypanel-bench-\(UUID().uuidString)", directoryHint: .isDirectory)
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw CLIFailure(
-                code: "bench_directory_unusable",
-                message: "cannot create the benchmark's temporary directory in \(base.path(percentEncoded: false)): check that it exists and is writable, or pass another --directory")
-        }
-        return url.path(percentEncoded: false)
-    }
 
     /// "lifecycle 123/1000" on standard error, redrawn in place, only on a terminal.
     final class Progress: @unchecked Sendable {

@@ -29,11 +29,10 @@ struct BenchProcessorCommand: CLICommand {
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let console = context.console
         let progress = ProgressLine(console: console)
-        let directory = FileManager.default.temporaryDirectory.appending(path: "paypanel-bench-processor-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        progress.show("measuring \(iterations) authorizations each way")
-        let result = try await ProcessorBenchmark.run(count: iterations, rounds: 5, directory: directory.path(percentEncoded: false))
+        let result = try await BenchRun.inFreshDirectory(console, parent: nil) { directory in
+            progress.show("measuring \(iterations) authorizations each way")
+            return try await ProcessorBenchmark.run(count: iterations, rounds: 5, directory: directory)
+        }
         progress.clear()
         if json {
             console.printJSON(result.json)

@@ -47,17 +47,11 @@ struct BenchProcessorScaleCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let console = context.console
-        #if DEBUG
-        console.printError("note: this is a debug build: the figures are not representative; build with 'swift build -c release'")
-        #endif
-        let directory = try BenchLifecycleCommand.makeDirectory(in: parent)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let benchmark = ProcessorScaleBenchmark(
-            sizes: accountSizes, authorizations: authorizationCount, rounds: roundCount, directory: directory,
-            executable: try ReliabilityOptions.executablePath())
-        let showsProgress = console.stderrIsTerminal
-        let result = try await benchmark.run { line in
-            if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[Kbench processor-scale: \(line)".utf8)) }
+        let result = try await BenchRun.inFreshDirectory(console, parent: parent) { directory in
+            let benchmark = ProcessorScaleBenchmark(
+                sizes: accountSizes, authorizations: authorizationCount, rounds: roundCount, directory: directory,
+                executable: try ReliabilityOptions.executablePath())
+            return try await benchmark.run(progress: BenchRun.progress(console, label: "bench processor-scale"))
         }
         ProgressLine(console: console).clear()
         if json {

@@ -72,21 +72,13 @@ struct BenchServeCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let console = context.console
-        #if DEBUG
-        console.printError("note: this is a debug build: the figures are not representative; build with 'swift build -c release'")
-        #endif
         defer { schemas?.dropAll() }
-        let directory = try BenchLifecycleCommand.makeDirectory(in: parent)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let benchmark = ServeBenchmark(
-            payments: paymentCount, clientCounts: clientCounts, serverCounts: serverCounts, idleConnections: idleCount, rounds: roundCount,
-            directory: directory, serverExecutable: try ReliabilityOptions.executablePath(),
-            database: try schemas.map(Self.postgreSQLDatabase) ?? .sqlite)
-        // The step being run, redrawn in place on a terminal (as ProgressLine does, from the
-        // benchmark's own task).
-        let showsProgress = console.stderrIsTerminal
-        let result = try await benchmark.run { line in
-            if showsProgress { FileHandle.standardError.write(Data("\r\u{1B}[Kbench serve: \(line)".utf8)) }
+        let result = try await BenchRun.inFreshDirectory(console, parent: parent) { directory in
+            let benchmark = ServeBenchmark(
+                payments: paymentCount, clientCounts: clientCounts, serverCounts: serverCounts, idleConnections: idleCount, rounds: roundCount,
+                directory: directory, serverExecutable: try ReliabilityOptions.executablePath(),
+                database: try schemas.map(Self.postgreSQLDatabase) ?? .sqlite)
+            return try await benchmark.run(progress: BenchRun.progress(console, label: "bench serve"))
         }
         ProgressLine(console: console).clear()
         if json {
