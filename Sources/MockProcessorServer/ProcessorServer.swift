@@ -98,7 +98,10 @@ struct ProcessorRoutes: Sendable {
 
     var router: Router {
         var router = Router()
+        // Every error in Stripe's envelope, the router's own included (no route, wrong method),
+        // so an SDK raises the typed error it raises against Stripe, never a parse failure.
         router.errorResponse = { error, context in
+            if let error = error as? HTTPError { return StripeError(routing: error, context).response(for: context) }
             if let error = error as? any HTTPResponseError { return error.response(for: context) }
             return StripeError.apiError("Unexpected failure.").response(for: context)
         }

@@ -29,6 +29,23 @@ public struct StripeError: Error, HTTPResponseError, Sendable {
         StripeError(status: .badRequest, type: "invalid_request_error", code: code ?? (param == nil ? nil : "parameter_invalid"), message: message, param: param)
     }
 
+    /// The router's refusal in Stripe's terms. No route for the path, or none for this method
+    /// on it: Stripe answers both 404 "Unrecognized request URL (METHOD: path)" (an
+    /// `InvalidRequestError` in its SDKs), so the mock does too, rather than HTTP's 405. Any
+    /// other status keeps its code and headers. The path is the client's own, shown with card
+    /// numbers masked and cut to a readable length.
+    init(routing error: HTTPError, _ context: RequestContext) {
+        guard error.status == .notFound || error.status == .methodNotAllowed else {
+            self.init(status: error.status, type: "invalid_request_error", message: error.reason)
+            headers = error.headers
+            return
+        }
+        let path = String(SensitiveDigits.redacted(context.path).prefix(200))
+        self.init(
+            status: .notFound, type: "invalid_request_error",
+            message: "Unrecognized request URL (\(context.method.rawValue): \(path)): processor serve has no such route; docs/mock-processor.md lists the routes it serves")
+    }
+
     public static func missing(_ param: String) -> StripeError {
         StripeError(status: .badRequest, type: "invalid_request_error", code: "parameter_missing", message: "Missing required param: \(param).", param: param)
     }

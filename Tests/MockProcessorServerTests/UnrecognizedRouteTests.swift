@@ -1,0 +1,54 @@
+import Foundation
+import MockProcessor
+@testable import MockProcessorServer
+import PayPanel
+import PayPanelHTTP
+import TestSupport
+import Testing
+
+/// What `processor serve` answers a request no route takes — an unknown path, or a method the
+/// path does not have — is Stripe's: 404 `invalid_request_error` "Unrecognized request URL
+/// (METHOD: path)" in the JSON envelope, which Stripe's SDKs raise as `InvalidRequestError`.
+/// Generated from the router's own table, so a route added later is covered.
+@Suite struct UnrecognizedRouteTests {
+    /// The routes `processor serve` registers (the service behind them is never called).
+    static func table() throws -> [Router.Entry] {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let mock = try MockProcessor(ledgerPath: ":memory:", clock: clock)
+        let service = try ProcessorService(mock: mock, clock: clock, webhookBox: WebhookSecretBox(masterKey: [UInt8](repeating: 7, count: 32)))
+        return ProcessorRoutes(service: service, options: ProcessorServer.Options()).router.table
+    }
+
+    static let methods = ["GET", "POST", "DELETE", "PUT", "PATCH"]
+
+    @Test func everyMethodAPathDoesNotTakeAndEveryUnknownPathIsStripesUnrecognizedURLError() async throws {
+        var probes: [(method: String, path: String)] = []
+        let byPath = Dictionary(grouping: try Self.table(), by: { RouteProbe.path(for: $0.route.pattern) { _ in "x_1" } })
+        for (path, entries) in byPath.sorted(by: { $0.key < $1.key }) {
+            let taken = Set(entries.map(\.route.method.rawValue))
+            probes += Self.methods.filter { !taken.contains($0) }.map { ($0, path) }
+        }
+        #expect(probes.count > 20, "the table gave \(probes.count) probes: is it empty?")
+        probes += [("GET", "/v1/nope"), ("GET", "/v1/customers/cus_1"), ("POST", "/v1/payment_intents/pi_1/unknown"), ("GET", "/")]
+
+        let directory = try TemporaryDirectory("procserve-routes")
+        let server = try await ServedProcess.processor(directory: directory)
+        let client = StripeTestClient(port: server.port, key: "sk_test_routes")
+        var wrong: [String] = []
+        for (method, path) in probes {
+            let reply = try await client.call(method, path)
+            let message = reply["error"]?["message"]?.stringValue ?? ""
+            if reply.status != 404 || reply["error"]?["type"] != "invalid_request_error"
+                || !message.hasPrefix("Unrecognized request URL (\(method): \(path))")
+                || reply.headers["Content-Type"]?.hasPrefix("application/json") != true {
+                wrong.append("\(method) \(path): \(reply.status) \(reply.text.prefix(160))")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) of \(probes.count) not in Stripe's form:\n\(wrong.prefix(8).joined(separator: "\n"))")
+
+        // The client's path comes back with card numbers masked.
+        let card = try await client.call("GET", "/v1/tokens/4242424242424242")
+        #expect(card.status == 404 && !card.text.contains("4242424242424242"), "\(card.text)")
+        #expect(await server.terminate() == 0)
+    }
+}
