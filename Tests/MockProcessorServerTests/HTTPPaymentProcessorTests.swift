@@ -162,6 +162,28 @@ struct HTTPPaymentProcessorTests {
         #expect(reason.contains("nothing was sent"), "\(reason)")
     }
 
+    /// A server that answers every request as Stripe answers a path it has no route for (404
+    /// "Unrecognized request URL", no `resource_missing`): a wrong `--processor` URL. Nothing
+    /// was processed, so nothing is a decline — not the authorization, not a settlement.
+    @Test("A processor with no route for the request is never a decline")
+    func noSuchRouteIsNotADecline() async throws {
+        let body = Array(#"{"error":{"type":"invalid_request_error","message":"Unrecognized request URL (POST: /v1/payment_intents)"}}"#.utf8)
+        let answer = LoopbackHTTPServer.Answer.answer(404, body: body, contentType: "application/json")
+        let paths = ["/v1/payment_intents", "/v1/payment_intents/search", "/v1/refunds", "/v1/payment_intents/pi_1/capture"]
+        let server = try LoopbackHTTPServer(routes: Dictionary(uniqueKeysWithValues: paths.map { ($0, answer) }))
+        defer { server.stop() }
+        let processor = HTTPPaymentProcessor(endpoint: try ProcessorEndpoint("http://127.0.0.1:\(server.port)"), secretKey: "sk_test_wrong_url")
+        var outcomes = [("authorize", await processor.authorize(try request("att_route"), timeout: .seconds(5)))]
+        for operation in Settlement.allCases { outcomes.append((operation.rawValue, await operation.run(on: processor))) }
+        for (name, outcome) in outcomes {
+            guard case .notProcessed = outcome else {
+                Issue.record("\(name) against a processor with no such route: expected not processed, got \(outcome)")
+                continue
+            }
+        }
+        #expect(!server.receivedTargets.isEmpty, "nothing reached the server")
+    }
+
     /// A loopback port nothing listens on: bound by the kernel's choice, then closed.
     static func closedPort() throws -> UInt16 {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

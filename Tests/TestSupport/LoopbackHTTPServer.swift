@@ -19,6 +19,9 @@ public final class LoopbackHTTPServer: Sendable {
         case okUntilClose(body: [UInt8])
         /// A status with no body.
         case status(Int)
+        /// A status with a body (an API's JSON error), after the request's body is read, so the
+        /// close that follows never resets the connection under the client's read.
+        case answer(Int, body: [UInt8], contentType: String)
         /// A redirect to `location`.
         case redirect(Int, location: String)
         /// Reads the request and never answers (until the server stops).
@@ -135,6 +138,9 @@ public final class LoopbackHTTPServer: Sendable {
             send(client, Array("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n".utf8) + body)
         case .status(let code):
             send(client, Array("HTTP/1.1 \(code) Status\r\nContent-Length: 0\r\n\r\n".utf8))
+        case .answer(let code, let body, let contentType):
+            readBody(of: request, from: client)
+            send(client, Array("HTTP/1.1 \(code) Status\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body)
         case .redirect(let code, let location):
             send(client, Array("HTTP/1.1 \(code) Moved\r\nLocation: \(location)\r\nContent-Length: 0\r\n\r\n".utf8))
         case .announce(let length):
@@ -142,6 +148,23 @@ public final class LoopbackHTTPServer: Sendable {
             holdUntilClientLeaves(client)
         case .stall:
             holdUntilClientLeaves(client)
+        }
+    }
+
+    /// Reads what is left of the body `head` announces with Content-Length (bounded to 1 MiB).
+    private func readBody(of head: [UInt8], from client: Int32) {
+        let text = String(decoding: head, as: UTF8.self)
+        guard let headEnd = text.range(of: "\r\n\r\n") else { return }
+        let length = text[..<headEnd.lowerBound].split(separator: "\r\n")
+            .first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        var left = min(length, 1 << 20) - (head.count - text[..<headEnd.upperBound].utf8.count)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while left > 0 && !stopped.load(ordering: .sequentiallyConsistent) {
+            guard waitReadable(client, milliseconds: 20) else { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress!, min(4096, left), 0) }
+            if count <= 0 { return }
+            left -= count
         }
     }
 

@@ -15,7 +15,8 @@ import Synchronization
 /// - 402 `card_error` → `.declined` with Stripe's `decline_code`; 400 `idempotency_error` →
 ///   `.declined(.idempotencyKeyReused)`; other 400s → `.declined(.invalidRequest)`;
 ///   409 (the same key still in flight) and 408 → `.unknown`; a 4xx that is not the
-///   processor's JSON error (a proxy, a wrong URL) → `.notProcessed`;
+///   processor's JSON error (a proxy, a wrong URL), or a 404 naming no missing object
+///   (Stripe's "Unrecognized request URL"), → `.notProcessed`;
 /// - a capture, void, refund or challenge completion first finds the attempt's intent (a
 ///   search, unless this process learnt it): a search the processor cannot answer is
 ///   `.notProcessed` (the operation was not sent), never the decline `authorization_not_found`,
@@ -207,6 +208,12 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
                         reason: "HTTP \(response.status) without the processor's JSON error (a proxy or a wrong --processor URL?): not processed"))
                 }
                 if (200..<300).contains(response.status) { return .object(json) }
+                if response.status == 404, json["error"]?["code"]?.stringValue != "resource_missing" {
+                    // A 404 that names no missing object is "no such route" (Stripe's
+                    // "Unrecognized request URL"): a wrong --processor URL, never a refusal.
+                    return .failure(.notProcessed(
+                        reason: "the processor has no route for this request (HTTP 404 without resource_missing: a wrong --processor URL?): not processed"))
+                }
                 if response.status == 409 {
                     return .failure(.unknown(reason: "the processor is still working on a request with the same idempotency key (HTTP 409): look the operation up"))
                 }
