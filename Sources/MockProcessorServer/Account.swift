@@ -148,6 +148,8 @@ struct StoredRefund: Sendable {
     var metadata: [(String, String)]
     let created: Date
     let ledgerReference: String
+    /// Why the merchant refunded (`duplicate`, `fraudulent`, `requested_by_customer`), as given.
+    var reason: String? = nil
 }
 
 extension StoredRefund: TableObject {

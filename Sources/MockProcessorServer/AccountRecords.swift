@@ -25,6 +25,8 @@ struct PersistedAccount: Codable {
         var amount: Int64
         var metadata: [[String]]
         var created: Double
+        /// Absent in accounts written before refunds kept their reason.
+        var reason: String?
     }
     struct Key: Codable {
         var key, fingerprint: String
@@ -106,7 +108,8 @@ extension PersistedAccount.Refund {
         self.init(
             id: refund.id, paymentIntent: refund.paymentIntent, currency: refund.currency.code, status: refund.status,
             ledgerReference: refund.ledgerReference, charge: refund.charge, failureReason: refund.failureReason,
-            amount: refund.amount, metadata: refund.metadata.map { [$0.0, $0.1] }, created: refund.created.timeIntervalSince1970)
+            amount: refund.amount, metadata: refund.metadata.map { [$0.0, $0.1] }, created: refund.created.timeIntervalSince1970,
+            reason: refund.reason)
     }
 
     /// The refund as the service keeps it; nil for an unknown currency.
@@ -115,7 +118,7 @@ extension PersistedAccount.Refund {
         return StoredRefund(
             id: id, paymentIntent: paymentIntent, charge: charge, amount: amount, currency: currency, status: status,
             failureReason: failureReason, metadata: metadata.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil },
-            created: Date(timeIntervalSince1970: created), ledgerReference: ledgerReference)
+            created: Date(timeIntervalSince1970: created), ledgerReference: ledgerReference, reason: reason)
     }
 }
 

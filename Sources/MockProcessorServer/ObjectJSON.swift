@@ -79,6 +79,7 @@ enum ObjectJSON {
             ("failure_reason", .optional(refund.failureReason)),
             ("metadata", metadata(refund.metadata)),
             ("payment_intent", .string(refund.paymentIntent)),
+            ("reason", .optional(refund.reason)),
             ("status", .string(refund.status)),
         ])
     }

@@ -71,13 +71,4 @@ struct Parameters: Sendable {
         }
         return pairs
     }
-
-    /// Refuses parameters this mock does not know, as Stripe does (`received unknown
-    /// parameter`), so a typo is not silently ignored.
-    func refuseUnknown(allowed: Set<String>) throws(StripeError) {
-        guard case .object(let members) = root else { return }
-        if let unknown = members.first(where: { !allowed.contains($0.key) }) {
-            throw .invalidRequest("Received unknown parameter: \(unknown.key)", param: unknown.key)
-        }
-    }
 }

@@ -12,6 +12,18 @@ import PayPanel
 /// `[network_token][eci]` (optional) and `[network_token][cryptogram_created]` (optional Unix
 /// seconds: when the wallet made it, for the cryptogram lifetime).
 enum PaymentMethodParameters {
+    /// The names `payment_method_data` takes.
+    static let shape = ParameterShape.members([
+        "type": .value,
+        "card": .members([
+            "number": .value, "exp_month": .value, "exp_year": .value,
+            // Any CVC passes in Stripe's test mode (the cards that fail its check fail by number).
+            "cvc": .ignored,
+            "network_token": .members(["cryptogram": .value, "eci": .value, "cryptogram_created": .value]),
+        ]),
+        "billing_details": .members(["name": .value]),
+    ])
+
     static func read(_ parameters: Parameters, tag: String, idempotencyKey: String?) throws(StripeError) -> PaymentMethodCard? {
         let holder = try parameters.string("payment_method_data", "billing_details", "name")
         if let holder, holder.count > 200 {

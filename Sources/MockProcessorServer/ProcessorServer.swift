@@ -96,6 +96,40 @@ struct ProcessorRoutes: Sendable {
     let service: ProcessorService
     let options: ProcessorServer.Options
 
+    /// What each route takes (`ParameterShape`), checked before it runs. A route missing here
+    /// answers 500 (`UnknownParameterTests` checks that every route of the table has one).
+    static let parameterShapes: [String: ParameterShape] = [
+        "POST /v1/payment_intents": ProcessorService.createShape,
+        "GET /v1/payment_intents": .listing,
+        "GET /v1/payment_intents/search": .members(["query": .value, "limit": .value, "page": .value]),
+        "GET /v1/payment_intents/{id}": .retrieve,
+        "POST /v1/payment_intents/{id}/confirm": ProcessorService.confirmShape,
+        "POST /v1/payment_intents/{id}/capture": .members(["amount_to_capture": .value, "metadata": .ignored, "expand": .ignored]),
+        "POST /v1/payment_intents/{id}/cancel": .members(["cancellation_reason": .value, "expand": .ignored]),
+        "POST /v1/refunds": .members(["payment_intent": .value, "amount": .value, "metadata": .hash, "reason": .value, "expand": .ignored]),
+        "GET /v1/refunds": .listing.adding(["payment_intent": .value]),
+        "GET /v1/refunds/{id}": .retrieve,
+        "POST /_mock/3ds/{id}": .members(["outcome": .value]),
+        "GET /_mock/ledger": .nothing,
+        "POST /_mock/reset": .members(["scope": .value]),
+        "GET /_mock/triggers": .nothing,
+        "POST /_mock/chains": .members(["card": .value, "chain": .value]),
+        "POST /_mock/clock/advance": .members(["seconds": .value]),
+        "POST /v1/webhook_endpoints": .members([
+            "url": .value, "enabled_events": .list, "description": .value, "metadata": .ignored, "api_version": .ignored, "connect": .ignored,
+        ]),
+        "GET /v1/webhook_endpoints": .nothing,
+        "GET /v1/webhook_endpoints/{id}": .retrieve,
+        "DELETE /v1/webhook_endpoints/{id}": .nothing,
+        "POST /_mock/events/{id}/resend": .nothing,
+        "GET /_mock/webhook_deliveries": .nothing,
+    ]
+
+    /// The shape of the route `context` matched.
+    static func parameterShape(_ context: RequestContext) -> ParameterShape? {
+        context.route.flatMap { parameterShapes["\($0.method.rawValue) \($0.pattern.text)"] }
+    }
+
     var router: Router {
         var router = Router()
         // Every error in Stripe's envelope, the router's own included (no route, wrong method),
@@ -216,6 +250,10 @@ struct ProcessorRoutes: Sendable {
             guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
             tag = try await service.accountTag(forKey: key.value)
             parameters = Parameters(try readParameters(context))
+            guard let shape = Self.parameterShape(context) else { throw StripeError.apiError("This route does not say which parameters it takes.") }
+            if let unknown = shape.firstUnknown(in: parameters.root) {
+                throw StripeError.invalidRequest("Received unknown parameter: \(unknown)", param: unknown)
+            }
         } catch {
             return error.response(for: context)
         }
@@ -282,6 +320,10 @@ struct ProcessorRoutes: Sendable {
     private func readParameters(_ context: RequestContext) throws(StripeError) -> FormValue {
         do {
             if context.method == .get || context.method == .head || context.method == .delete {
+                // As at Stripe, these take their parameters in the query; a body would be dropped.
+                guard context.body.isEmpty else {
+                    throw StripeError.invalidRequest("\(context.method.rawValue) takes its parameters in the query string, not in a body.")
+                }
                 return try FormParameters.parseForm(Array((context.request.target.query ?? "").utf8), limits: options.formLimits)
             }
             let type = context.headers["Content-Type"]?.lowercased() ?? ""

@@ -3,18 +3,22 @@ import MockProcessor
 import PayPanel
 
 extension ProcessorService {
-    static let createParameters: Set<String> = [
-        "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_data", "payment_method_types",
-        "metadata", "description", "expand", "confirmation_method", "return_url", "setup_future_usage", "statement_descriptor",
-        "automatic_payment_methods", "use_stripe_sdk",
-    ]
-    static let confirmParameters: Set<String> = ["payment_method", "payment_method_data", "expand", "return_url", "use_stripe_sdk", "capture_method"]
+    /// What `POST /v1/payment_intents/{id}/confirm` takes.
+    static let confirmShape = ParameterShape.members([
+        "payment_method": .value, "payment_method_data": PaymentMethodParameters.shape,
+        "capture_method": .ignored, "expand": .ignored, "return_url": .ignored, "use_stripe_sdk": .ignored,
+    ])
+    /// What `POST /v1/payment_intents` takes: the confirm's parameters and the intent's own.
+    static let createShape = confirmShape.adding([
+        "amount": .value, "currency": .value, "confirm": .value, "metadata": .hash, "description": .value, "capture_method": .value,
+        "payment_method_types": .ignored, "confirmation_method": .ignored, "setup_future_usage": .ignored,
+        "statement_descriptor": .ignored, "automatic_payment_methods": .ignored,
+    ])
 
     /// POST /v1/payment_intents
     func createIntent(_ tag: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
         do {
             try checkRoom(tag)
-            try parameters.refuseUnknown(allowed: Self.createParameters)
             guard let amount = try parameters.integer("amount", in: 1...99_999_999) else { throw StripeError.missing("amount") }
             guard let code = try parameters.string("currency") else { throw StripeError.missing("currency") }
             let currency: Currency
@@ -85,7 +89,6 @@ extension ProcessorService {
     /// POST /v1/payment_intents/{id}/confirm
     func confirmIntent(_ tag: String, id: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
         do {
-            try parameters.refuseUnknown(allowed: Self.confirmParameters)
             guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
             guard ["requires_payment_method", "requires_confirmation"].contains(intent.status) else {
                 throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); it can be confirmed only in requires_payment_method or requires_confirmation.")
@@ -107,7 +110,6 @@ extension ProcessorService {
     /// POST /v1/payment_intents/{id}/capture
     func captureIntent(_ tag: String, id: String, _ parameters: Parameters) async -> Reply {
         do {
-            try parameters.refuseUnknown(allowed: ["amount_to_capture", "expand", "metadata"])
             guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
             guard intent.status == "requires_capture" else {
                 throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); only requires_capture can be captured.")
@@ -164,7 +166,6 @@ extension ProcessorService {
     /// POST /v1/payment_intents/{id}/cancel
     func cancelIntent(_ tag: String, id: String, _ parameters: Parameters) async -> Reply {
         do {
-            try parameters.refuseUnknown(allowed: ["cancellation_reason", "expand"])
             guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
             let reason = try parameters.string("cancellation_reason") ?? nil
             if let reason, !["duplicate", "fraudulent", "requested_by_customer", "abandoned"].contains(reason) {
@@ -210,7 +211,7 @@ extension ProcessorService {
     func listIntents(_ tag: String, _ query: Parameters) -> Reply {
         do {
             let intents = account(tag).intents
-            let page = try Pagination.page(intents.order, query: query, kind: "payment_intent")
+            let page = try Pagination.page(intents.order, query: query, kind: "payment_intent") { intents[$0]?.created }
             return .ok(ObjectJSON.list(page.ids.compactMap { intents[$0].map { ObjectJSON.intent($0, baseURL: baseURL) } }, hasMore: page.hasMore, url: "/v1/payment_intents"))
         } catch {
             return .error(error)
@@ -275,9 +276,19 @@ extension ProcessorService {
 }
 
 /// Stripe's cursor pagination, newest first: `limit` (1–100, default 10), `starting_after`,
-/// `ending_before`.
+/// `ending_before`, and the `created` filter (`created=T` or `created[gt|gte|lt|lte]=T`, Unix
+/// seconds) over `created(id)`.
 enum Pagination {
-    static func page(_ order: CreationOrder, query: Parameters, kind: String) throws(StripeError) -> (ids: [String], hasMore: Bool) {
+    static func page(
+        _ order: CreationOrder, query: Parameters, kind: String, created: (String) -> Date?
+    ) throws(StripeError) -> (ids: [String], hasMore: Bool) {
+        var order = order
+        if let range = try CreatedRange(query) {
+            // Only when asked: a pass over the account's objects, oldest first to keep the order.
+            var kept = CreationOrder()
+            for id in Array(order.newestFirst).reversed() where created(id).map(range.contains) ?? false { kept.append(id) }
+            order = kept
+        }
         let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
         let after = try query.string("starting_after")
         let before = try query.string("ending_before")
@@ -289,6 +300,38 @@ enum Pagination {
             throw .resourceMissing(kind, cursor, param: after != nil ? "starting_after" : "ending_before")
         }
         return page
+    }
+}
+
+/// A list's `created` filter: one time, or bounds (`gt`, `gte`, `lt`, `lte`), in Unix seconds.
+struct CreatedRange {
+    var lower: (seconds: Int64, inclusive: Bool)?
+    var upper: (seconds: Int64, inclusive: Bool)?
+
+    /// Nil when the query has no `created`.
+    init?(_ query: Parameters) throws(StripeError) {
+        guard let value = query.value(["created"]) else { return nil }
+        let bound = 4_102_444_800 as Int64  // 2100-01-01
+        if case .string = value {
+            let exact = try query.integer("created", in: 0...bound) ?? 0
+            lower = (exact, true)
+            upper = (exact, true)
+            return
+        }
+        if let gt = try query.integer("created", "gt", in: 0...bound) { lower = (gt, false) }
+        if let gte = try query.integer("created", "gte", in: 0...bound) { lower = (gte, true) }
+        if let lt = try query.integer("created", "lt", in: 0...bound) { upper = (lt, false) }
+        if let lte = try query.integer("created", "lte", in: 0...bound) { upper = (lte, true) }
+        guard lower != nil || upper != nil else {
+            throw .invalidRequest("created takes a Unix time, or created[gt], [gte], [lt] or [lte].", param: "created")
+        }
+    }
+
+    func contains(_ date: Date) -> Bool {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        if let lower, lower.inclusive ? seconds < lower.seconds : seconds <= lower.seconds { return false }
+        if let upper, upper.inclusive ? seconds > upper.seconds : seconds >= upper.seconds { return false }
+        return true
     }
 }
 

@@ -3,11 +3,14 @@ import MockProcessor
 import PayPanel
 
 extension ProcessorService {
-    /// POST /v1/refunds — `payment_intent`, optional `amount` (the rest by default), `metadata`.
+    /// The reasons Stripe takes on a refund.
+    static let refundReasons = ["duplicate", "fraudulent", "requested_by_customer"]
+
+    /// POST /v1/refunds — `payment_intent`, optional `amount` (the rest by default), `metadata`,
+    /// `reason` (kept on the refund).
     func createRefund(_ tag: String, _ parameters: Parameters, idempotencyKey: String?) async -> Reply {
         do {
             try checkRoom(tag)
-            try parameters.refuseUnknown(allowed: ["payment_intent", "amount", "metadata", "reason", "expand"])
             guard let intentID = try parameters.string("payment_intent") else { throw StripeError.missing("payment_intent") }
             guard let intent = account(tag).intents[intentID] else { throw StripeError.resourceMissing("payment_intent", intentID, param: "payment_intent") }
             guard intent.status == "succeeded" else {
@@ -29,6 +32,10 @@ extension ProcessorService {
                 throw StripeError.invalidRequest("Refund amount (\(amount)) is greater than what is left to refund (\(remaining)).", param: "amount", code: "amount_too_large")
             }
             let metadata = try parameters.metadata("metadata") ?? []
+            let reason = try parameters.string("reason")
+            if let reason, !Self.refundReasons.contains(reason) {
+                throw StripeError.invalidRequest("reason must be one of \(Self.refundReasons.joined(separator: ", ")).", param: "reason")
+            }
             let prefix = account(tag).ledgerPrefix
             let ledgerReference = prefix + id
             // Written ahead of the ledger call, as `pending`: a crash after the ledger refunded
@@ -37,7 +44,8 @@ extension ProcessorService {
             // unknown outcome) would find nothing. `refreshed` settles it from the ledger.
             let pending = StoredRefund(
                 id: id, paymentIntent: intentID, charge: intent.latestCharge, amount: amount, currency: intent.currency, status: "pending",
-                failureReason: nil, metadata: metadata, created: account(tag).refunds[id]?.created ?? now(tag), ledgerReference: ledgerReference)
+                failureReason: nil, metadata: metadata, created: account(tag).refunds[id]?.created ?? now(tag), ledgerReference: ledgerReference,
+                reason: reason)
             update(tag) { account in
                 account.intents[intentID]?.refunded += amount - interrupted
                 account.refunds[id] = pending
@@ -124,7 +132,7 @@ extension ProcessorService {
         let filter = try query.string("payment_intent")
         let refunds = account(tag).refunds
         let order = filter.map { refunds.ids(withIndexKey: StoredRefund.intentIndexKey($0)) ?? CreationOrder() } ?? refunds.order
-        return try Pagination.page(order, query: query, kind: "refund")
+        return try Pagination.page(order, query: query, kind: "refund") { refunds[$0]?.created }
     }
 
     private func refreshed(_ tag: String, id: String) async -> StoredRefund? {

@@ -12,7 +12,6 @@ extension ProcessorService {
     /// POST /v1/webhook_endpoints — `url`, `enabled_events[]` (types, or `*`), `description`.
     func createWebhookEndpoint(_ tag: String, _ parameters: Parameters) async -> Reply {
         do {
-            try parameters.refuseUnknown(allowed: ["url", "enabled_events", "description", "metadata", "api_version", "connect"])
             guard let url = try parameters.string("url") else { throw StripeError.missing("url") }
             guard url.utf8.count <= Self.maximumURLBytes, let components = URLComponents(string: url),
                   let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", components.host?.isEmpty == false
