@@ -6,9 +6,30 @@ extension ProcessorService {
     static let createParameters: Set<String> = [
         "amount", "currency", "capture_method", "confirm", "payment_method", "payment_method_data", "payment_method_types",
         "metadata", "description", "expand", "confirmation_method", "return_url", "setup_future_usage", "statement_descriptor",
-        "automatic_payment_methods", "use_stripe_sdk",
+        "automatic_payment_methods", "use_stripe_sdk", "off_session",
     ]
-    static let confirmParameters: Set<String> = ["payment_method", "payment_method_data", "expand", "return_url", "use_stripe_sdk", "capture_method"]
+
+    /// `setup_future_usage`: `on_session` or `off_session` (Stripe's values), echoed on the intent.
+    static func setupFutureUsage(_ parameters: Parameters) throws(StripeError) -> String? {
+        guard let value = try parameters.string("setup_future_usage") else { return nil }
+        guard ["on_session", "off_session"].contains(value) else {
+            throw .invalidRequest("setup_future_usage must be on_session or off_session.", param: "setup_future_usage")
+        }
+        return value
+    }
+
+    /// `off_session`: `true` or `false`, or Stripe's `one_off` and `recurring` (both off session).
+    static func offSession(_ parameters: Parameters) throws(StripeError) -> Bool {
+        guard let value = try parameters.string("off_session") else { return false }
+        switch value {
+        case "true", "one_off", "recurring": return true
+        case "false": return false
+        default: throw .invalidRequest("off_session must be true, false, one_off or recurring.", param: "off_session")
+        }
+    }
+    static let confirmParameters: Set<String> = [
+        "payment_method", "payment_method_data", "expand", "return_url", "use_stripe_sdk", "capture_method", "off_session", "setup_future_usage",
+    ]
 
     /// POST /v1/payment_intents
     func createIntent(_ tag: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
@@ -32,6 +53,12 @@ extension ProcessorService {
             let metadata = try parameters.metadata("metadata") ?? []
             let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey)
             let confirm = try parameters.boolean("confirm") ?? false
+            let setupFutureUsage = try Self.setupFutureUsage(parameters)
+            let offSession = try Self.offSession(parameters)
+            if parameters.value(["off_session"]) != nil, !confirm {
+                // As at Stripe: whether the payer is present is said when the intent is confirmed.
+                throw StripeError.invalidRequest("off_session can be given only with confirm=true: confirm the intent with off_session, or create it with confirm=true.", param: "off_session")
+            }
             let id = Self.objectID(prefix: "pi", tag: tag, idempotencyKey: idempotencyKey)
             if let existing = account(tag).intents[id] {
                 // Only a retry with the same Idempotency-Key meets its own id, and only after the
@@ -43,14 +70,14 @@ extension ProcessorService {
             let intent = StoredIntent(
                 id: id, clientSecret: id + "_" + secret, amount: amount, currency: currency, captureMethod: captureMethod,
                 description: description, metadata: metadata, created: now(tag),
-                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card)
+                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card, setupFutureUsage: setupFutureUsage)
             update(tag) { $0.intents[id] = intent }
             guard confirm else { return .ok(ObjectJSON.intent(intent, baseURL: baseURL)) }
             guard card != nil else {
                 undoAuthorization(tag, intentID: id, createdNow: true)
                 throw StripeError.missing("payment_method")
             }
-            return await authorize(tag, intentID: id, scenario: scenario, createdNow: true)
+            return await authorize(tag, intentID: id, scenario: scenario, createdNow: true, offSession: offSession)
         } catch let error as StripeError {
             return .error(error)
         } catch {
@@ -69,7 +96,8 @@ extension ProcessorService {
         if intent.status == "requires_payment_method", let error = intent.lastPaymentError {
             var stripeError = StripeError(
                 status: .paymentRequired, type: "card_error", code: error["code"]?.stringValue,
-                declineCode: error["decline_code"]?.stringValue, message: error["message"]?.stringValue ?? "Your card was declined.")
+                declineCode: error["decline_code"]?.stringValue, message: error["message"]?.stringValue ?? "Your card was declined.",
+                param: error["param"]?.stringValue)
             stripeError.extra = [("payment_intent", ObjectJSON.intent(intent, baseURL: baseURL))]
             return .error(stripeError)
         }
@@ -93,10 +121,12 @@ extension ProcessorService {
             if let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey) {
                 intent.paymentMethod = card
             }
+            let offSession = try Self.offSession(parameters)
+            if let setupFutureUsage = try Self.setupFutureUsage(parameters) { intent.setupFutureUsage = setupFutureUsage }
             guard intent.paymentMethod != nil else { throw StripeError.missing("payment_method") }
             let saved = intent
             update(tag) { $0.intents[id] = saved }
-            return await authorize(tag, intentID: id, scenario: scenario, createdNow: false)
+            return await authorize(tag, intentID: id, scenario: scenario, createdNow: false, offSession: offSession)
         } catch let error as StripeError {
             return .error(error)
         } catch {
