@@ -63,7 +63,10 @@ struct TestCardWireTests {
         let card: StripeTestCard
         let how: String
         let offSession: Bool
-        var description: String { "\(how)\(offSession ? " off session" : "")" }
+        /// An id, or the number by its last four digits: no card number in a test log.
+        var description: String {
+            (how.hasPrefix("pm_") ? how : "the number ending \(how.suffix(4))") + (offSession ? ", off session" : "")
+        }
     }
 
     @Test("Every pm_card id and every number of the table confirms as Stripe's test mode does, with Stripe's error for declines")
