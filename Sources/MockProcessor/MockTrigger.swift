@@ -15,6 +15,13 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
     case expiredCard
     case processingError
     case doNotHonor
+    case incorrectCvc
+    case cardVelocityExceeded
+    /// Blocked as fraud (Stripe Radar's block).
+    case fraudulent
+    /// Declined `authentication_required`: what an off-session payment gets from a card that
+    /// needs 3-D Secure (`processor serve` picks it for `off_session=true`; also usable by name).
+    case authenticationRequired
     /// 3-D Secure challenge; approved when passed.
     case challenge
     /// 3-D Secure challenge; declined `insufficient_funds` even when passed (Stripe's 4000008260003178).
@@ -45,7 +52,7 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
     /// Every trigger once, in table order (`SLOW_<n>S` stands for the whole family).
     public static let catalog: [MockTrigger] = [
         .approve, .genericDecline, .insufficientFunds, .lostCard, .stolenCard, .expiredCard, .processingError,
-        .doNotHonor, .challenge, .challengeThenInsufficientFunds, .challengeThenGenericDecline,
+        .doNotHonor, .incorrectCvc, .cardVelocityExceeded, .fraudulent, .authenticationRequired, .challenge, .challengeThenInsufficientFunds, .challengeThenGenericDecline,
         .timeoutThenApproved, .timeoutThenDeclined, .timeoutThenNotReceived,
         .http500BeforeProcessing, .http500AfterProcessing, .http503, .http429, .slow(seconds: 5),
         .captureFail, .captureTimeout, .captureFailLate, .voidFail, .refundAsync, .refundFail,
@@ -62,6 +69,10 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
         case .expiredCard: "EXPIRED_CARD"
         case .processingError: "PROCESSING_ERROR"
         case .doNotHonor: "DO_NOT_HONOR"
+        case .incorrectCvc: "INCORRECT_CVC"
+        case .cardVelocityExceeded: "CARD_VELOCITY_EXCEEDED"
+        case .fraudulent: "FRAUDULENT"
+        case .authenticationRequired: "AUTHENTICATION_REQUIRED"
         case .challenge: "CHALLENGE"
         case .challengeThenInsufficientFunds: "CHALLENGE_THEN_INSUFFICIENT_FUNDS"
         case .challengeThenGenericDecline: "CHALLENGE_THEN_GENERIC_DECLINE"
@@ -125,6 +136,10 @@ public enum MockTrigger: Sendable, Hashable, CustomStringConvertible {
         case .expiredCard: .processed(.declined(.expiredCard), answer: .immediate)
         case .processingError: .processed(.declined(.processingError), answer: .immediate)
         case .doNotHonor: .processed(.declined(.doNotHonor), answer: .immediate)
+        case .incorrectCvc: .processed(.declined(.incorrectCvc), answer: .immediate)
+        case .cardVelocityExceeded: .processed(.declined(.cardVelocityExceeded), answer: .immediate)
+        case .fraudulent: .processed(.declined(.fraudulent), answer: .immediate)
+        case .authenticationRequired: .processed(.declined(.authenticationRequired), answer: .immediate)
         case .challenge, .challengeThenInsufficientFunds, .challengeThenGenericDecline:
             .processed(.challengeRequired, answer: .immediate)
         case .timeoutThenApproved: .processed(.approved, answer: .lost)

@@ -44,6 +44,13 @@ public enum TriggerTable {
         case .expiredCard: (authorize, later, lookup) = ("declined `expired_card`", "", "declined")
         case .processingError: (authorize, later, lookup) = ("declined `processing_error`", "", "declined")
         case .doNotHonor: (authorize, later, lookup) = ("declined `do_not_honor`", "", "declined")
+        case .incorrectCvc: (authorize, later, lookup) = ("declined `incorrect_cvc`", "", "declined")
+        case .cardVelocityExceeded: (authorize, later, lookup) = ("declined `card_velocity_exceeded`", "", "declined")
+        case .fraudulent:
+            (authorize, later, lookup) = ("declined `fraudulent` (the payer sees the generic decline message)", "", "declined")
+        case .authenticationRequired:
+            (authorize, later, lookup) = (
+                "declined `authentication_required` (what `off_session=true` gets from a card that needs 3-D Secure)", "", "declined")
         case .challenge:
             (authorize, later, lookup) = (
                 "`challengeRequired` (3-D Secure)", "challenge passed → approved; failed → declined `authentication_failed`",

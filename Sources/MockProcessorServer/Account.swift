@@ -110,6 +110,8 @@ struct StoredIntent: Sendable {
     let created: Date
     var status: String
     var paymentMethod: PaymentMethodCard?
+    /// `setup_future_usage` as given (`on_session`, `off_session`), echoed as Stripe does.
+    var setupFutureUsage: String? = nil
     /// The payment method's id after a restart, when the card itself is no longer known.
     var paymentMethodID: String?
     /// How many authorizations were made (each confirm after a failure is a new one).

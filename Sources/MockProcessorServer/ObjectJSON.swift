@@ -1,4 +1,5 @@
 import Foundation
+import MockProcessor
 import PayPanel
 
 /// Stripe's object shapes, for the subset this mock serves: only the fields the subset needs,
@@ -43,19 +44,24 @@ enum ObjectJSON {
             ("next_action", nextAction),
             ("payment_method", .optional(intent.paymentMethod?.id ?? intent.paymentMethodID)),
             ("payment_method_types", ["card"]),
+            ("setup_future_usage", .optional(intent.setupFutureUsage)),
             ("status", .string(intent.status)),
         ])
     }
 
     static func paymentMethod(_ card: PaymentMethodCard) -> JSONValue {
-        .orderedObject([
+        let testCard = StripeTestCards.card(number: card.method.cardNumber.digits)
+        return .orderedObject([
             ("id", .string(card.id)),
             ("object", "payment_method"),
             ("billing_details", .orderedObject([("name", .optional(card.method.holderName))])),
             ("card", .orderedObject([
                 ("brand", .string(card.brand)),
+                ("country", .optional(testCard?.country)),
                 ("exp_month", card.expMonth.map { .number($0) } ?? .null),
                 ("exp_year", card.expYear.map { .number($0) } ?? .null),
+                // Stripe's test cards have a known funding; any other number's is not known here.
+                ("funding", .string(testCard?.funding ?? "unknown")),
                 ("last4", .string(card.method.cardNumber.last4)),
                 ("wallet", isNetworkToken(card.method) ? .orderedObject([("type", "apple_pay")]) : .null),
             ])),
@@ -89,23 +95,29 @@ enum ObjectJSON {
     }
 
     /// Stripe's `card_error` for a decline: `code` (`card_declined`, or `expired_card`,
-    /// `processing_error`), `decline_code`, and the payer-safe message.
-    static func cardError(_ code: DeclineCode, card: PaymentMethodCard?) -> (code: String, declineCode: String?, message: String, json: JSONValue) {
+    /// `incorrect_cvc`, `processing_error`, `authentication_required`, …), `decline_code`,
+    /// `message` and `param` as Stripe's test mode gives them (`StripeDecline`, the test card
+    /// table's); for the mock's own refusals (a failed challenge, cryptograms) the payer message.
+    static func cardError(_ code: DeclineCode, card: PaymentMethodCard?) -> (code: String, declineCode: String?, message: String, param: String?, json: JSONValue) {
         let stripeCode: String
         var declineCode: String? = code.rawValue
-        switch code {
-        case .expiredCard: stripeCode = "expired_card"
-        case .processingError: stripeCode = "processing_error"
-        case .authenticationFailed:
+        var message = code.payerMessage
+        var param: String?
+        if let decline = StripeDecline.for(code) {
+            stripeCode = decline.code
+            message = decline.message
+            param = decline.param
+        } else if code == .authenticationFailed {
             stripeCode = "payment_intent_authentication_failure"
             declineCode = nil
-        default: stripeCode = "card_declined"
+        } else {
+            stripeCode = "card_declined"
         }
-        let message = code.payerMessage
         var members: [(String, JSONValue)] = [("type", "card_error"), ("code", .string(stripeCode))]
         if let declineCode { members.append(("decline_code", .string(declineCode))) }
         members.append(("message", .string(message)))
+        if let param { members.append(("param", .string(param))) }
         if let card { members.append(("payment_method", paymentMethod(card))) }
-        return (stripeCode, declineCode, message, .orderedObject(members))
+        return (stripeCode, declineCode, message, param, .orderedObject(members))
     }
 }

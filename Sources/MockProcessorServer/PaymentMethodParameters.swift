@@ -1,4 +1,5 @@
 import Foundation
+import MockProcessor
 import PayPanel
 
 /// Reads the card of a request: `payment_method` (a Stripe test id such as `pm_card_visa`), or
@@ -82,9 +83,11 @@ enum PaymentMethodParameters {
         }
     }
 
-    /// Stripe's brand names.
+    /// Stripe's brand names: the test card table's for its numbers (it knows Diners Club, which
+    /// `PaymentNetwork` does not), else from the number's range.
     static func brand(_ number: CardNumber) -> String {
-        switch number.network {
+        if let card = StripeTestCards.card(number: number.digits) { return card.brand }
+        return switch number.network {
         case .visa: "visa"
         case .masterCard: "mastercard"
         case .amex: "amex"

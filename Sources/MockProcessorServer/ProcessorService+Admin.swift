@@ -91,8 +91,9 @@ extension ProcessorService {
         }
     }
 
-    /// GET /_mock/triggers — the trigger table, plus the test payment method ids and the
-    /// network faults of this server.
+    /// GET /_mock/triggers — the trigger table, the test payment method ids, Stripe's test cards
+    /// with what a confirm answers on and off session (`test_cards`: what
+    /// Tests/stripe-sdk/check_stripe_sdk.py confirms, card by card), and the network faults.
     nonisolated func triggers() -> Reply {
         let rows = TriggerTable.rows(configuration: mock.configuration).map(\.json)
         let methods: [JSONValue] = TestPaymentMethods.cards.map { .orderedObject([("id", .string($0.id)), ("number", .string($0.number))]) }
@@ -100,6 +101,9 @@ extension ProcessorService {
             .orderedObject([("holder_name", "DROP_BEFORE"), ("does", "the connection is closed before the request reaches the ledger: nothing recorded")]),
             .orderedObject([("holder_name", "DROP_AFTER"), ("does", "the card's outcome is recorded, then the connection is closed without an answer")]),
         ]
-        return .ok(.orderedObject([("object", "trigger_table"), ("triggers", .array(rows)), ("payment_methods", .array(methods)), ("network_faults", .array(faults))]))
+        return .ok(.orderedObject([
+            ("object", "trigger_table"), ("triggers", .array(rows)), ("payment_methods", .array(methods)), ("test_cards", StripeTestCards.json),
+            ("network_faults", .array(faults)),
+        ]))
     }
 }

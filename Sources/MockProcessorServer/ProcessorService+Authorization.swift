@@ -21,7 +21,9 @@ extension ProcessorService {
     /// `acct_…/pi_…/n`, and turns the ledger's answer into the intent's new state and the reply.
     /// `createdNow`: the intent was created by this same request, so an authorization that
     /// never reached the ledger undoes the creation too (the request "never arrived").
-    func authorize(_ tag: String, intentID: String, scenario: String?, createdNow: Bool) async -> Reply {
+    /// `offSession`: the request said `off_session=true`; a Stripe test card then behaves as
+    /// its off-session column says (`StripeTestCards`).
+    func authorize(_ tag: String, intentID: String, scenario: String?, createdNow: Bool, offSession: Bool = false) async -> Reply {
         guard var intent = account(tag).intents[intentID], let card = intent.paymentMethod else {
             return .error(.missing("payment_method"))
         }
@@ -47,6 +49,14 @@ extension ProcessorService {
         if chosen == nil, fault == nil, TriggerLookup.holderTrigger(card.method.holderName) == nil {
             // A per-card scripted chain applies when neither a scenario nor the holder name asks.
             update(tag) { account in chosen = account.cardChains[Account.cardKey(card.method.cardNumber.digits)]?.take() }
+            // Off session, a test card that asks for 3-D Secure cannot: its off-session trigger
+            // (usually AUTHENTICATION_REQUIRED) goes to the ledger as the scenario, at the card's
+            // own place in the precedence (after a scenario, the holder name and a scripted chain).
+            if chosen == nil, offSession, let testCard = StripeTestCards.card(number: card.method.cardNumber.digits),
+                testCard.offSession != testCard.onSession
+            {
+                chosen = testCard.offSession.name
+            }
         }
         let request = AuthorizationRequest(
             reference: reference, amount: Amount(minorUnits: intent.amount, currency: intent.currency), paymentMethod: card.method,
@@ -135,7 +145,8 @@ extension ProcessorService {
             let saved = intent
             update(tag) { $0.intents[intentID] = saved }
             var error = StripeError(
-                status: .paymentRequired, type: "card_error", code: cardError.code, declineCode: cardError.declineCode, message: cardError.message)
+                status: .paymentRequired, type: "card_error", code: cardError.code, declineCode: cardError.declineCode, message: cardError.message,
+                param: cardError.param)
             error.extra = [("payment_intent", ObjectJSON.intent(saved, baseURL: baseURL))]
             return .error(error, delay: delay)
         case .challengeRequired:

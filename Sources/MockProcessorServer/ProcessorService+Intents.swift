@@ -6,14 +6,34 @@ extension ProcessorService {
     /// What `POST /v1/payment_intents/{id}/confirm` takes.
     static let confirmShape = ParameterShape.members([
         "payment_method": .value, "payment_method_data": PaymentMethodParameters.shape,
+        "off_session": .value, "setup_future_usage": .value,
         "capture_method": .ignored, "expand": .ignored, "return_url": .ignored, "use_stripe_sdk": .ignored,
     ])
     /// What `POST /v1/payment_intents` takes: the confirm's parameters and the intent's own.
     static let createShape = confirmShape.adding([
         "amount": .value, "currency": .value, "confirm": .value, "metadata": .hash, "description": .value, "capture_method": .value,
-        "payment_method_types": .ignored, "confirmation_method": .ignored, "setup_future_usage": .ignored,
-        "statement_descriptor": .ignored, "automatic_payment_methods": .ignored,
+        "payment_method_types": .ignored, "confirmation_method": .ignored, "statement_descriptor": .ignored,
+        "automatic_payment_methods": .ignored,
     ])
+
+    /// `setup_future_usage`: `on_session` or `off_session` (Stripe's values), echoed on the intent.
+    static func setupFutureUsage(_ parameters: Parameters) throws(StripeError) -> String? {
+        guard let value = try parameters.string("setup_future_usage") else { return nil }
+        guard ["on_session", "off_session"].contains(value) else {
+            throw .invalidRequest("setup_future_usage must be on_session or off_session.", param: "setup_future_usage")
+        }
+        return value
+    }
+
+    /// `off_session`: `true` or `false`, or Stripe's `one_off` and `recurring` (both off session).
+    static func offSession(_ parameters: Parameters) throws(StripeError) -> Bool {
+        guard let value = try parameters.string("off_session") else { return false }
+        switch value {
+        case "true", "one_off", "recurring": return true
+        case "false": return false
+        default: throw .invalidRequest("off_session must be true, false, one_off or recurring.", param: "off_session")
+        }
+    }
 
     /// POST /v1/payment_intents
     func createIntent(_ tag: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
@@ -36,6 +56,12 @@ extension ProcessorService {
             let metadata = try parameters.metadata("metadata") ?? []
             let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey)
             let confirm = try parameters.boolean("confirm") ?? false
+            let setupFutureUsage = try Self.setupFutureUsage(parameters)
+            let offSession = try Self.offSession(parameters)
+            if parameters.value(["off_session"]) != nil, !confirm {
+                // As at Stripe: whether the payer is present is said when the intent is confirmed.
+                throw StripeError.invalidRequest("off_session can be given only with confirm=true: confirm the intent with off_session, or create it with confirm=true.", param: "off_session")
+            }
             let id = Self.objectID(prefix: "pi", tag: tag, idempotencyKey: idempotencyKey)
             if let existing = account(tag).intents[id] {
                 // Only a retry with the same Idempotency-Key meets its own id, and only after the
@@ -47,14 +73,14 @@ extension ProcessorService {
             let intent = StoredIntent(
                 id: id, clientSecret: id + "_" + secret, amount: amount, currency: currency, captureMethod: captureMethod,
                 description: description, metadata: metadata, created: now(tag),
-                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card)
+                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card, setupFutureUsage: setupFutureUsage)
             update(tag) { $0.intents[id] = intent }
             guard confirm else { return .ok(ObjectJSON.intent(intent, baseURL: baseURL)) }
             guard card != nil else {
                 undoAuthorization(tag, intentID: id, createdNow: true)
                 throw StripeError.missing("payment_method")
             }
-            return await authorize(tag, intentID: id, scenario: scenario, createdNow: true)
+            return await authorize(tag, intentID: id, scenario: scenario, createdNow: true, offSession: offSession)
         } catch let error as StripeError {
             return .error(error)
         } catch {
@@ -73,7 +99,8 @@ extension ProcessorService {
         if intent.status == "requires_payment_method", let error = intent.lastPaymentError {
             var stripeError = StripeError(
                 status: .paymentRequired, type: "card_error", code: error["code"]?.stringValue,
-                declineCode: error["decline_code"]?.stringValue, message: error["message"]?.stringValue ?? "Your card was declined.")
+                declineCode: error["decline_code"]?.stringValue, message: error["message"]?.stringValue ?? "Your card was declined.",
+                param: error["param"]?.stringValue)
             stripeError.extra = [("payment_intent", ObjectJSON.intent(intent, baseURL: baseURL))]
             return .error(stripeError)
         }
@@ -96,10 +123,12 @@ extension ProcessorService {
             if let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey) {
                 intent.paymentMethod = card
             }
+            let offSession = try Self.offSession(parameters)
+            if let setupFutureUsage = try Self.setupFutureUsage(parameters) { intent.setupFutureUsage = setupFutureUsage }
             guard intent.paymentMethod != nil else { throw StripeError.missing("payment_method") }
             let saved = intent
             update(tag) { $0.intents[id] = saved }
-            return await authorize(tag, intentID: id, scenario: scenario, createdNow: false)
+            return await authorize(tag, intentID: id, scenario: scenario, createdNow: false, offSession: offSession)
         } catch let error as StripeError {
             return .error(error)
         } catch {

@@ -4,8 +4,11 @@ Starts `paypanel processor serve --port 0` in a temporary directory, points the 
 `stripe.api_base`, and drives what another project's integration tests would: PaymentIntent
 create + confirm with `pm_card_visa`, capture, a decline (`CardError` with `decline_code`), an
 idempotent replay with the same `idempotency_key` (and a mismatch), list with pagination,
-search by metadata, Refund create, 404, 3-D Secure and account isolation. Where the SDK and the
-mock disagree, the mock is wrong. The server is stopped by its pid; the directory is removed.
+search by metadata, Refund create, 404, 3-D Secure and account isolation. Then every card of the
+mock's test card table (read from the server's `GET /_mock/triggers`, `test_cards`: the table the
+docs are generated from), by each `pm_card_…` id and by number, on session and with
+`off_session=True`: declines must raise `CardError` with Stripe's code, decline_code and message,
+3-D Secure must answer `requires_action`. Where the SDK and the mock disagree, the mock is wrong. The server is stopped by its pid; the directory is removed.
 docs/mock-processor.md shows the same calls as its Python example.
 
     python Tests/stripe-sdk/check_stripe_sdk.py --binary .build/debug/paypanel
@@ -14,6 +17,7 @@ Loopback only; every wait bounds a hang (generous, for a loaded 2-core machine).
 """
 import argparse
 import itertools
+import json
 import os
 import re
 import shutil
@@ -22,6 +26,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.error
 import urllib.request
 
 import stripe
@@ -175,6 +180,23 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
             stripe.PaymentIntent.retrieve("pi_missing")
         self.assertEqual((raised.exception.http_status, raised.exception.code), (404, "resource_missing"))
 
+    def test_unknown_parameters_and_routes_are_invalid_request_errors(self):
+        # A name the mock does not take, at the top or nested, is refused by name, as at Stripe.
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.create(amount=1000, currency="usd", colour="red")
+        self.assertEqual((raised.exception.http_status, raised.exception.param), (400, "colour"))
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.create(amount=1000, currency="usd", payment_method_data={"type": "card", "card": {"colour": "red"}})
+        self.assertEqual(raised.exception.param, "payment_method_data[card][colour]")
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.list(colour="red")
+        self.assertEqual(raised.exception.param, "colour")
+        # A route the mock does not serve: Stripe's 404 "Unrecognized request URL".
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.Customer.create(email="a@example.com")
+        self.assertEqual(raised.exception.http_status, 404)
+        self.assertIn("Unrecognized request URL (POST: /v1/customers)", raised.exception.user_message or str(raised.exception))
+
     def test_three_d_secure_is_requires_action_completed_at_the_test_endpoint(self):
         intent = stripe.PaymentIntent.create(amount=800, currency="usd", confirm=True, capture_method="manual",
                                              payment_method="pm_card_authenticationRequired")
@@ -231,6 +253,101 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
         with self.assertRaises(stripe.error.APIConnectionError):
             stripe.PaymentIntent.create(amount=500, currency="usd", confirm=True, payment_method="pm_card_visa",
                                         payment_method_data={"billing_details": {"name": "DROP_AFTER"}})
+
+    # -- Stripe's test cards, every one, as the server's own table says -----------------------
+
+    def card_table(self):
+        """The server's test card table, as GET /_mock/triggers gives it."""
+        request = urllib.request.Request(self.server.url + "/_mock/triggers",
+                                         headers={"Authorization": "Bearer " + stripe.api_key})
+        with urllib.request.urlopen(request, timeout=WAIT) as response:
+            cards = json.load(response)["test_cards"]
+        self.assertGreater(len(cards), 40, "the test card table is missing or shrank")
+        return cards
+
+    def confirm_as_the_table_says(self, card, way, off_session):
+        """Confirms one card (by id or by number) and checks the SDK sees what the table says."""
+        outcome = card["off_session" if off_session else "confirm"]
+        params = {"amount": 1000, "currency": "usd", "confirm": True}
+        if way.startswith("pm_"):
+            params["payment_method"] = way
+        else:
+            params["payment_method_data"] = {"type": "card", "card": {"number": way, "exp_month": 12, "exp_year": 2034}}
+        if off_session:
+            params["off_session"] = True
+        if outcome["status"] == "requires_payment_method":
+            with self.assertRaises(stripe.error.CardError) as raised:
+                stripe.PaymentIntent.create(**params)
+            self.assert_card_error(raised.exception, outcome["error"])
+            self.assertEqual(raised.exception.error.payment_intent.status, "requires_payment_method")
+            return
+        intent = stripe.PaymentIntent.create(**params)
+        self.assertEqual(intent.status, outcome["status"])
+        if outcome["status"] != "requires_action":
+            return
+        self.assertEqual(intent.next_action.type, "redirect_to_url")
+        after = outcome["after_authentication"]
+        request = urllib.request.Request(intent.next_action.redirect_to_url.url, data=b"outcome=pass", method="POST",
+                                         headers={"Authorization": "Bearer " + stripe.api_key})
+        try:
+            with urllib.request.urlopen(request, timeout=WAIT) as response:
+                self.assertEqual(response.status, 200)
+        except urllib.error.HTTPError as error:
+            self.assertEqual(error.code, 402, "passing the challenge answered %s" % error.code)
+        passed = stripe.PaymentIntent.retrieve(intent.id)
+        self.assertEqual(passed.status, after["status"])
+        if after["error"]:
+            self.assertEqual(passed.last_payment_error.code, after["error"]["code"])
+            self.assertEqual(passed.last_payment_error.decline_code, after["error"]["decline_code"])
+
+    def assert_card_error(self, error, expected):
+        self.assertEqual(error.http_status, 402)
+        self.assertEqual(error.code, expected["code"])
+        self.assertEqual(error.error.decline_code, expected["decline_code"])
+        self.assertEqual(error.user_message, expected["message"])
+        self.assertEqual(error.param, expected["param"])
+
+    def ways(self, card):
+        """Each pm_card id, then the number; labelled without the number (no card numbers in logs)."""
+        return [(way, way) for way in card["payment_methods"]] + [(card["number"], "number ending " + card["number"][-4:])]
+
+    def test_every_test_card_confirms_as_at_stripe(self):
+        confirmed = 0
+        for card in self.card_table():
+            for way, label in self.ways(card):
+                with self.subTest(card=label):
+                    self.confirm_as_the_table_says(card, way, off_session=False)
+                    confirmed += 1
+        print("\n  %d test card ids and numbers confirmed on session" % confirmed, file=sys.stderr, flush=True)
+
+    def test_every_test_card_confirms_off_session_as_at_stripe(self):
+        confirmed = 0
+        for card in self.card_table():
+            for way, label in self.ways(card):
+                with self.subTest(card=label, off_session=True):
+                    self.confirm_as_the_table_says(card, way, off_session=True)
+                    confirmed += 1
+        print("\n  %d test card ids and numbers confirmed off session" % confirmed, file=sys.stderr, flush=True)
+
+    def test_the_issues_cards_by_name(self):
+        # Written out, not read from the table: what Stripe's testing page says of these.
+        for method, code, decline in [("pm_card_chargeDeclinedIncorrectCvc", "incorrect_cvc", "incorrect_cvc"),
+                                      ("pm_card_visa_chargeDeclinedVelocityLimitExceeded", "card_declined", "card_velocity_exceeded"),
+                                      ("pm_card_radarBlock", "card_declined", "fraudulent")]:
+            with self.subTest(method=method), self.assertRaises(stripe.error.CardError) as raised:
+                stripe.PaymentIntent.create(amount=1000, currency="usd", confirm=True, payment_method=method)
+            self.assertEqual((raised.exception.code, raised.exception.error.decline_code), (code, decline))
+        intent = stripe.PaymentIntent.create(amount=1000, currency="usd", confirm=True,
+                                             payment_method_data={"type": "card", "card": {
+                                                 "number": "4000000000003220", "exp_month": 12, "exp_year": 2034}})
+        self.assertEqual(intent.status, "requires_action")
+        with self.assertRaises(stripe.error.CardError) as raised:
+            stripe.PaymentIntent.create(amount=1000, currency="usd", confirm=True, off_session=True,
+                                        payment_method="pm_card_authenticationRequired", setup_future_usage="off_session")
+        self.assertEqual((raised.exception.code, raised.exception.error.decline_code),
+                         ("authentication_required", "authentication_required"))
+        self.assertEqual(raised.exception.error.payment_intent.setup_future_usage, "off_session")
+        self.assertEqual(raised.exception.error.payment_intent.last_payment_error.code, "authentication_required")
 
 
 def main():

@@ -178,6 +178,15 @@ public struct DeclineCode: Sendable, Hashable, CustomStringConvertible {
     public static let expiredCard = DeclineCode("expired_card")
     public static let processingError = DeclineCode("processing_error")
     public static let doNotHonor = DeclineCode("do_not_honor")
+    /// The security code did not match (Stripe's 4000000000000127).
+    public static let incorrectCvc = DeclineCode("incorrect_cvc")
+    /// Too many attempts, or over the card's amount limit (Stripe's 4000000000006975).
+    public static let cardVelocityExceeded = DeclineCode("card_velocity_exceeded")
+    /// Blocked as fraud (Stripe Radar's block, 4100000000000019).
+    public static let fraudulent = DeclineCode("fraudulent")
+    /// An off-session payment with a card whose issuer insists on 3-D Secure: the payer must
+    /// come back and pay on session.
+    public static let authenticationRequired = DeclineCode("authentication_required")
     public static let authenticationFailed = DeclineCode("authentication_failed")
     public static let invalidCryptogram = DeclineCode("invalid_cryptogram")
     public static let expiredCryptogram = DeclineCode("expired_cryptogram")
