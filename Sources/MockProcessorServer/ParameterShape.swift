@@ -1,5 +1,5 @@
-/// The parameters a route takes, nested as Stripe nests them. Each route declares its shape
-/// where it is registered (`ProcessorRoutes`), and the shape is checked at the edge before the
+/// The parameters a route takes, nested as Stripe nests them. Each route's shape is declared
+/// in `ProcessorRoutes.parameterShapes`, beside the routes, and checked at the edge before the
 /// route runs: a name the mock does not know — at any depth, in the body or the query — is
 /// refused with Stripe's "Received unknown parameter", never accepted and dropped, so a test
 /// suite's typo or an option the mock does not model fails loudly instead of passing against
