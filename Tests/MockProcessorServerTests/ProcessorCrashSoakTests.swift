@@ -31,14 +31,14 @@ struct ProcessorCrashSoakTests {
         let known = ProcessorEffect(
             processorID: "pi_A", reference: "acct_1234/pi_A/1", operation: .refund, refundReference: "acct_1234/re_B",
             amount: Amount(minorUnits: 400, currency: usd), status: .approved, declineCode: nil, last4: nil)
-        let translated = ProcessorCrashSoak.translated(known, attempts: ["pi_A": "att_1"], refunds: ["re_B": "rf_1"])
+        let translated = SoakLedger.translated(known, attempts: ["pi_A": "att_1"], refunds: ["re_B": "rf_1"])
         #expect(translated.reference == "att_1")
         #expect(translated.refundReference == "rf_1")
 
         let unknown = ProcessorEffect(
             processorID: "pi_Z", reference: "acct_1234/pi_Z/1", operation: .authorize, refundReference: nil,
             amount: Amount(minorUnits: 1000, currency: usd), status: .approved, declineCode: nil, last4: "4242")
-        let kept = ProcessorCrashSoak.translated(unknown, attempts: ["pi_A": "att_1"], refunds: [:])
+        let kept = SoakLedger.translated(unknown, attempts: ["pi_A": "att_1"], refunds: [:])
         #expect(kept.reference == "acct_1234/pi_Z/1")
         let found = LedgerAgreement(machines: [], effects: [kept], settled: true).disagreements()
         #expect(found.count == 1 && found[0].contains("money held with no intent"), "\(found)")

@@ -115,9 +115,17 @@ extension PaymentStateMachine {
             return []
         case .notProcessed(let reason):
             return retryUnprocessed(operation) { machine in
-                machine.voidFailed(operation, PaymentFailure(
-                    code: isReversal ? .reversalFailed : .processorUnavailable,
-                    message: "the processor did not process the void (\(reason))", attemptID: attemptID))
+                if isReversal {
+                    // The payer was told the payment failed, so the approval must be undone, and
+                    // nothing was voided or refused: the reversal stays in flight and
+                    // reconciliation looks it up and sends it again (a lookup that finds no void
+                    // resends it), as a refund the processor could not take stays pending. An
+                    // operator is asked only when the processor refuses it or reconciliation runs out.
+                    machine.markOutcomeUnknown(at: now)
+                } else {
+                    machine.voidFailed(operation, PaymentFailure(
+                        code: .processorUnavailable, message: "the processor did not process the void (\(reason))", attemptID: attemptID))
+                }
             }
         }
     }

@@ -245,7 +245,7 @@ public enum PaymentTransitionTable {
         add(.reversing, .approvedOtherAmount, .requiresPaymentMethod, [], "sheet_deadline_exceeded: reversed")
         add(.reversing, .declined, .requiresMerchantAction, [], "reversal_failed: money held after a failure answer")
         add(.reversing, .lookupDeclined, .requiresMerchantAction, [], "reversal_failed")
-        add(.reversing, .notProcessedFinal, .requiresMerchantAction, [], "reversal_failed")
+        add(.reversing, .notProcessedFinal, .processing, [], "reversal stays in flight: looked up and sent again on its timer, never given up for an unreachable processor")
         add(.reversing, .lookupNotFoundLate, .processing, ["void (reversal)"], resent)
         waiting(.reversing, retry: "void (reversal)", resendsWhenNotFound: true)
 

@@ -9,7 +9,7 @@ extension ProcessorCrashSoak {
     /// against processor serve's ledger file translated into serve's references.
     func audit() throws {
         try reviveServers()
-        let (attempts, refunds) = try processorDirectory()
+        let (attempts, refunds) = try processor.map { try SoakLedger.processorDirectory(port: $0.port, key: configuration.processorKey) } ?? ([:], [:])
         if let serve {
             let status = serve.stop()
             if status != 0 { report.findings.append("serve exited with status \(status) on SIGTERM at the end") }
@@ -20,66 +20,10 @@ extension ProcessorCrashSoak {
         }
         let now = try Timestamp.parse(configuration.processorNow)
         let entries = try ProcessorLedger(path: configuration.ledgerPath, clock: ManualClock(now)).entries(now: now)
-        let effects = entries.map { Self.translated(ProcessorEffect($0), attempts: attempts, refunds: refunds) }
+        let effects = entries.map { SoakLedger.translated(ProcessorEffect($0), attempts: attempts, refunds: refunds) }
         let database = try Database.openMigrated(path: configuration.databasePath, set: .main, clock: ManualClock(now))
         report.audit = try PaymentsAudit.run(
-            ledger: PaymentLedger(store: SQLitePaymentStore(database: database), policy: Self.policy), effects: effects, expectSettled: true)
-        report.findings += cardDataInOutput()
-    }
-
-    /// A ledger effect with serve's references: `acct_…/pi_…/n` becomes the attempt id in the
-    /// intent's `metadata[attempt_id]`, `acct_…/re_…` the refund reference in the refund's
-    /// metadata. An entry with no such intent keeps the processor's reference, so the audit
-    /// reports it as belonging to no attempt (money held or moved that serve cannot know of).
-    public static func translated(_ effect: ProcessorEffect, attempts: [String: String], refunds: [String: String]) -> ProcessorEffect {
-        func withoutAccount(_ reference: String) -> Substring {
-            reference.firstIndex(of: "/").map { reference[reference.index(after: $0)...] } ?? Substring(reference)
-        }
-        let intent = withoutAccount(effect.reference).split(separator: "/").first.map(String.init) ?? effect.reference
-        let refund = effect.refundReference.map { String(withoutAccount($0)) }
-        return ProcessorEffect(
-            processorID: effect.processorID, reference: attempts[intent] ?? effect.reference, operation: effect.operation,
-            refundReference: refund.map { refunds[$0] ?? $0 }, amount: effect.amount, status: effect.status,
-            declineCode: effect.declineCode, last4: effect.last4)
-    }
-
-    /// PaymentIntent id → `metadata[attempt_id]` and Refund id → `metadata[refund_reference]`,
-    /// read page by page from processor serve's API with serve's key.
-    private func processorDirectory() throws -> (attempts: [String: String], refunds: [String: String]) {
-        var attempts: [String: String] = [:]
-        var refunds: [String: String] = [:]
-        try processorPages("/v1/payment_intents") { object in
-            if let id = object["id"]?.stringValue, let attempt = object["metadata"]?["attempt_id"]?.stringValue { attempts[id] = attempt }
-        }
-        try processorPages("/v1/refunds") { object in
-            if let id = object["id"]?.stringValue, let reference = object["metadata"]?["refund_reference"]?.stringValue { refunds[id] = reference }
-        }
-        return (attempts, refunds)
-    }
-
-    private func processorPages(_ path: String, each: (JSONValue) -> Void) throws {
-        guard let processor else { return }
-        var after: String?
-        for _ in 0..<1000 {
-            let client = try BenchmarkHTTPClient(port: processor.port, timeoutSeconds: 60)
-            let response = try client.request("GET", path + "?limit=100" + (after.map { "&starting_after=\($0)" } ?? ""), bearer: configuration.processorKey, body: nil)
-            let page = (try? JSONParser().parse(response.body)) ?? .null
-            guard response.status == 200, let data = page["data"]?.arrayValue else {
-                throw ProcessorSoakError(code: "soak_processor_list_failed", message: "GET \(path) at processor serve answered \(response.status): \(String(decoding: response.body.prefix(300), as: UTF8.self))")
-            }
-            data.forEach(each)
-            guard page["has_more"]?.boolValue == true, let last = data.last?["id"]?.stringValue else { return }
-            after = last
-        }
-    }
-
-    /// Any test card number in the servers' standard error (access logs, worker lines).
-    private func cardDataInOutput() -> [String] {
-        let numbers = ["4242424242424242", "5555555555554444", "4000000000000002"]
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: configuration.directory)) ?? []
-        return names.filter { $0.hasSuffix(".err") || $0.hasSuffix(".out") }.sorted().compactMap { name in
-            let text = (try? String(contentsOfFile: configuration.directory + "/" + name, encoding: .utf8)) ?? ""
-            return numbers.contains { text.contains($0) } ? "\(name) holds a card number" : nil
-        }
+            ledger: PaymentLedger(store: SQLitePaymentStore(database: database), policy: SoakServerLauncher.policy), effects: effects, expectSettled: true)
+        report.findings += SoakLedger.cardDataInOutput(directory: configuration.directory)
     }
 }

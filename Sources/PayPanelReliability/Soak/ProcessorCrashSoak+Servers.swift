@@ -124,18 +124,9 @@ extension ProcessorCrashSoak {
 
     // MARK: - Starting and restarting
 
-    private var baseEnvironment: [String: String] {
-        ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "HOME": configuration.directory, "NO_COLOR": "1"]
-    }
-
     func startProcessor(port: Int) throws {
         processorGeneration += 1
-        processor = try ListeningProcess(
-            configuration.executable,
-            ["processor", "serve", "--port", String(port), "--processor-db", configuration.ledgerPath,
-             "--now", configuration.processorNow, "--hold", configuration.hold],
-            environment: baseEnvironment, outputPrefix: configuration.directory + "/processor-\(processorGeneration)",
-            workingDirectory: configuration.directory)
+        processor = try launcher.startProcessor(port: port, generation: processorGeneration)
     }
 
     /// processor serve again on the same ledger, on its old port when that is free again (serve
@@ -152,29 +143,10 @@ extension ProcessorCrashSoak {
         try restartServe(fault: armedFault, graceful: true)
     }
 
-    /// serve's reconciliation schedule in the soak: an authorization lost with a killed
-    /// processor fails after 10 s, not 5 min, and unknown outcomes are looked up after 1, 2, then
-    /// every 5 s; the soak must not wait minutes for what the standard schedule does in hours.
-    /// The audit replays the histories with the same policy.
-    static let policy = PaymentPolicy(reconciliationGrace: 10, reconciliationDelays: [1, 2, 5])
-
-    static var reconciliationArguments: [String] {
-        ["--reconciliation-grace", String(Int(policy.reconciliationGrace)),
-         "--reconciliation-delays", policy.reconciliationDelays.map { String(Int($0)) }.joined(separator: ",")]
-    }
-
     func startServe(fault: String?) throws {
         serveGeneration += 1
-        var environment = baseEnvironment
-        if let fault { environment["PAYPANEL_FAULT"] = fault }
         armedFault = fault
-        serve = try ListeningProcess(
-            configuration.executable,
-            ["serve", "--port", "0", "--db", configuration.databasePath, "--worker-interval", "200",
-             "--processor", "http://127.0.0.1:\(processor?.port ?? 0)", "--processor-key", configuration.processorKey,
-             "--processor-timeout", configuration.processorTimeout] + Self.reconciliationArguments,
-            environment: environment, outputPrefix: configuration.directory + "/serve-\(serveGeneration)",
-            workingDirectory: configuration.directory)
+        serve = try launcher.startServe(port: 0, processorPort: processor?.port ?? 0, fault: fault, generation: serveGeneration)
     }
 
     /// Stops serve (SIGTERM when `graceful`: it was not killed) and starts it again, with

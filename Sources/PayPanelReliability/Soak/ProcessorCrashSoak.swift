@@ -27,6 +27,8 @@ public final class ProcessorCrashSoak {
     /// The fault point serve was started with (nil: none).
     var armedFault: String?
     let apiKey: String
+    /// The two servers' command lines.
+    let launcher: SoakServerLauncher
     /// Recent durations of each kind of call, for drawing kill moments.
     var durations: [String: [Double]] = [:]
 
@@ -49,6 +51,10 @@ public final class ProcessorCrashSoak {
         let clock = SystemClock()
         let keys = APIKeyRing(store: SQLiteAPIKeyStore(database: try Database.openMigrated(path: configuration.databasePath, clock: clock)))
         apiKey = try keys.create(name: "processor-soak", at: clock.now()).key
+        launcher = SoakServerLauncher(
+            executable: configuration.executable, directory: configuration.directory, databasePath: configuration.databasePath,
+            ledgerPath: configuration.ledgerPath, processorKey: configuration.processorKey, processorTimeout: configuration.processorTimeout,
+            hold: configuration.hold, processorNow: configuration.processorNow)
     }
 
     deinit {
@@ -124,7 +130,7 @@ public final class ProcessorCrashSoak {
         }
         for (index, step) in flow.steps.enumerated() {
             let intent = try settledIntent(intentID)
-            guard let body = Self.body(for: step, intent: intent, id: intentID) else {
+            guard let body = step.request(on: intent, id: intentID) else {
                 report.stepsSkipped += 1
                 continue
             }
@@ -151,31 +157,6 @@ public final class ProcessorCrashSoak {
             if let found = try intent(withOrder: order) { return found }
         }
         return nil
-    }
-
-    /// The request for `step` on `intent`, or nil when the intent is not in the state it needs.
-    static func body(for step: ProcessorSoakFlow.Step, intent: JSONValue, id: String) -> (method: String, path: String, json: String)? {
-        let status = intent["status"]?.stringValue ?? ""
-        switch step {
-        case .confirm(let number, let holder):
-            guard status == "requires_payment_method" else { return nil }
-            let holderText = holder.map { #","holder_name":"\#($0)""# } ?? ""
-            return ("POST", "/v1/payment_intents/\(id)/confirm",
-                    #"{"payment_method":{"type":"card","number":"\#(number)","exp_month":12,"exp_year":2030\#(holderText)}}"#)
-        case .capture(let minor):
-            guard status == "requires_capture" else { return nil }
-            return ("POST", "/v1/payment_intents/\(id)/capture", minor.map { #"{"amount":\#($0)}"# } ?? "{}")
-        case .void:
-            guard status == "requires_capture" else { return nil }
-            return ("POST", "/v1/payment_intents/\(id)/cancel", "{}")
-        case .refund(let upTo):
-            let captured = intent["amount_captured"]?.int64Value ?? 0
-            let refunded = intent["amount_refunded"]?.int64Value ?? 0
-            let refundable = intent["amount_refundable"]?.int64Value ?? 0
-            let amount = min((upTo.map { min($0, captured) } ?? captured) - refunded, refundable)
-            guard status == "succeeded", amount > 0 else { return nil }
-            return ("POST", "/v1/refunds", #"{"payment_intent":"\#(id)","amount":\#(amount)}"#)
-        }
     }
 
     // MARK: - Waiting for the worker

@@ -1,3 +1,5 @@
+import PayPanel
+
 /// The payment flows of the processor crash soak, each a list of calls a merchant's client makes
 /// to `paypanel serve` (which calls `paypanel processor serve` over HTTP). Every step runs only
 /// when the intent is in the state it needs, so after a crash the flow picks up where the
@@ -95,5 +97,32 @@ public enum ProcessorSoakFlow: String, Sendable, CaseIterable {
             candidates = allCases
         }
         return candidates[choice % candidates.count]
+    }
+}
+
+extension ProcessorSoakFlow.Step {
+    /// The request for this step on `intent`, or nil when the intent is not in the state it needs.
+    func request(on intent: JSONValue, id: String) -> (method: String, path: String, json: String)? {
+        let status = intent["status"]?.stringValue ?? ""
+        switch self {
+        case .confirm(let number, let holder):
+            guard status == "requires_payment_method" else { return nil }
+            let holderText = holder.map { #","holder_name":"\#($0)""# } ?? ""
+            return ("POST", "/v1/payment_intents/\(id)/confirm",
+                    #"{"payment_method":{"type":"card","number":"\#(number)","exp_month":12,"exp_year":2030\#(holderText)}}"#)
+        case .capture(let minor):
+            guard status == "requires_capture" else { return nil }
+            return ("POST", "/v1/payment_intents/\(id)/capture", minor.map { #"{"amount":\#($0)}"# } ?? "{}")
+        case .void:
+            guard status == "requires_capture" else { return nil }
+            return ("POST", "/v1/payment_intents/\(id)/cancel", "{}")
+        case .refund(let upTo):
+            let captured = intent["amount_captured"]?.int64Value ?? 0
+            let refunded = intent["amount_refunded"]?.int64Value ?? 0
+            let refundable = intent["amount_refundable"]?.int64Value ?? 0
+            let amount = min((upTo.map { min($0, captured) } ?? captured) - refunded, refundable)
+            guard status == "succeeded", amount > 0 else { return nil }
+            return ("POST", "/v1/refunds", #"{"payment_intent":"\#(id)","amount":\#(amount)}"#)
+        }
     }
 }

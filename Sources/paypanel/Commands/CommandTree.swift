@@ -58,8 +58,8 @@ enum CommandTree {
             .group(
                 name: "soak", abstract: "Prove it under stress: crash the payment flows, or hammer one database from many processes.",
                 children: [
-                    .command(SoakCrashCommand.self), .command(SoakProcessorCommand.self), .command(SoakConcurrencyCommand.self),
-                    .command(SoakSecurityCommand.self),
+                    .command(SoakCrashCommand.self), .command(SoakProcessorCommand.self), .command(SoakChaosCommand.self),
+                    .command(SoakConcurrencyCommand.self), .command(SoakSecurityCommand.self),
                 ]),
             .group(
                 name: "fuzz", abstract: "Feed mutated requests, pushes and Apple Pay tokens to their readers: no crash, no hang, clean rejections.",
