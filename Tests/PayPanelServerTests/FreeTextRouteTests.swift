@@ -14,6 +14,12 @@ import TestSupport
     /// Stripe's test Visa, as written bare and grouped.
     static let cards = ["4242424242424242", "4242 4242 4242 4242"]
 
+    /// Whether `text` repeats a card number: one of the test's, or any card-like digit run. Not
+    /// a search for "4242", which a random request id or key can hold (`7698533a42429659` did).
+    static func showsACard(_ text: String) -> Bool {
+        cards.contains { text.contains($0) } || SensitiveDigits.containsCardNumber(text)
+    }
+
     /// One free-text field: the request that sets it to a value, and where its value comes back.
     struct Field: Sendable, CustomTestStringConvertible {
         let name: String
@@ -98,9 +104,9 @@ import TestSupport
             #expect(response.status == 400, "\(field.name) = \(value): \(response.text)")
             let param = response.json["error"]?["param"]?.stringValue ?? ""
             #expect(param.hasPrefix(field.param), "\(field.name): param \(param), \(response.text)")
-            #expect(response.text.contains("card number") && !response.text.contains("4242"), "\(field.name): \(response.text)")
+            #expect(response.text.contains("card number") && !Self.showsACard(response.text), "\(field.name): \(response.text)")
         }
-        #expect(!server.stderr.contains("4242"))
+        #expect(!Self.showsACard(server.stderr))
         #expect(await server.terminate() == 0)
     }
 
