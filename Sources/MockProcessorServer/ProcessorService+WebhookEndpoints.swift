@@ -7,17 +7,12 @@ import PayPanel
 extension ProcessorService {
     /// Stripe allows 16 endpoints per account; so does the mock.
     static let maximumEndpointsPerAccount = 16
-    static let maximumURLBytes = 2048
 
     /// POST /v1/webhook_endpoints — `url`, `enabled_events[]` (types, or `*`), `description`.
     func createWebhookEndpoint(_ tag: String, _ parameters: Parameters) async -> Reply {
         do {
             guard let url = try parameters.string("url") else { throw StripeError.missing("url") }
-            guard url.utf8.count <= Self.maximumURLBytes, let components = URLComponents(string: url),
-                  let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https", components.host?.isEmpty == false
-            else {
-                throw StripeError.invalidRequest("Invalid URL: url must be an absolute http:// or https:// URL of at most \(Self.maximumURLBytes) bytes.", param: "url")
-            }
+            if let problem = WebhookURLRule.problem(url) { throw StripeError.invalidRequest("Invalid URL: \(problem).", param: "url") }
             let events = try Self.enabledEvents(parameters)
             let description = try parameters.string("description")
             if let description, description.count > 5000 {

@@ -21,7 +21,7 @@ enum WebhooksOpenAPI {
                     body: Doc.schema([
                         "url": Doc.string(
                             "an absolute https:// URL without user, password or #fragment (webhooks to http and to private addresses are only sent with serve --allow-private-webhooks)",
-                            length: 8...2048, pattern: "^https?://([A-Za-z0-9.-]+|\\[[0-9A-Fa-f:.]+\\])(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?(/[!$%&-;=?-Z_a-z~]*)?$"),
+                            length: 8...WebhookURLRule.maximumBytes, pattern: WebhookURLRule.pattern),
                         "events": Doc.list(Doc.enumeration(["*"] + EventTypes.all), count: 1...50, unique: true),
                     ], required: ["url"]),
                     responses: ["200": "webhook_endpoint with secret", "400": "bad URL or event type"], returns: OpenAPISchemas.ref("WebhookEndpoint")),

@@ -72,7 +72,7 @@ import TestSupport
         #expect(badType.status == 400 && badType.errorCode == "invalid_event_type")
         // Hosts that can never be reached and ports outside 1...65535 (URLComponents lets both
         // through): refused, as the schema's pattern says.
-        for url in ["https://ex_ample.com/", "https://ex%41mple.com/", "https://example.com:0/", "https://example.com:70000/"] {
+        for url in ["https://ex_ample.com/", "https://ex%41mple.com/", "https://example.com:0/", "https://example.com:70000/", "https://[AecD:03]/"] {
             let refused = try await server.request("POST", "/v1/webhook_endpoints", json: #"{"url":"\#(url)"}"#)
             #expect(refused.status == 400 && refused.errorCode == "invalid_url", "\(url): \(refused.text)")
         }

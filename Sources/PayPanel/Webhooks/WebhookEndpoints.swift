@@ -37,38 +37,9 @@ public final class WebhookEndpoints {
         return CreatedWebhookEndpoint(record: record, secret: secret)
     }
 
-    /// Refuses what can never be a webhook URL. Where it points (loopback, private…) is checked
-    /// when sending, by `WebhookDestinationPolicy`, because names resolve differently over time.
+    /// Refuses what can never be a webhook URL (`WebhookURLRule`) or would store a card number.
     static func checkURL(_ url: String) throws {
-        guard (8...2048).contains(url.utf8.count), let components = URLComponents(string: url),
-              let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              let host = components.host, !host.isEmpty
-        else {
-            throw WebhookStoreError("the endpoint URL must be an absolute https:// URL of at most 2048 characters", code: "invalid_url", field: "url")
-        }
-        // A URL is printable ASCII (anything else percent-encoded); URLComponents lets control
-        // characters and spaces through.
-        guard url.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw WebhookStoreError(
-                "the endpoint URL holds a space, a control character or a character outside ASCII: percent-encode it",
-                code: "invalid_url", field: "url")
-        }
-        guard components.user == nil, components.password == nil, components.fragment == nil else {
-            throw WebhookStoreError("the endpoint URL must not carry a user, a password or a #fragment", code: "invalid_url", field: "url")
-        }
-        // A host name or IPv4 address (ASCII letters, digits, '-' and '.', as written: not
-        // percent-encoded) or a bracketed IPv6 address: anything else can never be reached,
-        // and URLComponents lets such hosts through.
-        let written = components.percentEncodedHost ?? host
-        let isName = written.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == ".") }
-        let isIPv6 = written.count > 2 && written.hasPrefix("[") && written.hasSuffix("]")
-            && written.dropFirst().dropLast().unicodeScalars.allSatisfy { $0.properties.isASCIIHexDigit || $0 == ":" || $0 == "." }
-        guard isName || isIPv6 else {
-            throw WebhookStoreError("the endpoint URL's host must be a host name or an IP address", code: "invalid_url", field: "url")
-        }
-        if let port = components.port, !(1...65535).contains(port) {
-            throw WebhookStoreError("the endpoint URL's port must be 1 to 65535, not \(port)", code: "invalid_url", field: "url")
-        }
+        if let problem = WebhookURLRule.problem(url) { throw WebhookStoreError(problem, code: "invalid_url", field: "url") }
         try SensitiveDigits.check(url, field: "url")
     }
 
