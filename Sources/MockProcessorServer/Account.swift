@@ -102,14 +102,16 @@ struct PaymentMethodCard: Sendable {
 struct StoredIntent: Sendable {
     let id: String
     let clientSecret: String
-    let amount: Int64
-    let currency: Currency
-    let captureMethod: String
+    var amount: Int64
+    var currency: Currency
+    var captureMethod: String
     var description: String?
     var metadata: [(String, String)]
     let created: Date
     var status: String
     var paymentMethod: PaymentMethodCard?
+    /// Where Stripe would send the receipt (`receipt_email`), as given; the mock sends nothing.
+    var receiptEmail: String? = nil
     /// `setup_future_usage` as given (`on_session`, `off_session`), echoed as Stripe does.
     var setupFutureUsage: String? = nil
     /// The payment method's id after a restart, when the card itself is no longer known.

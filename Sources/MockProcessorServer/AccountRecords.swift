@@ -14,8 +14,8 @@ struct PersistedAccount: Codable {
         var id, clientSecret, currency, captureMethod, status: String
         var amount, amountCapturable, amountReceived, refunded: Int64
         var description, latestCharge, lastPaymentError, cancellationReason, paymentMethodID: String?
-        /// Absent in rows written before it existed (read as nil).
-        var setupFutureUsage: String?
+        /// Absent in rows written before they existed (read as nil).
+        var setupFutureUsage, receiptEmail: String?
         var metadata: [[String]]
         var created: Double
         var canceledAt, captureBefore: Double?
@@ -77,7 +77,7 @@ extension PersistedAccount.Intent {
             amountReceived: intent.amountReceived, refunded: intent.refunded, description: intent.description,
             latestCharge: intent.latestCharge, lastPaymentError: intent.lastPaymentError.map { JSONWriter.string($0) },
             cancellationReason: intent.cancellationReason, paymentMethodID: intent.paymentMethod?.id ?? intent.paymentMethodID,
-            setupFutureUsage: intent.setupFutureUsage,
+            setupFutureUsage: intent.setupFutureUsage, receiptEmail: intent.receiptEmail,
             metadata: intent.metadata.map { [$0.0, $0.1] }, created: intent.created.timeIntervalSince1970,
             canceledAt: intent.canceledAt?.timeIntervalSince1970, captureBefore: intent.captureBefore?.timeIntervalSince1970,
             authorizations: intent.authorizations)
@@ -92,6 +92,7 @@ extension PersistedAccount.Intent {
             created: Date(timeIntervalSince1970: created), status: status, paymentMethod: nil)
         intent.paymentMethodID = paymentMethodID
         intent.setupFutureUsage = setupFutureUsage
+        intent.receiptEmail = receiptEmail
         // The card number was never written: an intent waiting for confirmation needs its card again.
         if intent.status == "requires_confirmation" { intent.status = "requires_payment_method" }
         intent.authorizations = authorizations

@@ -44,6 +44,7 @@ enum ObjectJSON {
             ("next_action", nextAction),
             ("payment_method", .optional(intent.paymentMethod?.id ?? intent.paymentMethodID)),
             ("payment_method_types", ["card"]),
+            ("receipt_email", .optional(intent.receiptEmail)),
             ("setup_future_usage", .optional(intent.setupFutureUsage)),
             ("status", .string(intent.status)),
         ])

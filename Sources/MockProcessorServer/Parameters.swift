@@ -35,10 +35,15 @@ struct Parameters: Sendable {
         guard case .string(let text) = value, !text.isEmpty, text.utf8.count <= 19,
             text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let number = Int64(text)
         else {
-            throw .invalidRequest("Invalid integer: \(name) must be a whole number without sign or fraction.", param: name)
+            // Stripe's code and words ("Invalid integer: abc"); the client's text is shown
+            // shortened and with any card-like digits masked.
+            let shown: String = if case .string(let text) = value { JSONWriter.quoted(SensitiveDigits.redacted(text), limit: 40) } else { value.kindDescription }
+            throw .invalidRequest(
+                "Invalid integer: \(shown). \(name) must be a whole number without sign or fraction.", param: name, code: "parameter_invalid_integer")
         }
         guard range.contains(number) else {
-            throw .invalidRequest("\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(number).", param: name)
+            throw .invalidRequest(
+                "\(name) must be from \(range.lowerBound) to \(range.upperBound), not \(number).", param: name, code: "parameter_invalid_integer")
         }
         return number
     }

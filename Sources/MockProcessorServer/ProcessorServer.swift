@@ -103,12 +103,14 @@ struct ProcessorRoutes: Sendable {
         "GET /v1/payment_intents": .listing,
         "GET /v1/payment_intents/search": .members(["query": .value, "limit": .value, "page": .value]),
         "GET /v1/payment_intents/{id}": .retrieve,
+        "POST /v1/payment_intents/{id}": ProcessorService.updateIntentShape,
         "POST /v1/payment_intents/{id}/confirm": ProcessorService.confirmShape,
         "POST /v1/payment_intents/{id}/capture": .members(["amount_to_capture": .value, "metadata": .ignored, "expand": .ignored]),
         "POST /v1/payment_intents/{id}/cancel": .members(["cancellation_reason": .value, "expand": .ignored]),
         "POST /v1/refunds": .members(["payment_intent": .value, "amount": .value, "metadata": .hash, "reason": .value, "expand": .ignored]),
         "GET /v1/refunds": .listing.adding(["payment_intent": .value]),
         "GET /v1/refunds/{id}": .retrieve,
+        "POST /v1/refunds/{id}": .members(["metadata": .hash, "expand": .ignored]),
         "POST /_mock/3ds/{id}": .members(["outcome": .value]),
         "GET /_mock/ledger": .nothing,
         "POST /_mock/reset": .members(["scope": .value]),
@@ -124,6 +126,11 @@ struct ProcessorRoutes: Sendable {
         "POST /_mock/events/{id}/resend": .nothing,
         "GET /_mock/webhook_deliveries": .nothing,
     ]
+
+    /// The API version a request asked for; `handle` has already refused an unknown one.
+    static func version(_ context: RequestContext) -> StripeAPIVersion {
+        (try? StripeAPIVersion(header: context.headers["Stripe-Version"])) ?? .accountDefault
+    }
 
     /// The shape of the route `context` matched.
     static func parameterShape(_ context: RequestContext) -> ParameterShape? {
@@ -142,6 +149,10 @@ struct ProcessorRoutes: Sendable {
         router.use(Middleware { context, next in
             var response = await next(context)
             response.headers.replaceOrAdd(name: "Request-Id", value: "req_" + context.requestID)
+            // The version the answer is in, as Stripe says it (`handle` refused unknown ones).
+            if let version = try? StripeAPIVersion(header: context.headers["Stripe-Version"]) {
+                response.headers.replaceOrAdd(name: "Stripe-Version", value: version.name)
+            }
             return response
         })
         let service = service
@@ -150,7 +161,8 @@ struct ProcessorRoutes: Sendable {
         router.group(StripeKeyCredential()) { group in
             group.post("/v1/payment_intents") { context in
                 await handle(context, idempotent: true) { tag, parameters, key in
-                    await service.createIntent(tag, parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"])
+                    await service.createIntent(
+                        tag, parameters, idempotencyKey: key, scenario: context.headers["Mock-Scenario"], version: Self.version(context))
                 }
             }
             group.get("/v1/payment_intents") { context in
@@ -161,6 +173,11 @@ struct ProcessorRoutes: Sendable {
             }
             group.get("/v1/payment_intents/{id}") { context in
                 await handle(context) { tag, _, _ in await service.retrieveIntent(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/payment_intents/{id}") { context in
+                await handle(context, idempotent: true) { tag, parameters, key in
+                    await service.updateIntent(tag, id: context.pathParameters["id"] ?? "", parameters, idempotencyKey: key)
+                }
             }
             group.post("/v1/payment_intents/{id}/confirm") { context in
                 await handle(context, idempotent: true) { tag, parameters, key in
@@ -186,6 +203,11 @@ struct ProcessorRoutes: Sendable {
             }
             group.get("/v1/refunds/{id}") { context in
                 await handle(context) { tag, _, _ in await service.retrieveRefund(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/refunds/{id}") { context in
+                await handle(context, idempotent: true) { tag, parameters, _ in
+                    await service.updateRefund(tag, id: context.pathParameters["id"] ?? "", parameters)
+                }
             }
             group.post("/_mock/3ds/{id}") { context in
                 await handle(context) { tag, parameters, _ in
@@ -249,6 +271,7 @@ struct ProcessorRoutes: Sendable {
         do throws(StripeError) {
             guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
             tag = try await service.accountTag(forKey: key.value)
+            _ = try StripeAPIVersion(header: context.headers["Stripe-Version"])
             parameters = Parameters(try readParameters(context))
             guard let shape = Self.parameterShape(context) else { throw StripeError.apiError("This route does not say which parameters it takes.") }
             if let unknown = shape.firstUnknown(in: parameters.root) {

@@ -35,20 +35,27 @@ extension ProcessorService {
         }
     }
 
+    /// `currency`, required: a lower-case ISO 4217 code.
+    static func currency(_ parameters: Parameters) throws(StripeError) -> Currency {
+        guard let code = try parameters.string("currency") else { throw StripeError.missing("currency") }
+        do {
+            return try Currency(code: code.uppercased())
+        } catch {
+            throw StripeError.invalidRequest("Invalid currency: \(code.prefix(10)). Use a lower-case ISO 4217 code such as usd.", param: "currency")
+        }
+    }
+
     /// POST /v1/payment_intents
-    func createIntent(_ tag: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?) async -> Reply {
+    func createIntent(
+        _ tag: String, _ parameters: Parameters, idempotencyKey: String?, scenario: String?, version: StripeAPIVersion = .accountDefault
+    ) async -> Reply {
         do {
             try checkRoom(tag)
-            guard let amount = try parameters.integer("amount", in: 1...99_999_999) else { throw StripeError.missing("amount") }
-            guard let code = try parameters.string("currency") else { throw StripeError.missing("currency") }
-            let currency: Currency
-            do {
-                currency = try Currency(code: code.uppercased())
-            } catch {
-                throw StripeError.invalidRequest("Invalid currency: \(code.prefix(10)). Use a lower-case ISO 4217 code such as usd.", param: "currency")
-            }
-            let captureMethod = try parameters.string("capture_method") ?? "automatic"
-            guard ["automatic", "automatic_async", "manual"].contains(captureMethod) else {
+            guard parameters.value(["amount"]) != nil else { throw StripeError.missing("amount") }
+            let currency = try Self.currency(parameters)
+            guard let amount = try StripeAmount.read(parameters, "amount", currency: currency) else { throw StripeError.missing("amount") }
+            let captureMethod = try parameters.string("capture_method") ?? version.defaultCaptureMethod
+            guard Self.captureMethods.contains(captureMethod) else {
                 throw StripeError.invalidRequest("capture_method must be automatic, automatic_async or manual.", param: "capture_method")
             }
             let description = try parameters.string("description")

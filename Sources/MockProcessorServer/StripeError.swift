@@ -1,3 +1,4 @@
+import Foundation
 import PayPanel
 import PayPanelHTTP
 
@@ -56,8 +57,8 @@ public struct StripeError: Error, HTTPResponseError, Sendable {
             message: "No such \(kind): '\(JSONWriter.quoted(id, limit: 80).dropFirst().dropLast())'", param: param)
     }
 
-    public static func unexpectedState(_ message: String) -> StripeError {
-        StripeError(status: .badRequest, type: "invalid_request_error", code: "payment_intent_unexpected_state", message: message)
+    public static func unexpectedState(_ message: String, param: String? = nil) -> StripeError {
+        StripeError(status: .badRequest, type: "invalid_request_error", code: "payment_intent_unexpected_state", message: message, param: param)
     }
 
     public static func apiError(_ message: String) -> StripeError {
@@ -68,10 +69,17 @@ public struct StripeError: Error, HTTPResponseError, Sendable {
         self = .invalidRequest(error.message, param: error.param)
     }
 
+    /// `https://stripe.com/docs/error-codes/resource-missing` for `resource_missing`.
+    static func docURL(code: String) -> String {
+        "https://stripe.com/docs/error-codes/" + code.replacingOccurrences(of: "_", with: "-")
+    }
+
     public var json: JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(type))]
         if let code { members.append(("code", .string(code))) }
         if let declineCode { members.append(("decline_code", .string(declineCode))) }
+        // Stripe links every coded error to its page; the SDKs expose it as `error.doc_url`.
+        if let code { members.append(("doc_url", .string(Self.docURL(code: code)))) }
         members.append(("message", .string(message)))
         if let param { members.append(("param", .string(param))) }
         members += extra

@@ -349,6 +349,42 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
         self.assertEqual(raised.exception.error.payment_intent.setup_future_usage, "off_session")
         self.assertEqual(raised.exception.error.payment_intent.last_payment_error.code, "authentication_required")
 
+    def test_updates_follow_stripes_rules_on_what_may_change_when(self):
+        intent = stripe.PaymentIntent.create(amount=1000, currency="usd", metadata={"order": "o-1", "drop": "d"})
+        updated = stripe.PaymentIntent.modify(intent.id, amount=2500, currency="eur", description="two tickets",
+                                              receipt_email="payer@example.com", metadata={"order": "o-2", "drop": ""})
+        self.assertEqual((updated.amount, updated.currency, updated.description, updated.receipt_email),
+                         (2500, "eur", "two tickets", "payer@example.com"))
+        self.assertEqual(updated.metadata.to_dict(), {"order": "o-2"})
+        paid = stripe.PaymentIntent.confirm(intent.id, payment_method="pm_card_visa")
+        self.assertEqual(paid.status, "succeeded")
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.modify(intent.id, amount=3000)
+        self.assertEqual((raised.exception.code, raised.exception.param), ("payment_intent_unexpected_state", "amount"))
+        self.assertEqual(stripe.PaymentIntent.modify(intent.id, metadata={"shipped": "yes"}).metadata["shipped"], "yes")
+        refund = stripe.Refund.create(payment_intent=intent.id, amount=500)
+        self.assertEqual(stripe.Refund.modify(refund.id, metadata={"ticket": "t-9"}).metadata["ticket"], "t-9")
+
+    def test_amounts_and_integers_carry_stripes_codes_and_doc_urls(self):
+        for amount, currency, code in [(49, "usd", "amount_too_small"), (29, "gbp", "amount_too_small"),
+                                       (100000000, "usd", "amount_too_large"), ("12.5", "usd", "parameter_invalid_integer")]:
+            with self.subTest(amount=amount, currency=currency), self.assertRaises(stripe.error.InvalidRequestError) as raised:
+                stripe.PaymentIntent.create(amount=amount, currency=currency)
+            self.assertEqual((raised.exception.code, raised.exception.param), (code, "amount"))
+            self.assertEqual(raised.exception.error.doc_url, "https://stripe.com/docs/error-codes/" + code.replace("_", "-"))
+        self.assertEqual(stripe.PaymentIntent.create(amount=50, currency="usd").amount, 50)
+
+    def test_the_api_version_is_the_sdks_echoed_and_decides_defaults(self):
+        # The SDK sends its pinned version on every call; the mock answers in it.
+        intent = stripe.PaymentIntent.create(amount=700, currency="usd")
+        self.assertEqual(intent.last_response.headers.get("Stripe-Version"), stripe.api_version)
+        self.assertEqual(intent.capture_method, "automatic_async")
+        older = stripe.PaymentIntent.create(amount=700, currency="usd", stripe_version="2023-10-16")
+        self.assertEqual((older.capture_method, older.last_response.headers.get("Stripe-Version")), ("automatic", "2023-10-16"))
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.create(amount=700, currency="usd", stripe_version="2024-13-01")
+        self.assertIn("Invalid Stripe API version", str(raised.exception))
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
