@@ -12,6 +12,12 @@ struct Account: Sendable {
     let tag: String
     var intents = ObjectTable<StoredIntent>()
     var refunds = ObjectTable<StoredRefund>()
+    var charges = ObjectTable<StoredCharge>()
+    var customers = ObjectTable<StoredCustomer>()
+    var paymentMethods = ObjectTable<StoredPaymentMethod>()
+    /// The card behind each payment method this process saw, by `pm_…` id. Memory only: a card
+    /// number is never written, so after a restart a payment method has to be made again.
+    var cards: [String: PaymentMethodCard] = [:]
     var idempotency = TrackedMap<IdempotencyRecord>()
     /// Seconds the account's test clock is ahead of the server's clock.
     var clockOffset: TimeInterval = 0 {
@@ -30,13 +36,17 @@ struct Account: Sendable {
 
     /// Whether anything changed since the account was last written.
     var hasChanges: Bool {
-        clockChanged || !intents.changed.isEmpty || !refunds.changed.isEmpty || !idempotency.changed.isEmpty || !cardChains.changed.isEmpty
+        clockChanged || !intents.changed.isEmpty || !refunds.changed.isEmpty || !charges.changed.isEmpty || !customers.changed.isEmpty
+            || !paymentMethods.changed.isEmpty || !idempotency.changed.isEmpty || !cardChains.changed.isEmpty
     }
 
     /// Forgets the change sets once the store holds every change.
     mutating func markSaved() {
         intents.markSaved()
         refunds.markSaved()
+        charges.markSaved()
+        customers.markSaved()
+        paymentMethods.markSaved()
         idempotency.markSaved()
         cardChains.markSaved()
         clockChanged = false
@@ -47,6 +57,9 @@ struct Account: Sendable {
     mutating func markAllChanged() {
         intents.markAllChanged()
         refunds.markAllChanged()
+        charges.markAllChanged()
+        customers.markAllChanged()
+        paymentMethods.markAllChanged()
         idempotency.markAllChanged()
         cardChains.markAllChanged()
         clockChanged = true
@@ -126,6 +139,8 @@ struct StoredIntent: Sendable {
     var cancellationReason: String?
     var captureBefore: Date?
     var refunded: Int64 = 0
+    /// The customer it is for (`cus_…`), when given.
+    var customer: String? = nil
 
     /// The ledger reference of the current authorization: `acct_…/pi_…/n`.
     func ledgerReference(accountPrefix: String) -> String {

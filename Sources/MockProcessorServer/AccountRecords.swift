@@ -15,7 +15,7 @@ struct PersistedAccount: Codable {
         var amount, amountCapturable, amountReceived, refunded: Int64
         var description, latestCharge, lastPaymentError, cancellationReason, paymentMethodID: String?
         /// Absent in rows written before they existed (read as nil).
-        var setupFutureUsage, receiptEmail: String?
+        var setupFutureUsage, receiptEmail, customer: String?
         var metadata: [[String]]
         var created: Double
         var canceledAt, captureBefore: Double?
@@ -77,7 +77,7 @@ extension PersistedAccount.Intent {
             amountReceived: intent.amountReceived, refunded: intent.refunded, description: intent.description,
             latestCharge: intent.latestCharge, lastPaymentError: intent.lastPaymentError.map { JSONWriter.string($0) },
             cancellationReason: intent.cancellationReason, paymentMethodID: intent.paymentMethod?.id ?? intent.paymentMethodID,
-            setupFutureUsage: intent.setupFutureUsage, receiptEmail: intent.receiptEmail,
+            setupFutureUsage: intent.setupFutureUsage, receiptEmail: intent.receiptEmail, customer: intent.customer,
             metadata: intent.metadata.map { [$0.0, $0.1] }, created: intent.created.timeIntervalSince1970,
             canceledAt: intent.canceledAt?.timeIntervalSince1970, captureBefore: intent.captureBefore?.timeIntervalSince1970,
             authorizations: intent.authorizations)
@@ -93,6 +93,7 @@ extension PersistedAccount.Intent {
         intent.paymentMethodID = paymentMethodID
         intent.setupFutureUsage = setupFutureUsage
         intent.receiptEmail = receiptEmail
+        intent.customer = customer
         // The card number was never written: an intent waiting for confirmation needs its card again.
         if intent.status == "requires_confirmation" { intent.status = "requires_payment_method" }
         intent.authorizations = authorizations
@@ -149,4 +150,98 @@ extension PersistedAccount.Chain {
     }
 
     var chain: CardChain { CardChain(steps: steps, next: next) }
+}
+
+/// The rows of the objects added in migration 0002: charges, customers, payment methods. Each is
+/// written whole; dates as Unix seconds, currencies as codes, metadata as pairs.
+enum PersistedObjects {
+    struct Charge: Codable {
+        var id, paymentIntent, currency, status: String
+        var amount: Int64
+        var paymentMethod, customer, description, receiptEmail, failureCode, declineCode, failureMessage: String?
+        var created: Double
+
+        init(_ charge: StoredCharge) {
+            id = charge.id
+            paymentIntent = charge.paymentIntent
+            currency = charge.currency.code
+            status = charge.status
+            amount = charge.amount
+            paymentMethod = charge.paymentMethod
+            customer = charge.customer
+            description = charge.description
+            receiptEmail = charge.receiptEmail
+            failureCode = charge.failureCode
+            declineCode = charge.declineCode
+            failureMessage = charge.failureMessage
+            created = charge.created.timeIntervalSince1970
+        }
+
+        var stored: StoredCharge? {
+            guard let currency = try? Currency(code: currency) else { return nil }
+            return StoredCharge(
+                id: id, paymentIntent: paymentIntent, amount: amount, currency: currency, status: status, paymentMethod: paymentMethod,
+                customer: customer, description: description, receiptEmail: receiptEmail, failureCode: failureCode, declineCode: declineCode,
+                failureMessage: failureMessage, created: Date(timeIntervalSince1970: created))
+        }
+    }
+
+    struct Customer: Codable {
+        var id, invoicePrefix: String
+        var email, name, description, phone, defaultPaymentMethod: String?
+        var metadata: [[String]]
+        var created: Double
+        var deleted: Bool
+
+        init(_ customer: StoredCustomer) {
+            id = customer.id
+            invoicePrefix = customer.invoicePrefix
+            email = customer.email
+            name = customer.name
+            description = customer.description
+            phone = customer.phone
+            defaultPaymentMethod = customer.defaultPaymentMethod
+            metadata = customer.metadata.map { [$0.0, $0.1] }
+            created = customer.created.timeIntervalSince1970
+            deleted = customer.deleted
+        }
+
+        var stored: StoredCustomer {
+            StoredCustomer(
+                id: id, email: email, name: name, description: description, phone: phone,
+                metadata: metadata.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }, defaultPaymentMethod: defaultPaymentMethod,
+                invoicePrefix: invoicePrefix, created: Date(timeIntervalSince1970: created), deleted: deleted)
+        }
+    }
+
+    struct PaymentMethod: Codable {
+        var id, brand, last4, funding, fingerprint: String
+        var expMonth, expYear: Int?
+        var country, wallet, holderName, customer: String?
+        var metadata: [[String]]
+        var created: Double
+
+        init(_ method: StoredPaymentMethod) {
+            id = method.id
+            brand = method.brand
+            last4 = method.last4
+            funding = method.funding
+            fingerprint = method.fingerprint
+            expMonth = method.expMonth
+            expYear = method.expYear
+            country = method.country
+            wallet = method.wallet
+            holderName = method.holderName
+            customer = method.customer
+            metadata = method.metadata.map { [$0.0, $0.1] }
+            created = method.created.timeIntervalSince1970
+        }
+
+        var stored: StoredPaymentMethod {
+            StoredPaymentMethod(
+                id: id, brand: brand, last4: last4, expMonth: expMonth, expYear: expYear, country: country, funding: funding,
+                fingerprint: fingerprint, wallet: wallet, holderName: holderName, customer: customer,
+                metadata: metadata.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }, created: Date(timeIntervalSince1970: created))
+        }
+    }
 }

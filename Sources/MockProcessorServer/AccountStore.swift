@@ -5,7 +5,8 @@ import Synchronization
 
 /// Where `processor serve` keeps its accounts between runs: `<ledger>.accounts.sqlite`, a SQLite
 /// file beside the ledger (migrations: `Migrations/processor/accounts/`), one row per object
-/// (`account_objects`: intents, refunds, idempotency keys with their answers, card chains) and
+/// (`account_objects`: intents, refunds, charges, customers, payment methods, idempotency keys
+/// with their answers, card chains) and
 /// one per account (`accounts`: the test clock).
 ///
 /// Why rows: each request writes, in one transaction, the objects it changed and nothing else
@@ -69,6 +70,18 @@ final class AccountStore {
                     let refund = (try? decoder.decode(PersistedAccount.Refund.self, from: body))?.stored
                     if let refund, refund.id == id { accounts[tag]?.refunds.load(refund, id: id, position: position) }
                     loaded = refund?.id == id
+                case ObjectKind.charge:
+                    let charge = (try? decoder.decode(PersistedObjects.Charge.self, from: body))?.stored
+                    if let charge, charge.id == id { accounts[tag]?.charges.load(charge, id: id, position: position) }
+                    loaded = charge?.id == id
+                case ObjectKind.customer:
+                    let customer = (try? decoder.decode(PersistedObjects.Customer.self, from: body))?.stored
+                    if let customer, customer.id == id { accounts[tag]?.customers.load(customer, id: id, position: position) }
+                    loaded = customer?.id == id
+                case ObjectKind.paymentMethod:
+                    let method = (try? decoder.decode(PersistedObjects.PaymentMethod.self, from: body))?.stored
+                    if let method, method.id == id { accounts[tag]?.paymentMethods.load(method, id: id, position: position) }
+                    loaded = method?.id == id
                 case ObjectKind.idempotencyKey:
                     let key = try? decoder.decode(PersistedAccount.Key.self, from: body)
                     if let key { accounts[tag]?.idempotency.load(key.record, key: id) }
@@ -138,6 +151,9 @@ enum ObjectKind {
     static let refund = "refund"
     static let idempotencyKey = "idempotency_key"
     static let cardChain = "card_chain"
+    static let charge = "charge"
+    static let customer = "customer"
+    static let paymentMethod = "payment_method"
 }
 
 /// What one write of an account holds: its clock and the rows of the objects that changed.
@@ -176,6 +192,18 @@ extension Account {
         for id in refunds.changed.sorted() {
             let body = refunds[id].flatMap { json(PersistedAccount.Refund($0)) }
             changes.rows.append(.init(kind: ObjectKind.refund, id: id, position: refunds.position(of: id) ?? 0, body: body))
+        }
+        for id in charges.changed.sorted() {
+            let body = charges[id].flatMap { json(PersistedObjects.Charge($0)) }
+            changes.rows.append(.init(kind: ObjectKind.charge, id: id, position: charges.position(of: id) ?? 0, body: body))
+        }
+        for id in customers.changed.sorted() {
+            let body = customers[id].flatMap { json(PersistedObjects.Customer($0)) }
+            changes.rows.append(.init(kind: ObjectKind.customer, id: id, position: customers.position(of: id) ?? 0, body: body))
+        }
+        for id in paymentMethods.changed.sorted() {
+            let body = paymentMethods[id].flatMap { json(PersistedObjects.PaymentMethod($0)) }
+            changes.rows.append(.init(kind: ObjectKind.paymentMethod, id: id, position: paymentMethods.position(of: id) ?? 0, body: body))
         }
         for key in idempotency.changed.sorted() {
             // A key whose answer is not known yet is not written (nor kept after a crash).

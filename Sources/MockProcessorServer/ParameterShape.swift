@@ -64,9 +64,9 @@ indirect enum ParameterShape: Sendable {
 extension ParameterShape {
     /// Lists: Stripe's cursor paging and the creation-time filter.
     static let listing = ParameterShape.members([
-        "limit": .value, "starting_after": .value, "ending_before": .value,
+        "limit": .value, "starting_after": .value, "ending_before": .value, "expand": .list,
         "created": .members(["gt": .value, "gte": .value, "lt": .value, "lte": .value]),
     ])
-    /// A retrieve: `expand` (without effect here; expansions are not modelled yet).
-    static let retrieve = ParameterShape.members(["expand": .ignored])
+    /// A retrieve: `expand[]` (`Expansion`).
+    static let retrieve = ParameterShape.members(["expand": .list])
 }

@@ -35,8 +35,10 @@ enum PaymentMethodParameters {
                 throw .resourceMissing("PaymentMethod", id, param: "payment_method")
             }
             let card = try cardNumber(number, param: "payment_method")
+            // A new payment method each time, as at Stripe: the test id is not the object's id.
+            let minted = ProcessorService.objectID(prefix: "pm", tag: tag, idempotencyKey: idempotencyKey.map { "pm:" + $0 })
             return PaymentMethodCard(
-                id: id, method: .card(number: card, expiry: try? CardExpiry(month: 12, year: 2034), holderName: holder),
+                id: minted, method: .card(number: card, expiry: try? CardExpiry(month: 12, year: 2034), holderName: holder),
                 brand: brand(card), expMonth: 12, expYear: 2034)
         }
         guard parameters.value(["payment_method_data"]) != nil else { return nil }

@@ -105,12 +105,27 @@ struct ProcessorRoutes: Sendable {
         "GET /v1/payment_intents/{id}": .retrieve,
         "POST /v1/payment_intents/{id}": ProcessorService.updateIntentShape,
         "POST /v1/payment_intents/{id}/confirm": ProcessorService.confirmShape,
-        "POST /v1/payment_intents/{id}/capture": .members(["amount_to_capture": .value, "metadata": .ignored, "expand": .ignored]),
-        "POST /v1/payment_intents/{id}/cancel": .members(["cancellation_reason": .value, "expand": .ignored]),
-        "POST /v1/refunds": .members(["payment_intent": .value, "amount": .value, "metadata": .hash, "reason": .value, "expand": .ignored]),
+        "POST /v1/payment_intents/{id}/capture": .members(["amount_to_capture": .value, "metadata": .ignored, "expand": .list]),
+        "POST /v1/payment_intents/{id}/cancel": .members(["cancellation_reason": .value, "expand": .list]),
+        "POST /v1/refunds": .members(["payment_intent": .value, "amount": .value, "metadata": .hash, "reason": .value, "expand": .list]),
         "GET /v1/refunds": .listing.adding(["payment_intent": .value]),
         "GET /v1/refunds/{id}": .retrieve,
-        "POST /v1/refunds/{id}": .members(["metadata": .hash, "expand": .ignored]),
+        "POST /v1/refunds/{id}": .members(["metadata": .hash, "expand": .list]),
+        "GET /v1/charges": .listing.adding(["payment_intent": .value, "customer": .value]),
+        "GET /v1/charges/{id}": .retrieve,
+        "POST /v1/payment_methods": .members([
+            "type": .value, "metadata": .hash, "expand": .list, "billing_details": .members(["name": .value]),
+            "card": .members(["number": .value, "exp_month": .value, "exp_year": .value, "cvc": .ignored, "token": .value]),
+        ]),
+        "GET /v1/payment_methods": .listing.adding(["customer": .value, "type": .value]),
+        "GET /v1/payment_methods/{id}": .retrieve,
+        "POST /v1/payment_methods/{id}/attach": .members(["customer": .value, "expand": .list]),
+        "POST /v1/payment_methods/{id}/detach": .members(["expand": .list]),
+        "POST /v1/customers": ProcessorService.customerShape,
+        "GET /v1/customers": .listing.adding(["email": .value]),
+        "GET /v1/customers/{id}": .retrieve,
+        "POST /v1/customers/{id}": ProcessorService.customerShape,
+        "DELETE /v1/customers/{id}": .nothing,
         "POST /_mock/3ds/{id}": .members(["outcome": .value]),
         "GET /_mock/ledger": .nothing,
         "POST /_mock/reset": .members(["scope": .value]),
@@ -209,6 +224,46 @@ struct ProcessorRoutes: Sendable {
                     await service.updateRefund(tag, id: context.pathParameters["id"] ?? "", parameters)
                 }
             }
+            group.get("/v1/charges") { context in
+                await handle(context) { tag, query, _ in await service.listCharges(tag, query) }
+            }
+            group.get("/v1/charges/{id}") { context in
+                await handle(context) { tag, _, _ in await service.retrieveCharge(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/payment_methods") { context in
+                await handle(context, idempotent: true) { tag, parameters, key in await service.createPaymentMethod(tag, parameters, idempotencyKey: key) }
+            }
+            group.get("/v1/payment_methods") { context in
+                await handle(context) { tag, query, _ in await service.listPaymentMethods(tag, query) }
+            }
+            group.get("/v1/payment_methods/{id}") { context in
+                await handle(context) { tag, _, _ in await service.retrievePaymentMethod(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/payment_methods/{id}/attach") { context in
+                await handle(context, idempotent: true) { tag, parameters, _ in
+                    await service.attachPaymentMethod(tag, id: context.pathParameters["id"] ?? "", parameters)
+                }
+            }
+            group.post("/v1/payment_methods/{id}/detach") { context in
+                await handle(context, idempotent: true) { tag, _, _ in await service.detachPaymentMethod(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/customers") { context in
+                await handle(context, idempotent: true) { tag, parameters, key in await service.createCustomer(tag, parameters, idempotencyKey: key) }
+            }
+            group.get("/v1/customers") { context in
+                await handle(context) { tag, query, _ in await service.listCustomers(tag, query) }
+            }
+            group.get("/v1/customers/{id}") { context in
+                await handle(context) { tag, _, _ in await service.retrieveCustomer(tag, id: context.pathParameters["id"] ?? "") }
+            }
+            group.post("/v1/customers/{id}") { context in
+                await handle(context, idempotent: true) { tag, parameters, _ in
+                    await service.updateCustomer(tag, id: context.pathParameters["id"] ?? "", parameters)
+                }
+            }
+            group.delete("/v1/customers/{id}") { context in
+                await handle(context) { tag, _, _ in await service.deleteCustomer(tag, id: context.pathParameters["id"] ?? "") }
+            }
             group.post("/_mock/3ds/{id}") { context in
                 await handle(context) { tag, parameters, _ in
                     guard let outcome = try? parameters.string("outcome"), outcome == "pass" || outcome == "fail" else {
@@ -264,10 +319,11 @@ struct ProcessorRoutes: Sendable {
     /// the Idempotency-Key on POSTs that take one, runs `body` and delivers its reply.
     private func handle(
         _ context: RequestContext, idempotent: Bool = false,
-        _ body: @Sendable (String, Parameters, String?) async -> Reply
+        _ route: @Sendable (String, Parameters, String?) async -> Reply
     ) async -> HTTPResponse {
         let tag: String
         let parameters: Parameters
+        let expansion: Expansion
         do throws(StripeError) {
             guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
             tag = try await service.accountTag(forKey: key.value)
@@ -277,8 +333,27 @@ struct ProcessorRoutes: Sendable {
             if let unknown = shape.firstUnknown(in: parameters.root) {
                 throw StripeError.invalidRequest("Received unknown parameter: \(unknown)", param: unknown)
             }
+            expansion = try Expansion(parameters)
+            if !expansion.isEmpty {
+                guard let route = context.route, let answer = Expansion.answerType(method: route.method.rawValue, pattern: route.pattern.text) else {
+                    throw StripeError.invalidRequest("This route answers no object that can be expanded.", param: "expand")
+                }
+                try expansion.validate(root: answer.type, list: answer.list)
+            }
         } catch {
             return error.response(for: context)
+        }
+        // The route's answer with `expand[]` applied, before it is kept for an idempotent replay.
+        let service = service
+        func body(_ tag: String, _ parameters: Parameters, _ key: String?) async -> Reply {
+            let reply = await route(tag, parameters, key)
+            guard !expansion.isEmpty, case .respond(let status, let json, let headers, let delay) = reply, status == .ok else { return reply }
+            do throws(StripeError) {
+                let expanded = try await expansion.apply(to: json) { type, id in await service.expansionTarget(tag, type: type, id: id) }
+                return .respond(status: status, json: expanded, headers: headers, delay: delay)
+            } catch {
+                return .error(error)
+            }
         }
         guard idempotent, let key = context.headers["Idempotency-Key"] else {
             let reply = await body(tag, parameters, nil)

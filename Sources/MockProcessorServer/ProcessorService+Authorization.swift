@@ -115,7 +115,12 @@ extension ProcessorService {
         let prefix = account(tag).ledgerPrefix
         switch outcome {
         case .approved(let approval):
-            intent.latestCharge = "ch_" + String(intent.id.dropFirst(3)) + String(intent.authorizations)
+            intent.latestCharge = recordCharge(tag, intent: intent, paymentMethod: intent.paymentMethod?.id ?? intent.paymentMethodID, failure: nil)
+            // Saved for later use by the intent's customer, as Stripe does after a success.
+            if intent.setupFutureUsage != nil, let customer = intent.customer, let method = intent.paymentMethod?.id,
+               account(tag).paymentMethods[method]?.customer == nil {
+                update(tag) { $0.paymentMethods[method]?.customer = customer }
+            }
             intent.captureBefore = approval.expiresAt
             intent.amountCapturable = approval.amount.minorUnits
             intent.status = "requires_capture"
@@ -137,7 +142,10 @@ extension ProcessorService {
                 update(tag) { $0.intents[intentID] = saved }
                 return .error(error, delay: delay)
             }
-            let cardError = ObjectJSON.cardError(code, card: intent.paymentMethod)
+            let method = intent.paymentMethod?.id ?? intent.paymentMethodID
+            let cardError = ObjectJSON.cardError(code, card: method.flatMap { account(tag).paymentMethods[$0] })
+            intent.latestCharge = recordCharge(
+                tag, intent: intent, paymentMethod: method, failure: (cardError.code, cardError.declineCode, cardError.message))
             intent.lastPaymentError = cardError.json
             intent.status = "requires_payment_method"
             intent.paymentMethod = nil

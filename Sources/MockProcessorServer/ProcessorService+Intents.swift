@@ -7,11 +7,12 @@ extension ProcessorService {
     static let confirmShape = ParameterShape.members([
         "payment_method": .value, "payment_method_data": PaymentMethodParameters.shape,
         "off_session": .value, "setup_future_usage": .value,
-        "capture_method": .ignored, "expand": .ignored, "return_url": .ignored, "use_stripe_sdk": .ignored,
+        "capture_method": .ignored, "expand": .list, "return_url": .ignored, "use_stripe_sdk": .ignored,
     ])
     /// What `POST /v1/payment_intents` takes: the confirm's parameters and the intent's own.
     static let createShape = confirmShape.adding([
         "amount": .value, "currency": .value, "confirm": .value, "metadata": .hash, "description": .value, "capture_method": .value,
+        "customer": .value, "receipt_email": .value,
         "payment_method_types": .ignored, "confirmation_method": .ignored, "statement_descriptor": .ignored,
         "automatic_payment_methods": .ignored,
     ])
@@ -58,10 +59,14 @@ extension ProcessorService {
             guard Self.captureMethods.contains(captureMethod) else {
                 throw StripeError.invalidRequest("capture_method must be automatic, automatic_async or manual.", param: "capture_method")
             }
+            var receiptEmail: String?
+            if let email = try parameters.string("receipt_email") { receiptEmail = try Self.receiptEmail(email) }
             let description = try parameters.string("description")
             if let description, description.count > 1000 { throw StripeError.invalidRequest("description is longer than 1000 characters.", param: "description") }
             let metadata = try parameters.metadata("metadata") ?? []
-            let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey)
+            let customer = try parameters.string("customer")
+            if let customer { try requireCustomer(tag, customer, param: "customer") }
+            let card = try paymentMethod(tag, parameters, idempotencyKey: idempotencyKey)
             let confirm = try parameters.boolean("confirm") ?? false
             let setupFutureUsage = try Self.setupFutureUsage(parameters)
             let offSession = try Self.offSession(parameters)
@@ -80,7 +85,8 @@ extension ProcessorService {
             let intent = StoredIntent(
                 id: id, clientSecret: id + "_" + secret, amount: amount, currency: currency, captureMethod: captureMethod,
                 description: description, metadata: metadata, created: now(tag),
-                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card, setupFutureUsage: setupFutureUsage)
+                status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card, receiptEmail: receiptEmail,
+                setupFutureUsage: setupFutureUsage, customer: customer)
             update(tag) { $0.intents[id] = intent }
             guard confirm else { return .ok(ObjectJSON.intent(intent, baseURL: baseURL)) }
             guard card != nil else {
@@ -127,7 +133,7 @@ extension ProcessorService {
             guard ["requires_payment_method", "requires_confirmation"].contains(intent.status) else {
                 throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); it can be confirmed only in requires_payment_method or requires_confirmation.")
             }
-            if let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey) {
+            if let card = try paymentMethod(tag, parameters, idempotencyKey: idempotencyKey) {
                 intent.paymentMethod = card
             }
             let offSession = try Self.offSession(parameters)

@@ -9,7 +9,7 @@ extension ProcessorService {
     static let updateIntentShape = ParameterShape.members([
         "amount": .value, "currency": .value, "capture_method": .value, "description": .value, "metadata": .hash,
         "receipt_email": .value, "payment_method": .value, "payment_method_data": PaymentMethodParameters.shape,
-        "setup_future_usage": .value, "expand": .ignored,
+        "setup_future_usage": .value, "customer": .value, "expand": .list,
     ])
 
     /// The statuses in which what decides the payment (amount, currency, capture method, payment
@@ -24,7 +24,7 @@ extension ProcessorService {
     func updateIntent(_ tag: String, id: String, _ parameters: Parameters, idempotencyKey: String?) -> Reply {
         do {
             guard var intent = account(tag).intents[id] else { throw StripeError.resourceMissing("payment_intent", id) }
-            for name in ["amount", "currency", "capture_method", "payment_method", "payment_method_data", "setup_future_usage"]
+            for name in ["amount", "currency", "capture_method", "payment_method", "payment_method_data", "setup_future_usage", "customer"]
             where parameters.value([name]) != nil && !Self.unconfirmedStatuses.contains(intent.status) {
                 throw StripeError.unexpectedState(
                     "This PaymentIntent's \(name) could not be updated because it has a status of \(intent.status). You may only update the \(name) of a PaymentIntent with one of the following statuses: \(Self.unconfirmedStatuses.joined(separator: ", ")).",
@@ -51,7 +51,11 @@ extension ProcessorService {
             }
             intent.metadata = try Self.merged(intent.metadata, update: parameters)
             if let setupFutureUsage = try Self.setupFutureUsage(parameters) { intent.setupFutureUsage = setupFutureUsage }
-            if let card = try PaymentMethodParameters.read(parameters, tag: tag, idempotencyKey: idempotencyKey) {
+            if let customer = try parameters.string("customer") {
+                if !customer.isEmpty { try requireCustomer(tag, customer, param: "customer") }
+                intent.customer = customer.isEmpty ? nil : customer
+            }
+            if let card = try paymentMethod(tag, parameters, idempotencyKey: idempotencyKey) {
                 intent.paymentMethod = card
                 intent.status = "requires_confirmation"
             }
@@ -82,13 +86,13 @@ extension ProcessorService {
 
     /// `receipt_email`: an address (one `@`, something each side, no spaces), at most 800
     /// characters as at Stripe; empty unsets it.
-    static func receiptEmail(_ text: String) throws(StripeError) -> String? {
+    static func receiptEmail(_ text: String, param: String = "receipt_email") throws(StripeError) -> String? {
         if text.isEmpty { return nil }
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard text.count <= 800, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."),
               !text.contains(where: { $0.isWhitespace || $0.isNewline })
         else {
-            throw StripeError.invalidRequest("Invalid email address: receipt_email must look like name@example.com.", param: "receipt_email", code: "email_invalid")
+            throw StripeError.invalidRequest("Invalid email address: \(param) must look like name@example.com.", param: param, code: "email_invalid")
         }
         return text
     }

@@ -37,7 +37,8 @@ actor ProcessorService {
 
     /// Accounts at most: each is a test suite's key; thousands are a runaway loop.
     static let maximumAccounts = 1000
-    /// Objects per account at most (intents plus refunds), so no client can exhaust memory.
+    /// Objects per account at most (intents, refunds, charges, customers, payment methods), so
+    /// no client can exhaust memory.
     static let maximumObjectsPerAccount = 100_000
     /// Stripe keeps idempotency keys for 24 hours.
     static let idempotencyKeyLifetime: TimeInterval = 24 * 3600
@@ -131,7 +132,7 @@ actor ProcessorService {
     }
 
     func checkRoom(_ tag: String) throws(StripeError) {
-        let objects = accounts[tag].map { $0.intents.count + $0.refunds.count } ?? 0
+        let objects = accounts[tag].map { $0.intents.count + $0.refunds.count + $0.charges.count + $0.customers.count + $0.paymentMethods.count } ?? 0
         guard objects < Self.maximumObjectsPerAccount else {
             throw StripeError(
                 status: .tooManyRequests, type: "invalid_request_error", code: "object_limit",

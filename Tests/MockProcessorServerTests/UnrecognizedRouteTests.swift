@@ -36,7 +36,7 @@ import Testing
             probes += Self.methods.filter { !taken.contains($0) && !routedElsewhere($0) }.map { ($0, path) }
         }
         #expect(probes.count > 20, "the table gave \(probes.count) probes: is it empty?")
-        probes += [("GET", "/v1/nope"), ("GET", "/v1/customers/cus_1"), ("POST", "/v1/payment_intents/pi_1/unknown"), ("GET", "/")]
+        probes += [("GET", "/v1/nope"), ("GET", "/v1/setup_intents/seti_1"), ("POST", "/v1/payment_intents/pi_1/unknown"), ("GET", "/")]
 
         let directory = try TemporaryDirectory("procserve-routes")
         let server = try await ServedProcess.processor(directory: directory)

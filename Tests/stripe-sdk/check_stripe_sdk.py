@@ -193,9 +193,9 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
         self.assertEqual(raised.exception.param, "colour")
         # A route the mock does not serve: Stripe's 404 "Unrecognized request URL".
         with self.assertRaises(stripe.error.InvalidRequestError) as raised:
-            stripe.Customer.create(email="a@example.com")
+            stripe.SetupIntent.create(usage="off_session")
         self.assertEqual(raised.exception.http_status, 404)
-        self.assertIn("Unrecognized request URL (POST: /v1/customers)", raised.exception.user_message or str(raised.exception))
+        self.assertIn("Unrecognized request URL (POST: /v1/setup_intents)", raised.exception.user_message or str(raised.exception))
 
     def test_three_d_secure_is_requires_action_completed_at_the_test_endpoint(self):
         intent = stripe.PaymentIntent.create(amount=800, currency="usd", confirm=True, capture_method="manual",
