@@ -152,7 +152,9 @@ extension StoredIntent: TableObject {
     /// Found by each metadata pair (search by `metadata['key']:'value'`).
     var indexKeys: Set<String> { Set(metadata.map { Self.metadataIndexKey($0.0, $0.1) }) }
 
-    static func metadataIndexKey(_ key: String, _ value: String) -> String { "metadata\u{0}\(key)\u{0}\(value)" }
+    /// The value is lowercased: Stripe's `:` on metadata matches regardless of case, so the
+    /// index must find 'ABC' under 'abc' (the key is matched as written).
+    static func metadataIndexKey(_ key: String, _ value: String) -> String { "metadata\u{0}\(key)\u{0}\(value.lowercased())" }
 }
 
 /// A Refund as the mock keeps it.

@@ -260,32 +260,26 @@ extension ProcessorService {
         }
     }
 
-    /// GET /v1/payment_intents/search — `metadata['key']:'value'` and `status:'value'`
-    /// clauses joined by AND, `limit`, and Stripe's `page` token (the `next_page` of the page
-    /// before: the SDKs' `auto_paging_iter` follows it, and loops on the first page forever
-    /// when `has_more` is true without one). Immediate here; Stripe's index can lag a minute.
-    /// With a metadata clause only the intents carrying that pair are looked at (the table's
-    /// index); a search by status alone reads every intent of the account.
+    /// GET /v1/payment_intents/search — Stripe's search query language over PaymentIntents'
+    /// fields (`SearchQuery`, `SearchFilter`), `limit`, and Stripe's `page` token (the
+    /// `next_page` of the page before: the SDKs' `auto_paging_iter` follows it, and loops on
+    /// the first page forever when `has_more` is true without one). Immediate here; Stripe's
+    /// index can lag a minute. An AND query with a `metadata['k']:'v'` clause looks only at the
+    /// intents carrying that pair (the table's index); any other query reads every intent of
+    /// the account.
     func searchIntents(_ tag: String, _ query: Parameters) -> Reply {
         do throws(StripeError) {
             guard let text = try query.string("query") else { throw StripeError.missing("query") }
-            let clauses = try SearchQuery.parse(text)
+            let search = try SearchFilter<StoredIntent>(SearchQuery.parse(text))
             let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
             let intents = account(tag).intents
             // The fewest candidates a metadata clause gives (none carry the pair: no match).
             var candidates = intents.order
-            for case .metadata(let key, let value) in clauses {
+            for (key, value) in search.requiredMetadataPairs {
                 let carrying = intents.ids(withIndexKey: StoredIntent.metadataIndexKey(key, value)) ?? CreationOrder()
                 if carrying.count < candidates.count { candidates = carrying }
             }
-            var matches = candidates.newestFirst.compactMap { intents[$0] }.filter { intent in
-                clauses.allSatisfy { clause in
-                    switch clause {
-                    case .metadata(let key, let value): intent.metadata.contains { $0.0 == key && $0.1 == value }
-                    case .status(let value): intent.status == value
-                    }
-                }
-            }[...]
+            var matches = candidates.newestFirst.compactMap { intents[$0] }.filter(search.matches)[...]
             if let page = try query.string("page") {
                 // The token names the last intent of the page before; results continue after it.
                 guard page.hasPrefix(SearchQuery.pagePrefix), let index = matches.firstIndex(where: { $0.id == page.dropFirst(SearchQuery.pagePrefix.count) }) else {
@@ -374,44 +368,5 @@ struct CreatedRange {
         if let lower, lower.inclusive ? seconds < lower.seconds : seconds <= lower.seconds { return false }
         if let upper, upper.inclusive ? seconds > upper.seconds : seconds >= upper.seconds { return false }
         return true
-    }
-}
-
-/// The search language subset: `metadata['k']:'v'` and `status:'v'`, quotes ' or ", AND.
-enum SearchQuery {
-    enum Clause: Equatable {
-        case metadata(key: String, value: String)
-        case status(String)
-    }
-
-    /// How a `next_page` token starts; the rest is the last intent id of the page.
-    static let pagePrefix = "pgtok_"
-
-    static func parse(_ text: String) throws(StripeError) -> [Clause] {
-        guard text.count <= 1000 else { throw .invalidRequest("query is longer than 1000 characters.", param: "query") }
-        var clauses: [Clause] = []
-        for part in text.components(separatedBy: " AND ") {
-            let clause = part.trimmingCharacters(in: .whitespaces)
-            if clause.hasPrefix("metadata["), let close = clause.firstIndex(of: "]") {
-                let key = unquote(clause[clause.index(clause.startIndex, offsetBy: 9)..<close])
-                let rest = clause[clause.index(after: close)...]
-                guard let key, rest.hasPrefix(":"), let value = unquote(rest.dropFirst()) else { throw bad(text) }
-                clauses.append(.metadata(key: key, value: value))
-            } else if clause.hasPrefix("status:"), let value = unquote(clause.dropFirst(7)) {
-                clauses.append(.status(value))
-            } else {
-                throw bad(text)
-            }
-        }
-        return clauses
-    }
-
-    private static func unquote(_ text: Substring) -> String? {
-        guard text.count >= 2, let first = text.first, first == "'" || first == "\"", text.last == first else { return nil }
-        return String(text.dropFirst().dropLast())
-    }
-
-    private static func bad(_ text: String) -> StripeError {
-        .invalidRequest("This mock searches by metadata['key']:'value' and status:'value' clauses joined by AND; \(JSONWriter.quoted(text, limit: 80)) is not one of those.", param: "query")
     }
 }

@@ -129,7 +129,8 @@ struct PaymentIntentWireTests {
         let found = try await client.search(attempt: "att_2")
         #expect(found.compactMap { $0["id"]?.stringValue } == [ids[1]])
         #expect(try await client.search(attempt: "att_none").isEmpty)
-        let badQuery = try await client.call("GET", "/v1/payment_intents/search", [("query", "amount>5")])
+        // description is not among PaymentIntents' search fields: refused, never an empty result.
+        let badQuery = try await client.call("GET", "/v1/payment_intents/search", [("query", "amount>5 description:'x'")])
         #expect(badQuery.status == 400)
         #expect(badQuery.error?["param"]?.stringValue == "query")
 

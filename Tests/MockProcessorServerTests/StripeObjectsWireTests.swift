@@ -75,6 +75,8 @@ import TestSupport
             ("amount", "800"), ("currency", "usd"), ("customer", customer.id), ("payment_method", method.id), ("confirm", "true"),
         ])
         #expect(paid.status_ == "succeeded" && paid["customer"]?.stringValue == customer.id && paid["payment_method"]?.stringValue == method.id, "\(paid.text)")
+        let found = try await client.call("GET", "/v1/payment_intents/search", [("query", "customer:'\(customer.id)'")])
+        #expect(found["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [paid.id], "search by customer: \(found.text)")
         let charges = try await client.call("GET", "/v1/charges", [("customer", customer.id)])
         #expect(charges["data"]?.arrayValue?.first?["customer"]?.stringValue == customer.id)
         // setup_future_usage saves the card a request brought to the intent's customer.

@@ -4,7 +4,8 @@ Starts `paypanel processor serve --port 0` in a temporary directory, points the 
 `stripe.api_base`, and drives what another project's integration tests would: PaymentIntent
 create + confirm with `pm_card_visa`, capture, a decline (`CardError` with `decline_code`), an
 idempotent replay with the same `idempotency_key` (and a mismatch), list with pagination,
-search by metadata, Refund create, 404, 3-D Secure and account isolation. Then every card of the
+search by metadata and by the query language (OR, negation, an amount range; a malformed query
+raises `InvalidRequestError` on `query`), Refund create, 404, 3-D Secure and account isolation. Then every card of the
 mock's test card table (read from the server's `GET /_mock/triggers`, `test_cards`: the table the
 docs are generated from), by each `pm_card_…` id and by number, on session and with
 `off_session=True`: declines must raise `CardError` with Stripe's code, decline_code and message,
@@ -174,6 +175,28 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
         self.assertEqual(found.object, "search_result")
         self.assertEqual([i.id for i in found.data], [intent.id])
         self.assertEqual(stripe.PaymentIntent.search(query="metadata['attempt_id']:'att_none'").data, [])
+
+    def test_search_query_language(self):
+        # An account of its own: an OR query cannot be narrowed to this test's intents.
+        key = "sk_test_stripe_sdk_search_grammar"
+        small = stripe.PaymentIntent.create(amount=700, currency="usd", metadata={"tier": "gold"}, api_key=key)
+        middle = stripe.PaymentIntent.create(amount=1700, currency="eur", confirm=True, capture_method="manual",
+                                             payment_method="pm_card_visa", api_key=key)
+        stripe.PaymentIntent.create(amount=2700, currency="usd", metadata={"tier": "silver"}, api_key=key)
+
+        def found(query):
+            return [i.id for i in stripe.PaymentIntent.search(query=query, api_key=key).data]
+
+        self.assertEqual(found("amount>=1000 AND amount<2000"), [middle.id])
+        self.assertEqual(found("currency:'eur' OR metadata['tier']:'GOLD'"), [middle.id, small.id])
+        self.assertEqual(found("-currency:'usd'"), [middle.id])
+        self.assertEqual(found("-metadata[\"tier\"]:null amount<2000"), [small.id])
+        self.assertEqual(found("status:'requires_capture' OR -amount>1000"), [middle.id, small.id])
+        # Stripe does not mix AND and OR: a 400 naming the character, never an empty result.
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.search(query="amount>1000 AND currency:'usd' OR status:'succeeded'", api_key=key)
+        self.assertEqual((raised.exception.http_status, raised.exception.param), (400, "query"))
+        self.assertIn("at character 31", raised.exception.user_message or str(raised.exception))
 
     def test_a_missing_intent_is_invalid_request_error_404(self):
         with self.assertRaises(stripe.error.InvalidRequestError) as raised:
