@@ -141,6 +141,8 @@ struct StoredIntent: Sendable {
     var refunded: Int64 = 0
     /// The customer it is for (`cus_…`), when given.
     var customer: String? = nil
+    /// `automatic_payment_methods[allow_redirects]` (`always`, `never`) when enabled, else nil.
+    var automaticPaymentMethods: String? = nil
 
     /// The ledger reference of the current authorization: `acct_…/pi_…/n`.
     func ledgerReference(accountPrefix: String) -> String {

@@ -15,7 +15,7 @@ struct PersistedAccount: Codable {
         var amount, amountCapturable, amountReceived, refunded: Int64
         var description, latestCharge, lastPaymentError, cancellationReason, paymentMethodID: String?
         /// Absent in rows written before they existed (read as nil).
-        var setupFutureUsage, receiptEmail, customer: String?
+        var setupFutureUsage, receiptEmail, customer, automaticPaymentMethods: String?
         var metadata: [[String]]
         var created: Double
         var canceledAt, captureBefore: Double?
@@ -78,6 +78,7 @@ extension PersistedAccount.Intent {
             latestCharge: intent.latestCharge, lastPaymentError: intent.lastPaymentError.map { JSONWriter.string($0) },
             cancellationReason: intent.cancellationReason, paymentMethodID: intent.paymentMethod?.id ?? intent.paymentMethodID,
             setupFutureUsage: intent.setupFutureUsage, receiptEmail: intent.receiptEmail, customer: intent.customer,
+            automaticPaymentMethods: intent.automaticPaymentMethods,
             metadata: intent.metadata.map { [$0.0, $0.1] }, created: intent.created.timeIntervalSince1970,
             canceledAt: intent.canceledAt?.timeIntervalSince1970, captureBefore: intent.captureBefore?.timeIntervalSince1970,
             authorizations: intent.authorizations)
@@ -94,6 +95,7 @@ extension PersistedAccount.Intent {
         intent.setupFutureUsage = setupFutureUsage
         intent.receiptEmail = receiptEmail
         intent.customer = customer
+        intent.automaticPaymentMethods = automaticPaymentMethods
         // The card number was never written: an intent waiting for confirmation needs its card again.
         if intent.status == "requires_confirmation" { intent.status = "requires_payment_method" }
         intent.authorizations = authorizations

@@ -30,11 +30,14 @@ struct Expansion: Sendable {
         case nil: values = []
         case .string(let one)?: values = [one]
         case .list(let items)?:
-            values = try items.map { (item: FormValue) throws(StripeError) -> String in
-                guard case .string(let text) = item else { throw .invalidRequest("expand[] takes field paths such as latest_charge.", param: "expand") }
-                return text
+            values = try Self.paths(items)
+        case .object(let members)?:
+            // `expand[0]=a&expand[1]=b`, as Stripe's SDKs encode a list: taken in index order.
+            let indexed = members.compactMap { member in Int(member.key).map { ($0, member.value) } }
+            guard indexed.count == members.count else {
+                throw .invalidRequest("expand[] takes field paths such as latest_charge, not a hash.", param: "expand")
             }
-        case .object?: throw .invalidRequest("expand[] takes field paths such as latest_charge, not a hash.", param: "expand")
+            values = try Self.paths(indexed.sorted { $0.0 < $1.0 }.map(\.1))
         }
         guard values.count <= Self.maximumPaths else {
             throw .invalidRequest("You cannot expand more than \(Self.maximumPaths) properties at once.", param: "expand")
@@ -53,6 +56,13 @@ struct Expansion: Sendable {
     }
 
     var isEmpty: Bool { paths.isEmpty }
+
+    private static func paths(_ items: [FormValue]) throws(StripeError) -> [String] {
+        try items.map { (item: FormValue) throws(StripeError) -> String in
+            guard case .string(let text) = item else { throw .invalidRequest("expand[] takes field paths such as latest_charge.", param: "expand") }
+            return text
+        }
+    }
 
     /// Refuses, before the route runs, a path its answer cannot take: `root` is the type of
     /// object the route answers with, `list` whether it answers a list of them.

@@ -31,7 +31,9 @@ enum ObjectJSON {
             ("amount_received", .number(intent.amountReceived)),
             ("application", .null),
             ("application_fee_amount", .null),
-            ("automatic_payment_methods", .null),
+            ("automatic_payment_methods", intent.automaticPaymentMethods.map {
+                .orderedObject([("allow_redirects", .string($0)), ("enabled", true)])
+            } ?? .null),
             ("canceled_at", intent.canceledAt.map(unix) ?? .null),
             ("cancellation_reason", .optional(intent.cancellationReason)),
             ("capture_method", .string(intent.captureMethod)),

@@ -105,7 +105,7 @@ struct ProcessorRoutes: Sendable {
         "GET /v1/payment_intents/{id}": .retrieve,
         "POST /v1/payment_intents/{id}": ProcessorService.updateIntentShape,
         "POST /v1/payment_intents/{id}/confirm": ProcessorService.confirmShape,
-        "POST /v1/payment_intents/{id}/capture": .members(["amount_to_capture": .value, "metadata": .ignored, "expand": .list]),
+        "POST /v1/payment_intents/{id}/capture": .members(["amount_to_capture": .value, "metadata": .hash, "expand": .list]),
         "POST /v1/payment_intents/{id}/cancel": .members(["cancellation_reason": .value, "expand": .list]),
         "POST /v1/refunds": .members(["payment_intent": .value, "amount": .value, "metadata": .hash, "reason": .value, "expand": .list]),
         "GET /v1/refunds": .listing.adding(["payment_intent": .value]),

@@ -13,8 +13,8 @@ extension ProcessorService {
     static let createShape = confirmShape.adding([
         "amount": .value, "currency": .value, "confirm": .value, "metadata": .hash, "description": .value, "capture_method": .value,
         "customer": .value, "receipt_email": .value,
-        "payment_method_types": .ignored, "confirmation_method": .ignored, "statement_descriptor": .ignored,
-        "automatic_payment_methods": .ignored,
+        "payment_method_types": .list, "confirmation_method": .ignored, "statement_descriptor": .ignored,
+        "automatic_payment_methods": .members(["enabled": .value, "allow_redirects": .value]),
     ])
 
     /// `setup_future_usage`: `on_session` or `off_session` (Stripe's values), echoed on the intent.
@@ -34,6 +34,37 @@ extension ProcessorService {
         case "false": return false
         default: throw .invalidRequest("off_session must be true, false, one_off or recurring.", param: "off_session")
         }
+    }
+
+    /// `automatic_payment_methods[enabled]` and `[allow_redirects]`: the intent's
+    /// `allow_redirects` (`always` unless `never` is asked for) when enabled, else nil. The mock
+    /// takes cards only, so `payment_method_types`, when given, must be `[card]`.
+    static func automaticPaymentMethods(_ parameters: Parameters) throws(StripeError) -> String? {
+        if case .list(let types)? = parameters.value(["payment_method_types"]), types != [.string("card")] {
+            throw .invalidRequest("payment_method_types must be [card]: this mock takes cards only.", param: "payment_method_types")
+        }
+        guard parameters.value(["automatic_payment_methods"]) != nil else { return nil }
+        guard let enabled = try parameters.boolean("automatic_payment_methods", "enabled") else {
+            throw StripeError.missing("automatic_payment_methods[enabled]")
+        }
+        let redirects = try parameters.string("automatic_payment_methods", "allow_redirects") ?? "always"
+        guard redirects == "always" || redirects == "never" else {
+            throw .invalidRequest("automatic_payment_methods[allow_redirects] must be always or never.", param: "automatic_payment_methods[allow_redirects]")
+        }
+        guard enabled else { return nil }
+        if parameters.value(["payment_method_types"]) != nil {
+            throw .invalidRequest("Give automatic_payment_methods or payment_method_types, not both.", param: "payment_method_types")
+        }
+        return redirects
+    }
+
+    /// Stripe refuses to confirm an intent whose automatic payment methods may redirect the
+    /// payer (`allow_redirects` not `never`) without a `return_url` to come back to.
+    static func requireReturnURL(_ parameters: Parameters, automaticPaymentMethods: String?) throws(StripeError) {
+        guard automaticPaymentMethods == "always", try parameters.string("return_url") == nil else { return }
+        throw .invalidRequest(
+            "This PaymentIntent is configured to accept payment methods that may redirect the payer, so confirming it needs a return_url; or set automatic_payment_methods[allow_redirects]=never when creating it.",
+            param: "return_url")
     }
 
     /// `currency`, required: a lower-case ISO 4217 code.
@@ -68,6 +99,8 @@ extension ProcessorService {
             if let customer { try requireCustomer(tag, customer, param: "customer") }
             let card = try paymentMethod(tag, parameters, idempotencyKey: idempotencyKey)
             let confirm = try parameters.boolean("confirm") ?? false
+            let automaticPaymentMethods = try Self.automaticPaymentMethods(parameters)
+            if confirm { try Self.requireReturnURL(parameters, automaticPaymentMethods: automaticPaymentMethods) }
             let setupFutureUsage = try Self.setupFutureUsage(parameters)
             let offSession = try Self.offSession(parameters)
             if parameters.value(["off_session"]) != nil, !confirm {
@@ -86,7 +119,7 @@ extension ProcessorService {
                 id: id, clientSecret: id + "_" + secret, amount: amount, currency: currency, captureMethod: captureMethod,
                 description: description, metadata: metadata, created: now(tag),
                 status: card == nil ? "requires_payment_method" : "requires_confirmation", paymentMethod: card, receiptEmail: receiptEmail,
-                setupFutureUsage: setupFutureUsage, customer: customer)
+                setupFutureUsage: setupFutureUsage, customer: customer, automaticPaymentMethods: automaticPaymentMethods)
             update(tag) { $0.intents[id] = intent }
             guard confirm else { return .ok(ObjectJSON.intent(intent, baseURL: baseURL)) }
             guard card != nil else {
@@ -137,6 +170,7 @@ extension ProcessorService {
                 intent.paymentMethod = card
             }
             let offSession = try Self.offSession(parameters)
+            try Self.requireReturnURL(parameters, automaticPaymentMethods: intent.automaticPaymentMethods)
             if let setupFutureUsage = try Self.setupFutureUsage(parameters) { intent.setupFutureUsage = setupFutureUsage }
             guard intent.paymentMethod != nil else { throw StripeError.missing("payment_method") }
             let saved = intent
@@ -157,6 +191,8 @@ extension ProcessorService {
                 throw StripeError.unexpectedState("This PaymentIntent's status is \(intent.status); only requires_capture can be captured.")
             }
             let amount = try parameters.integer("amount_to_capture", in: 1...intent.amountCapturable) ?? intent.amountCapturable
+            // Stripe's capture takes metadata, merged as an update merges it.
+            intent.metadata = try Self.merged(intent.metadata, update: parameters)
             let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
             intent.status = "processing"
             let marked = intent

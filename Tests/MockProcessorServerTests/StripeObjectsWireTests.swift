@@ -109,6 +109,9 @@ import TestSupport
         #expect(paid["payment_method"]?["object"]?.stringValue == "payment_method" && paid["customer"]?["name"]?.stringValue == "Ex")
         let nested = try await client.call("GET", "/v1/payment_intents/\(paid.id)", [("expand[]", "latest_charge.payment_intent.customer")])
         #expect(nested["latest_charge"]?["payment_intent"]?["customer"]?["id"]?.stringValue == customer.id, "\(nested.text)")
+        let indexed = try await client.call("GET", "/v1/payment_intents/\(paid.id)", [("expand[0]", "customer"), ("expand[1]", "latest_charge")])
+        #expect(indexed["customer"]?["object"]?.stringValue == "customer" && indexed["latest_charge"]?["object"]?.stringValue == "charge",
+                "expand[0]=…&expand[1]=…, as the SDKs encode a list: \(indexed.text)")
         let listed = try await client.call("GET", "/v1/payment_intents", [("expand[]", "data.latest_charge")])
         #expect(listed["data"]?.arrayValue?.first?["latest_charge"]?["object"]?.stringValue == "charge")
         let refund = try await client.call("POST", "/v1/refunds", [("payment_intent", paid.id), ("expand[]", "charge")])

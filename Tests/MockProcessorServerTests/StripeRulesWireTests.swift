@@ -63,6 +63,28 @@ import TestSupport
         #expect(try await client.call("POST", "/v1/refunds/re_missing", [("metadata[a]", "1")]).status == 404)
     }
 
+    /// Parameters a Stripe client sends are honoured or refused, never taken and dropped.
+    @Test func automaticPaymentMethodsNeedAReturnURLAndCaptureMergesMetadata() async throws {
+        let (server, client) = try await Self.served("apm")
+        _ = server
+        let base = [("amount", "1000"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true"), ("automatic_payment_methods[enabled]", "true")]
+        let refused = try await client.call("POST", "/v1/payment_intents", base)
+        #expect(refused.status == 400 && refused.error?["param"]?.stringValue == "return_url", "\(refused.text)")
+        let withURL = try await client.call("POST", "/v1/payment_intents", base + [("return_url", "https://shop.example/done")])
+        #expect(withURL.status == 200 && withURL["automatic_payment_methods"]?["allow_redirects"]?.stringValue == "always", "\(withURL.text)")
+        let never = try await client.call("POST", "/v1/payment_intents", base + [("automatic_payment_methods[allow_redirects]", "never")])
+        #expect(never.status == 200, "\(never.text)")
+        let later = try await client.call("POST", "/v1/payment_intents", [("amount", "1000"), ("currency", "usd"), ("automatic_payment_methods[enabled]", "true")])
+        #expect(try await client.call("POST", "/v1/payment_intents/\(later.id)/confirm", [("payment_method", "pm_card_visa")]).error?["param"]?.stringValue == "return_url")
+        #expect(try await client.call("POST", "/v1/payment_intents", [("amount", "1000"), ("currency", "usd"), ("payment_method_types[]", "card")]).status == 200)
+        let sepa = try await client.call("POST", "/v1/payment_intents", [("amount", "1000"), ("currency", "eur"), ("payment_method_types[]", "sepa_debit")])
+        #expect(sepa.error?["param"]?.stringValue == "payment_method_types", "\(sepa.text)")
+
+        let held = try #require(try await client.pay(1500, metadata: ["order": "o-1"]).reply)
+        let captured = try await client.call("POST", "/v1/payment_intents/\(held.id)/capture", [("metadata[shipped]", "yes")])
+        #expect(captured["metadata"] == .orderedObject([("order", "o-1"), ("shipped", "yes")]), "\(captured.text)")
+    }
+
     /// Generated from the minimum table: one minor unit under each currency's minimum is
     /// `amount_too_small`, the minimum itself is taken; the eight-digit ceiling holds for all.
     @Test func amountsAreHeldToStripesBoundsWithStripesCodes() async throws {

@@ -408,6 +408,44 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
             stripe.PaymentIntent.create(amount=700, currency="usd", stripe_version="2024-13-01")
         self.assertIn("Invalid Stripe API version", str(raised.exception))
 
+    def test_charges_payment_methods_customers_and_expand(self):
+        customer = stripe.Customer.create(email="sdk@example.com", name="SDK", metadata={"tier": "gold"})
+        self.assertTrue(customer.id.startswith("cus_"))
+        method = stripe.PaymentMethod.create(type="card", card={"token": "tok_visa"})
+        self.assertEqual((method.card.brand, method.card.last4, method.customer), ("visa", "4242", None))
+        self.assertEqual(stripe.PaymentMethod.attach(method.id, customer=customer.id).customer, customer.id)
+        self.assertEqual([m.id for m in stripe.PaymentMethod.list(customer=customer.id).data], [method.id])
+        intent = stripe.PaymentIntent.create(amount=1500, currency="usd", customer=customer.id, payment_method=method.id,
+                                             confirm=True, expand=["latest_charge", "customer"])
+        # Expanded objects are the SDK's own types, as against Stripe.
+        self.assertIsInstance(intent.latest_charge, stripe.Charge)
+        self.assertEqual((intent.latest_charge.amount_captured, intent.customer.email), (1500, "sdk@example.com"))
+        charge = stripe.Charge.retrieve(intent.latest_charge.id)
+        self.assertEqual((charge.payment_intent, charge.payment_method, charge.paid, charge.refunded), (intent.id, method.id, True, False))
+        self.assertEqual([c.id for c in stripe.Charge.list(payment_intent=intent.id).data], [charge.id])
+        stripe.Refund.create(payment_intent=intent.id)
+        self.assertTrue(stripe.Charge.retrieve(charge.id).refunded)
+        # A test id makes a new payment method, never echoed back as the intent's.
+        plain = stripe.PaymentIntent.create(amount=900, currency="usd", payment_method="pm_card_visa", confirm=True)
+        self.assertTrue(plain.payment_method.startswith("pm_") and plain.payment_method != "pm_card_visa")
+        self.assertEqual(stripe.PaymentMethod.retrieve(plain.payment_method).card.last4, "4242")
+        listed = stripe.PaymentIntent.list(limit=2, expand=["data.latest_charge"])
+        self.assertTrue(all(isinstance(i.latest_charge, stripe.Charge) for i in listed.data))
+        with self.assertRaises(stripe.error.InvalidRequestError) as raised:
+            stripe.PaymentIntent.retrieve(intent.id, expand=["review"])
+        self.assertEqual(raised.exception.param, "expand")
+        updated = stripe.Customer.modify(customer.id, name="SDK 2", invoice_settings={"default_payment_method": method.id})
+        self.assertEqual((updated.name, updated.invoice_settings.default_payment_method), ("SDK 2", method.id))
+        self.assertEqual([c.id for c in stripe.Customer.list(email="sdk@example.com").data], [customer.id])
+        self.assertEqual(stripe.PaymentMethod.detach(method.id).customer, None)
+        self.assertTrue(stripe.Customer.delete(customer.id).deleted)
+        self.assertTrue(stripe.Customer.retrieve(customer.id).deleted)
+        # A declined attempt has its charge too, as at Stripe.
+        with self.assertRaises(stripe.error.CardError) as raised:
+            stripe.PaymentIntent.create(amount=1000, currency="usd", confirm=True, payment_method="pm_card_chargeDeclined")
+        failed = stripe.Charge.retrieve(raised.exception.error.payment_intent.latest_charge)
+        self.assertEqual((failed.status, failed.failure_code, failed.outcome.type), ("failed", "card_declined", "issuer_declined"))
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
