@@ -49,7 +49,6 @@ final class AccountStore {
     func loadAll() throws -> (accounts: [Account], unreadable: [String]) {
         var accounts: [String: Account] = [:]
         var unreadable: [String] = []
-        let decoder = JSONDecoder()
         try database.read {
             try database.query("SELECT tag, clock_offset FROM accounts ORDER BY tag") { row in
                 var account = Account(tag: row.string(0))
@@ -57,48 +56,67 @@ final class AccountStore {
                 accounts[account.tag] = account
             }
             try database.query("SELECT account, kind, id, position, body FROM account_objects ORDER BY account, kind, position, id") { row in
-                let (tag, kind, id, position) = (row.string(0), row.string(1), row.string(2), row.int64(3))
-                let body = Data(row.string(4).utf8)
+                let tag = row.string(0)
                 guard accounts[tag] != nil else { return }
-                let loaded: Bool
-                switch kind {
-                case ObjectKind.intent:
-                    let intent = (try? decoder.decode(PersistedAccount.Intent.self, from: body))?.stored
-                    if let intent, intent.id == id { accounts[tag]?.intents.load(intent, id: id, position: position) }
-                    loaded = intent?.id == id
-                case ObjectKind.refund:
-                    let refund = (try? decoder.decode(PersistedAccount.Refund.self, from: body))?.stored
-                    if let refund, refund.id == id { accounts[tag]?.refunds.load(refund, id: id, position: position) }
-                    loaded = refund?.id == id
-                case ObjectKind.charge:
-                    let charge = (try? decoder.decode(PersistedObjects.Charge.self, from: body))?.stored
-                    if let charge, charge.id == id { accounts[tag]?.charges.load(charge, id: id, position: position) }
-                    loaded = charge?.id == id
-                case ObjectKind.customer:
-                    let customer = (try? decoder.decode(PersistedObjects.Customer.self, from: body))?.stored
-                    if let customer, customer.id == id { accounts[tag]?.customers.load(customer, id: id, position: position) }
-                    loaded = customer?.id == id
-                case ObjectKind.paymentMethod:
-                    let method = (try? decoder.decode(PersistedObjects.PaymentMethod.self, from: body))?.stored
-                    if let method, method.id == id { accounts[tag]?.paymentMethods.load(method, id: id, position: position) }
-                    loaded = method?.id == id
-                case ObjectKind.idempotencyKey:
-                    let key = try? decoder.decode(PersistedAccount.Key.self, from: body)
-                    if let key { accounts[tag]?.idempotency.load(key.record, key: id) }
-                    loaded = key != nil
-                case ObjectKind.cardChain:
-                    let chain = try? decoder.decode(PersistedAccount.Chain.self, from: body)
-                    if let chain, !chain.steps.isEmpty { accounts[tag]?.cardChains.load(chain.chain, key: id) }
-                    loaded = chain.map { !$0.steps.isEmpty } ?? false
-                default:
-                    loaded = false
-                }
-                if !loaded { unreadable.append("\(tag) \(kind) \(id)") }
+                if !Self.load(row, into: &accounts[tag]!) { unreadable.append("\(tag) \(row.string(1)) \(row.string(2))") }
             }
         }
         // Read from disk: nothing to write back (setting the clock above marked it changed).
         for tag in accounts.keys { accounts[tag]?.markSaved() }
         return (accounts.values.sorted { $0.tag < $1.tag }, unreadable)
+    }
+
+    /// The stored account `tag` (an evicted one whose key came back), or nil when the store
+    /// has none. Rows that cannot be read are left out, as at start.
+    func load(_ tag: String) throws -> Account? {
+        var account: Account?
+        try database.read {
+            account = try database.queryFirst("SELECT clock_offset FROM accounts WHERE tag = ?", [tag]) { row in
+                var found = Account(tag: tag)
+                found.clockOffset = row.double(0)
+                return found
+            }
+            guard account != nil else { return }
+            try database.query("SELECT account, kind, id, position, body FROM account_objects WHERE account = ? ORDER BY kind, position, id", [tag]) { row in
+                _ = Self.load(row, into: &account!)
+            }
+        }
+        account?.markSaved()
+        return account
+    }
+
+    /// Adds one `account_objects` row (account, kind, id, position, body) to `account`; false
+    /// when it cannot be read.
+    private static func load(_ row: Row, into account: inout Account) -> Bool {
+        let (kind, id, position) = (row.string(1), row.string(2), row.int64(3))
+        let body = Data(row.string(4).utf8)
+        let decoder = JSONDecoder()
+        switch kind {
+        case ObjectKind.intent:
+            guard let intent = (try? decoder.decode(PersistedAccount.Intent.self, from: body))?.stored, intent.id == id else { return false }
+            account.intents.load(intent, id: id, position: position)
+        case ObjectKind.refund:
+            guard let refund = (try? decoder.decode(PersistedAccount.Refund.self, from: body))?.stored, refund.id == id else { return false }
+            account.refunds.load(refund, id: id, position: position)
+        case ObjectKind.charge:
+            guard let charge = (try? decoder.decode(PersistedObjects.Charge.self, from: body))?.stored, charge.id == id else { return false }
+            account.charges.load(charge, id: id, position: position)
+        case ObjectKind.customer:
+            guard let customer = (try? decoder.decode(PersistedObjects.Customer.self, from: body))?.stored, customer.id == id else { return false }
+            account.customers.load(customer, id: id, position: position)
+        case ObjectKind.paymentMethod:
+            guard let method = (try? decoder.decode(PersistedObjects.PaymentMethod.self, from: body))?.stored, method.id == id else { return false }
+            account.paymentMethods.load(method, id: id, position: position)
+        case ObjectKind.idempotencyKey:
+            guard let key = try? decoder.decode(PersistedAccount.Key.self, from: body) else { return false }
+            account.idempotency.load(key.record, key: id)
+        case ObjectKind.cardChain:
+            guard let chain = try? decoder.decode(PersistedAccount.Chain.self, from: body), !chain.steps.isEmpty else { return false }
+            account.cardChains.load(chain.chain, key: id)
+        default:
+            return false
+        }
+        return true
     }
 
     /// Whether the store holds the account `tag` (an earlier version's snapshot already imported).

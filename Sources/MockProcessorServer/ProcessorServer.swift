@@ -25,6 +25,8 @@ public final class ProcessorServer: Sendable {
         public var webhookPollInterval: Duration = .milliseconds(200)
         /// Counts what the account store writes (tests: a request's write must not grow with the account).
         public var accountStoreWrites: AccountStoreWrites?
+        /// Accounts kept in memory at most (`ProcessorService.residentAccounts`); tests lower it.
+        public var residentAccounts = 1000
         public init() {}
     }
 
@@ -55,7 +57,7 @@ public final class ProcessorServer: Sendable {
     ) async throws -> ProcessorServer {
         let service = try ProcessorService(
             mock: processor, clock: clock, webhookBox: try Self.webhookBox(ledgerPath: processor.ledgerPath),
-            accountStoreWrites: options.accountStoreWrites)
+            accountStoreWrites: options.accountStoreWrites, residentAccounts: options.residentAccounts)
         let unreadable = await service.restore()
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in
@@ -321,12 +323,26 @@ struct ProcessorRoutes: Sendable {
         _ context: RequestContext, idempotent: Bool = false,
         _ route: @Sendable (String, Parameters, String?) async -> Reply
     ) async -> HTTPResponse {
+        // The account is in use (never evicted from memory) from here until the answer is made.
         let tag: String
+        do throws(StripeError) {
+            guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
+            tag = try await service.acquire(key: key.value)
+        } catch {
+            return error.response(for: context)
+        }
+        let response = await handle(context, tag: tag, idempotent: idempotent, route)
+        await service.release(tag)
+        return response
+    }
+
+    private func handle(
+        _ context: RequestContext, tag: String, idempotent: Bool,
+        _ route: @Sendable (String, Parameters, String?) async -> Reply
+    ) async -> HTTPResponse {
         let parameters: Parameters
         let expansion: Expansion
         do throws(StripeError) {
-            guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
-            tag = try await service.accountTag(forKey: key.value)
             _ = try StripeAPIVersion(header: context.headers["Stripe-Version"])
             parameters = Parameters(try readParameters(context))
             guard let shape = Self.parameterShape(context) else { throw StripeError.apiError("This route does not say which parameters it takes.") }

@@ -38,9 +38,10 @@ extension ProcessorService {
             return .error(.apiError("The ledger cannot be reset: \((error as? any PayPanelError)?.message ?? "unexpected failure")."))
         }
         if all {
-            accounts.removeAll()
+            for tag in Array(accounts.keys) { forget(tag) }
+            forgetParkedClocks()
         } else {
-            accounts[tag] = Account(tag: tag)
+            forget(tag)
         }
         do {
             if all { try store?.removeAll() } else { try store?.remove(tag) }

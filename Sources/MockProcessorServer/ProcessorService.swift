@@ -35,8 +35,18 @@ actor ProcessorService {
     /// `http://host:port`, for `next_action` URLs; set once the port is known.
     private(set) var baseURL = "http://127.0.0.1"
 
-    /// Accounts at most: each is a test suite's key; thousands are a runaway loop.
-    static let maximumAccounts = 1000
+    /// Accounts kept in memory at most. A suite that makes a key per test never hits a wall:
+    /// beyond this, the least recently used account with no request in flight is written and
+    /// dropped from memory, and read back from the store when its key returns (an in-memory
+    /// ledger has no store, so there the limit is a 429).
+    let residentAccounts: Int
+    /// When each resident account was last used (a counter, not a clock: only the order matters).
+    private var lastUse: [String: UInt64] = [:]
+    private var uses: UInt64 = 0
+    /// Requests running now, per account: such an account is never evicted.
+    private var requestsInFlight: [String: Int] = [:]
+    /// The test clocks of evicted accounts, for the webhook sender (due times are on them).
+    private var parkedClockOffsets: [String: TimeInterval] = [:]
     /// Objects per account at most (intents, refunds, charges, customers, payment methods), so
     /// no client can exhaust memory.
     static let maximumObjectsPerAccount = 100_000
@@ -47,7 +57,11 @@ actor ProcessorService {
     let webhookBox: WebhookSecretBox
 
     /// Opens the account store beside `mock`'s ledger (none for `:memory:`).
-    init(mock: MockProcessor, clock: any WallClock, webhookBox: WebhookSecretBox, accountStoreWrites: AccountStoreWrites? = nil) throws {
+    init(
+        mock: MockProcessor, clock: any WallClock, webhookBox: WebhookSecretBox, accountStoreWrites: AccountStoreWrites? = nil,
+        residentAccounts: Int = 1000
+    ) throws {
+        self.residentAccounts = max(1, residentAccounts)
         self.mock = mock
         self.clock = clock
         self.store = try AccountStore.path(forLedger: mock.ledgerPath).map { try AccountStore(path: $0, writes: accountStoreWrites) }
@@ -62,7 +76,8 @@ actor ProcessorService {
         do {
             let (loaded, unreadableRows) = try store.loadAll()
             unreadable += unreadableRows
-            for account in loaded.prefix(Self.maximumAccounts) { accounts[account.tag] = account }
+            // The rest stay in the store until their keys come back (`admit`).
+            for account in loaded.prefix(residentAccounts) { accounts[account.tag] = account }
         } catch {
             unreadable.append("\(store.path) (\((error as? any PayPanelError)?.message ?? "\(error)"))")
         }
@@ -103,23 +118,91 @@ actor ProcessorService {
 
     // MARK: - Accounts and time
 
-    /// The account of `key`, created on first use.
-    func accountTag(forKey key: String) throws(StripeError) -> String {
+    /// The account of `key` (created on first use, or read back from the store), marked in
+    /// use until `release`: it stays in memory while a request runs.
+    func acquire(key: String) async throws(StripeError) -> String {
         let tag = Account.tag(forKey: key)
-        if accounts[tag] == nil {
-            guard accounts.count < Self.maximumAccounts else {
-                throw StripeError(
-                    status: .tooManyRequests, type: "invalid_request_error", code: "account_limit",
-                    message: "This mock holds at most \(Self.maximumAccounts) test keys' accounts: reset some (POST /_mock/reset) or restart it.")
-            }
-            accounts[tag] = Account(tag: tag)
-        }
+        if accounts[tag] == nil { try await admit(tag) }
+        uses += 1
+        lastUse[tag] = uses
+        requestsInFlight[tag, default: 0] += 1
         return tag
     }
 
-    /// The account's test clock: the server's clock plus the account's advance.
+    func release(_ tag: String) {
+        let left = (requestsInFlight[tag] ?? 1) - 1
+        requestsInFlight[tag] = left > 0 ? left : nil
+    }
+
+    /// The account of `key` for work outside a request (seeding).
+    func accountTag(forKey key: String) async throws(StripeError) -> String {
+        let tag = try await acquire(key: key)
+        release(tag)
+        return tag
+    }
+
+    /// How many accounts are in memory now (tests: the bound holds).
+    var residentCount: Int { accounts.count }
+
+    /// Brings `tag` into memory: from the store when it was there (settling intents a crash
+    /// left `processing`, as at start), else new; first making room.
+    private func admit(_ tag: String) async throws(StripeError) {
+        if accounts.count >= residentAccounts { try evictOne() }
+        var loaded: Account?
+        if let store {
+            do {
+                loaded = try store.load(tag)
+            } catch {
+                throw StripeError.apiError("The account store cannot be read: \((error as? any PayPanelError)?.message ?? "unexpected failure").")
+            }
+        }
+        // Set before any await: a second request for the same key finds it here.
+        accounts[tag] = loaded ?? Account(tag: tag)
+        parkedClockOffsets[tag] = nil
+        guard let loaded else { return }
+        let processing = loaded.intents.order.newestFirst.filter { loaded.intents[$0]?.status == "processing" }
+        for id in processing.reversed() {
+            guard let reference = loaded.intents[id]?.ledgerReference(accountPrefix: loaded.ledgerPrefix) else { continue }
+            await settleFromLedger(tag, intentID: id, reference: reference, createdNow: false)
+        }
+        if !processing.isEmpty { persist(tag) }
+    }
+
+    /// Writes and drops from memory the least recently used account with no request in flight.
+    private func evictOne() throws(StripeError) {
+        func full(_ reason: String) -> StripeError {
+            StripeError(
+                status: .tooManyRequests, type: "invalid_request_error", code: "account_limit",
+                message: "This mock holds at most \(residentAccounts) test keys' accounts in memory and \(reason): retry shortly, or reset accounts (POST /_mock/reset).")
+        }
+        guard store != nil, !persistenceDeferred else { throw full("has nowhere to write one to make room (an in-memory ledger)") }
+        let idle = accounts.keys.filter { requestsInFlight[$0] == nil }.sorted { (lastUse[$0] ?? 0) < (lastUse[$1] ?? 0) }
+        for tag in idle {
+            persist(tag)
+            // Written, or it keeps changes the store could not take (a full disk): then it stays.
+            guard let account = accounts[tag], !account.hasChanges else { continue }
+            if account.clockOffset != 0 { parkedClockOffsets[tag] = account.clockOffset }
+            accounts[tag] = nil
+            lastUse[tag] = nil
+            return
+        }
+        throw full("every one of them has a request in flight")
+    }
+
+    /// Forgets `tag` in memory (a reset): its slot is free at once.
+    func forget(_ tag: String) {
+        accounts[tag] = nil
+        lastUse[tag] = nil
+        parkedClockOffsets[tag] = nil
+    }
+
+    /// Forgets the clocks of evicted accounts (a reset of every account).
+    func forgetParkedClocks() { parkedClockOffsets.removeAll() }
+
+    /// The account's test clock: the server's clock plus the account's advance (an evicted
+    /// account's too: the webhook sender reads it while the account is out of memory).
     func now(_ tag: String) -> Date {
-        clock.now().addingTimeInterval(accounts[tag]?.clockOffset ?? 0)
+        clock.now().addingTimeInterval(accounts[tag]?.clockOffset ?? parkedClockOffsets[tag] ?? 0)
     }
 
     func account(_ tag: String) -> Account {
