@@ -58,4 +58,23 @@ import Testing
         #expect(card.status == 404 && !card.text.contains("4242424242424242"), "\(card.text)")
         #expect(await server.terminate() == 0)
     }
+    /// docs/mock-processor.md names every route the router has: the Stripe ones in "What is
+    /// covered of Stripe's API", the `/_mock/` ones in "Test endpoints" — so a route added later
+    /// without its row fails here.
+    @Test func everyRouteIsInTheCoverageTable() throws {
+        let document = try String(contentsOf: RepositoryPaths.root.appending(path: "docs/mock-processor.md"), encoding: .utf8)
+        func section(_ title: String) -> Substring {
+            guard let start = document.range(of: title) else { return "" }
+            let rest = document[start.upperBound...]
+            return rest[..<(rest.range(of: "\n### ")?.lowerBound ?? rest.endIndex)]
+        }
+        let covered = section("### What is covered of Stripe's API")
+        let testEndpoints = section("### Test endpoints")
+        let table = try Self.table()
+        #expect(table.count > 30)
+        let missing = table.map { "`\($0.route.method.rawValue) \($0.route.pattern.text)`" }.filter { name in
+            !(name.contains("/_mock/") ? testEndpoints : covered).contains(name)
+        }
+        #expect(missing.isEmpty, "docs/mock-processor.md does not list: \(missing.joined(separator: ", "))")
+    }
 }
