@@ -103,7 +103,7 @@ struct ProcessorRoutes: Sendable {
     static let parameterShapes: [String: ParameterShape] = [
         "POST /v1/payment_intents": ProcessorService.createShape,
         "GET /v1/payment_intents": .listing,
-        "GET /v1/payment_intents/search": .members(["query": .value, "limit": .value, "page": .value]),
+        "GET /v1/payment_intents/search": .members(["query": .value, "limit": .value, "page": .value, "expand": .list]),
         "GET /v1/payment_intents/{id}": .retrieve,
         "POST /v1/payment_intents/{id}": ProcessorService.updateIntentShape,
         "POST /v1/payment_intents/{id}/confirm": ProcessorService.confirmShape,
@@ -115,6 +115,7 @@ struct ProcessorRoutes: Sendable {
         "POST /v1/refunds/{id}": .members(["metadata": .hash, "expand": .list]),
         "GET /v1/charges": .listing.adding(["payment_intent": .value, "customer": .value]),
         "GET /v1/charges/{id}": .retrieve,
+        "GET /v1/charges/search": .members(["query": .value, "limit": .value, "page": .value, "expand": .list]),
         "POST /v1/payment_methods": .members([
             "type": .value, "metadata": .hash, "expand": .list, "billing_details": .members(["name": .value]),
             "card": .members(["number": .value, "exp_month": .value, "exp_year": .value, "cvc": .ignored, "token": .value]),
@@ -228,6 +229,9 @@ struct ProcessorRoutes: Sendable {
             }
             group.get("/v1/charges") { context in
                 await handle(context) { tag, query, _ in await service.listCharges(tag, query) }
+            }
+            group.get("/v1/charges/search") { context in
+                await handle(context) { tag, query, _ in await service.searchCharges(tag, query) }
             }
             group.get("/v1/charges/{id}") { context in
                 await handle(context) { tag, _, _ in await service.retrieveCharge(tag, id: context.pathParameters["id"] ?? "") }

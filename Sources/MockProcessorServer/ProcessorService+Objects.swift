@@ -278,6 +278,38 @@ extension ProcessorService {
         return .ok(chargeJSON(tag, charge))
     }
 
+    /// GET /v1/charges/search — Stripe's search language over the charge fields
+    /// (`ChargeSearchView`), `limit`, `page`; newest first, immediate.
+    func searchCharges(_ tag: String, _ query: Parameters) -> Reply {
+        do throws(StripeError) {
+            guard let text = try query.string("query") else { throw StripeError.missing("query") }
+            let search = try SearchFilter<ChargeSearchView>(SearchQuery.parse(text))
+            let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
+            let account = account(tag)
+            var matches = account.charges.order.newestFirst.compactMap { id -> ChargeSearchView? in
+                guard let charge = account.charges[id] else { return nil }
+                let view = ObjectJSON.charge(charge, intent: account.intents[charge.paymentIntent], method: nil, refunds: [])
+                return ChargeSearchView(
+                    charge: charge, metadata: account.intents[charge.paymentIntent]?.metadata ?? [], refunded: view["refunded"] == true,
+                    method: charge.paymentMethod.flatMap { account.paymentMethods[$0] })
+            }.filter(search.matches)[...]
+            if let page = try query.string("page") {
+                guard page.hasPrefix(SearchQuery.pagePrefix), let index = matches.firstIndex(where: { $0.charge.id == page.dropFirst(SearchQuery.pagePrefix.count) }) else {
+                    throw .invalidRequest("page is not a next_page token of this search: pass the next_page of the previous result unchanged.", param: "page")
+                }
+                matches = matches[(index + 1)...]
+            }
+            let shown = matches.prefix(limit)
+            let hasMore = matches.count > limit
+            return .ok(.orderedObject([
+                ("object", "search_result"), ("data", .array(shown.map { chargeJSON(tag, $0.charge) })), ("has_more", .bool(hasMore)),
+                ("next_page", hasMore ? .string(SearchQuery.pagePrefix + (shown.last?.charge.id ?? "")) : .null), ("url", "/v1/charges/search"),
+            ]))
+        } catch {
+            return .error(error)
+        }
+    }
+
     /// GET /v1/charges — `payment_intent` or `customer`, `created`, the cursors; newest first.
     func listCharges(_ tag: String, _ query: Parameters) -> Reply {
         do throws(StripeError) {

@@ -42,6 +42,15 @@ import TestSupport
         let listed = try await client.call("GET", "/v1/charges", [("payment_intent", intentID)])
         #expect(listed["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == [chargeID, failedID], "newest first: \(listed.text)")
         #expect(try await client.call("GET", "/v1/charges/ch_missing").error?["code"]?.stringValue == "resource_missing")
+        // Stripe's charge search fields, some read from the intent and the payment method.
+        for (query, expected) in [("status:'failed'", [failedID]), ("refunded:'true' AND payment_method_details.card.last4:'4242'", [chargeID]),
+                                  ("amount>=1200 AND -status:'failed'", [chargeID]), ("payment_method_details.card.brand:'amex'", [])] {
+            let found = try await client.call("GET", "/v1/charges/search", [("query", query)])
+            #expect(found["data"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == expected, "\(query): \(found.text)")
+        }
+        let expanded = try await client.call("GET", "/v1/payment_intents/search", [("query", "amount:1200"), ("expand[]", "data.latest_charge")])
+        #expect(expanded["data"]?.arrayValue?.first?["latest_charge"]?["id"]?.stringValue == chargeID, "\(expanded.text)")
+        #expect(try await client.call("GET", "/v1/charges/search", [("query", "receipt_email:'x'")]).error?["param"]?.stringValue == "query")
         let manual = try #require(try await client.pay(900).reply)
         _ = try await client.call("POST", "/v1/payment_intents/\(manual.id)/cancel")
         let released = try await client.call("GET", "/v1/charges/\(manual["latest_charge"]?.stringValue ?? "")")

@@ -440,6 +440,8 @@ class StripeSDKAgainstTheMock(unittest.TestCase):
         self.assertEqual(stripe.PaymentMethod.detach(method.id).customer, None)
         self.assertTrue(stripe.Customer.delete(customer.id).deleted)
         self.assertTrue(stripe.Customer.retrieve(customer.id).deleted)
+        found = stripe.Charge.search(query="refunded:'true' AND payment_method_details.card.last4:'4242' AND customer:'%s'" % customer.id)
+        self.assertEqual([c.id for c in found.data], [charge.id])
         # A declined attempt has its charge too, as at Stripe.
         with self.assertRaises(stripe.error.CardError) as raised:
             stripe.PaymentIntent.create(amount=1000, currency="usd", confirm=True, payment_method="pm_card_chargeDeclined")
