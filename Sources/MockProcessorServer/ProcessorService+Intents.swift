@@ -315,20 +315,9 @@ extension ProcessorService {
                 let carrying = intents.ids(withIndexKey: StoredIntent.metadataIndexKey(key, value)) ?? CreationOrder()
                 if carrying.count < candidates.count { candidates = carrying }
             }
-            var matches = candidates.newestFirst.compactMap { intents[$0] }.filter(search.matches)[...]
-            if let page = try query.string("page") {
-                // The token names the last intent of the page before; results continue after it.
-                guard page.hasPrefix(SearchQuery.pagePrefix), let index = matches.firstIndex(where: { $0.id == page.dropFirst(SearchQuery.pagePrefix.count) }) else {
-                    throw .invalidRequest("page is not a next_page token of this search: pass the next_page of the previous result unchanged.", param: "page")
-                }
-                matches = matches[(index + 1)...]
-            }
-            let shown = matches.prefix(limit)
-            let hasMore = matches.count > limit
-            return .ok(.orderedObject([
-                ("object", "search_result"), ("data", .array(shown.map { ObjectJSON.intent($0, baseURL: baseURL) })), ("has_more", .bool(hasMore)),
-                ("next_page", hasMore ? .string(SearchQuery.pagePrefix + (shown.last?.id ?? "")) : .null), ("url", "/v1/payment_intents/search"),
-            ]))
+            let matches = candidates.newestFirst.compactMap { intents[$0] }.filter(search.matches)
+            return .ok(try SearchQuery.resultPage(
+                matches, id: \.id, query: query, limit: limit, url: "/v1/payment_intents/search") { ObjectJSON.intent($0, baseURL: baseURL) })
         } catch {
             return .error(error)
         }

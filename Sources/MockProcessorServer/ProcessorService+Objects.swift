@@ -286,25 +286,16 @@ extension ProcessorService {
             let search = try SearchFilter<ChargeSearchView>(SearchQuery.parse(text))
             let limit = Int(try query.integer("limit", in: 1...100) ?? 10)
             let account = account(tag)
-            var matches = account.charges.order.newestFirst.compactMap { id -> ChargeSearchView? in
+            let matches = account.charges.order.newestFirst.compactMap { id -> ChargeSearchView? in
                 guard let charge = account.charges[id] else { return nil }
                 let view = ObjectJSON.charge(charge, intent: account.intents[charge.paymentIntent], method: nil, refunds: [])
                 return ChargeSearchView(
                     charge: charge, metadata: account.intents[charge.paymentIntent]?.metadata ?? [], refunded: view["refunded"] == true,
                     method: charge.paymentMethod.flatMap { account.paymentMethods[$0] })
-            }.filter(search.matches)[...]
-            if let page = try query.string("page") {
-                guard page.hasPrefix(SearchQuery.pagePrefix), let index = matches.firstIndex(where: { $0.charge.id == page.dropFirst(SearchQuery.pagePrefix.count) }) else {
-                    throw .invalidRequest("page is not a next_page token of this search: pass the next_page of the previous result unchanged.", param: "page")
-                }
-                matches = matches[(index + 1)...]
-            }
-            let shown = matches.prefix(limit)
-            let hasMore = matches.count > limit
-            return .ok(.orderedObject([
-                ("object", "search_result"), ("data", .array(shown.map { chargeJSON(tag, $0.charge) })), ("has_more", .bool(hasMore)),
-                ("next_page", hasMore ? .string(SearchQuery.pagePrefix + (shown.last?.charge.id ?? "")) : .null), ("url", "/v1/charges/search"),
-            ]))
+            }.filter(search.matches)
+            return .ok(try SearchQuery.resultPage(matches, id: \.charge.id, query: query, limit: limit, url: "/v1/charges/search") {
+                chargeJSON(tag, $0.charge)
+            })
         } catch {
             return .error(error)
         }

@@ -1,3 +1,5 @@
+import PayPanel
+
 /// The types of Stripe's search fields (docs.stripe.com/search, "Field types"): each says which
 /// operators a field takes.
 enum SearchFieldType: String, Sendable {
@@ -206,5 +208,29 @@ extension SearchValue {
         case .number(let number): String(number)
         case .text(let text): text.lowercased()
         }
+    }
+}
+
+extension SearchQuery {
+    /// One page of a search's `matches` (newest first) as Stripe answers it: a `search_result`
+    /// with `next_page` when more follow. The `page` token names the last object of the page
+    /// before; results continue after it (the SDKs' `auto_paging_iter` follows `next_page`, and
+    /// loops on the first page forever when `has_more` is true without one).
+    static func resultPage<Object>(
+        _ matches: [Object], id: (Object) -> String, query: Parameters, limit: Int, url: String, render: (Object) -> JSONValue
+    ) throws(StripeError) -> JSONValue {
+        var rest = matches[...]
+        if let page = try query.string("page") {
+            guard page.hasPrefix(pagePrefix), let index = rest.firstIndex(where: { id($0) == page.dropFirst(pagePrefix.count) }) else {
+                throw .invalidRequest("page is not a next_page token of this search: pass the next_page of the previous result unchanged.", param: "page")
+            }
+            rest = rest[(index + 1)...]
+        }
+        let shown = rest.prefix(limit)
+        let hasMore = rest.count > limit
+        return .orderedObject([
+            ("object", "search_result"), ("data", .array(shown.map(render))), ("has_more", .bool(hasMore)),
+            ("next_page", hasMore ? .string(pagePrefix + (shown.last.map(id) ?? "")) : .null), ("url", .string(url)),
+        ])
     }
 }
