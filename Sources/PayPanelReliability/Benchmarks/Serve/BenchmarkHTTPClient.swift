@@ -1,20 +1,29 @@
 import Foundation
 import Glibc
 
-/// A small blocking HTTP/1.1 keep-alive client over a loopback socket, for `bench serve`.
+/// A small blocking HTTP/1.1 keep-alive client over a loopback socket, for `bench serve` and
+/// `bench processor --threads`.
 ///
 /// Deliberately raw: URLSession would add its own connection pool, threads and parsing to
 /// what is measured. It sends one request, reads one response framed by its
 /// `Content-Length` (the server always sends one), and keeps the connection for the next.
+/// A response larger than `maximumResponseBytes` ends the connection with an error rather than
+/// growing the buffer without bound (a server under test may be broken, or not ours).
 /// One owner thread at a time; every call blocks, bounded by the socket timeout, so a server
 /// that stops answering fails the benchmark instead of hanging it.
 final class BenchmarkHTTPClient {
     let descriptor: Int32
+    /// The `Host` header: the address connected to.
+    private let host: String
+    private let maximumResponseBytes: Int
     private var buffer: [UInt8] = []
     private var chunk = [UInt8](repeating: 0, count: 64 * 1024)
 
-    /// Connects to `127.0.0.1:port`; reads and writes give up after `timeoutSeconds`.
-    init(port: Int, timeoutSeconds: Int = 60) throws(BenchmarkHTTPError) {
+    /// Connects to `host:port` (an IPv4 address; loopback by default); reads and writes give up
+    /// after `timeoutSeconds`.
+    init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 60, maximumResponseBytes: Int = 16 << 20) throws(BenchmarkHTTPError) {
+        var ipv4 = in_addr()
+        guard inet_pton(AF_INET, host, &ipv4) == 1 else { throw .malformed("address '\(host)' is not an IPv4 address") }
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw .connectFailed(errno) }
         var time = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -26,7 +35,7 @@ final class BenchmarkHTTPClient {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = in_addr_t(UInt32(0x7F00_0001).bigEndian)
+        address.sin_addr = ipv4
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -36,6 +45,8 @@ final class BenchmarkHTTPClient {
             throw .connectFailed(reason)
         }
         self.descriptor = descriptor
+        self.host = host
+        self.maximumResponseBytes = maximumResponseBytes
     }
 
     deinit {
@@ -43,14 +54,16 @@ final class BenchmarkHTTPClient {
     }
 
     /// Sends one request and reads its response. `bearer` goes in `Authorization`; `headers`
-    /// are added as given (the processor crash soak's `Idempotency-Key`).
+    /// are added as given (the processor crash soak's `Idempotency-Key`); a body is sent as
+    /// `contentType` (Stripe's clients send forms).
     func request(
-        _ method: String, _ path: String, bearer: String?, body: [UInt8]?, headers: [(String, String)] = []
+        _ method: String, _ path: String, bearer: String?, body: [UInt8]?, headers: [(String, String)] = [],
+        contentType: String = "application/json"
     ) throws(BenchmarkHTTPError) -> BenchmarkHTTPResponse {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n"
         if let bearer { head += "Authorization: Bearer \(bearer)\r\n" }
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
-        if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+        if let body { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
         head += "\r\n"
         try send(Array(head.utf8) + (body ?? []))
         return try readResponse()
@@ -74,11 +87,13 @@ final class BenchmarkHTTPClient {
                 let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
                 let (status, length) = try Self.parseHead(head)
                 let total = headEnd + 4 + length
+                guard total <= maximumResponseBytes else { throw .malformed("a response of \(total) bytes, more than \(maximumResponseBytes)") }
                 while buffer.count < total { try receive() }
                 let body = Array(buffer[(headEnd + 4)..<total])
                 buffer.removeFirst(total)
                 return BenchmarkHTTPResponse(status: status, body: body)
             }
+            guard buffer.count <= maximumResponseBytes else { throw .malformed("a response head longer than \(maximumResponseBytes) bytes") }
             searchedUpTo = max(0, buffer.count - 3)
             try receive()
         }
