@@ -40,6 +40,19 @@ struct ProcessorServeCLITests {
         #expect(json["ratio"]?.stringValue != nil)
     }
 
+    @Test("bench processor --threads --json reports flows/s, latencies and ratios per thread count (the shape only: speed is never asserted)")
+    func flowBenchShape() throws {
+        let directory = try TemporaryDirectory("procserve-cli")
+        let result = try CLIRunner.run(["bench", "processor", "--threads", "1,2", "--seconds", "0.2", "--json"], in: directory, timeout: 120)
+        #expect(result.status == 0, "\(result)")
+        let json = try JSONParser().parse(result.stdout)
+        let rows = json["mock"]?.arrayValue ?? []
+        #expect(rows.map { $0["threads"]?.int64Value } == [1, 2], "\(result.stdout)")
+        #expect(rows.allSatisfy { ($0["flows"]?.int64Value ?? 0) > 0 && $0["answersChecked"]?.int64Value == 3 * ($0["flows"]?.int64Value ?? 0) })
+        #expect(rows.allSatisfy { $0["flowsPerSecond"] != nil && $0["p50Ms"] != nil && $0["p99Ms"] != nil && $0["ratioToFirst"] != nil })
+        #expect(json["scaling"] != nil && json["scalingTargetMet"]?.boolValue != nil && json["other"] == .null)
+    }
+
     @Test("bench processor-scale --json reports each size's median and p99 and their ratio (the shape only: speed is never asserted)")
     func scaleBenchShape() throws {
         let directory = try TemporaryDirectory("procserve-cli")

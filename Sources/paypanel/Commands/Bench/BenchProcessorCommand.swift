@@ -14,7 +14,7 @@ struct BenchProcessorCommand: CLICommand {
 
     static let spec = CommandSpec(
         name: "processor",
-        abstract: "Measure authorizations/s through the mock processor over HTTP against the in-process mock.",
+        abstract: "Measure authorizations/s through the mock processor over HTTP against the in-process mock; with --threads, concurrent payment flows/s.",
         discussion: """
             Starts 'processor serve' inside this process on a free loopback port and times, in five interleaved \
             rounds, authorizations through the in-process mock and through HTTPPaymentProcessor against the \
