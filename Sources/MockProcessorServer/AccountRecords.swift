@@ -3,7 +3,7 @@ import PayPanel
 
 /// The JSON shapes an account's objects are written in: each is one row's `body` in the account
 /// store (`AccountStore`), and together they were the whole-account snapshot file of earlier
-/// versions (`<ledger>.accounts/acct_….json`, read once by `LegacyAccountSnapshots`). The member
+/// versions (`<ledger>.accounts/acct_….json`, read once by `LegacyAccountFiles`). The member
 /// names are those of that file, so both read with the same code.
 ///
 /// What is never written: card numbers and cryptograms (a payment method is kept as its id,

@@ -3,41 +3,55 @@ import MockProcessor
 import PayPanel
 import Synchronization
 
-/// Where `processor serve` keeps its accounts between runs: `<ledger>.accounts.sqlite`, a SQLite
-/// file beside the ledger (migrations: `Migrations/processor/accounts/`), one row per object
-/// (`account_objects`: intents, refunds, charges, customers, payment methods, idempotency keys
-/// with their answers, card chains) and
-/// one per account (`accounts`: the test clock).
+/// Where `processor serve` keeps its accounts between runs: in the ledger file itself
+/// (migration `Migrations/processor/0004_accounts.sql`), one row per object (`account_objects`:
+/// intents, refunds, charges, customers, payment methods, idempotency keys with their answers,
+/// card chains) and one per account (`accounts`: the test clock).
+///
+/// Why the ledger file: one store. The money (the ledger's operations) and the Stripe-side view
+/// of it are one file, one schema and one migration history, copied, backed up and moved away
+/// together, so no start can pair a ledger with another run's accounts. (Earlier versions kept
+/// the accounts in a second file, `<ledger>.accounts.sqlite`, and before that in JSON
+/// snapshots; both are moved in at start: `LegacyAccountFiles`.)
+///
+/// Why its own connection to that file: the ledger's connection belongs to the `MockProcessor`
+/// actor and this one to the `ProcessorService` actor, so each writes synchronously inside its
+/// owner and the order of an account's writes is the order of its requests. The two never hold
+/// a transaction across an await, so one waits for the other only as long as a single short
+/// transaction (SQLite's busy timeout). The order between them is write-ahead: an intent or
+/// refund is written `processing`/`pending` here before its ledger call, and a start settles
+/// such rows from the ledger.
 ///
 /// Why rows: each request writes, in one transaction, the objects it changed and nothing else
 /// (`Account.pendingChanges`), so its cost does not grow with the account. (Earlier versions
 /// rewrote the account's whole JSON snapshot on every request: in a release build 1.4 ms
-/// per authorization in an account of 10 intents, 244 ms in one of 10,000; docs/benchmarks.md.) The service writes before it answers, so an answer a client saw is in a
-/// committed transaction; SQLite's WAL keeps it through a SIGKILL at any moment, and no
-/// temporary file is ever made.
+/// per authorization in an account of 10 intents, 244 ms in one of 10,000; docs/benchmarks.md.)
+/// The service writes before it answers, so an answer a client saw is in a committed
+/// transaction; SQLite's WAL keeps it through a SIGKILL at any moment, and no temporary file is
+/// ever made.
 ///
 /// Like `Database` it has one owner and is not `Sendable`: the `ProcessorService` actor.
 final class AccountStore {
     private let database: Database
     private let writes: AccountStoreWrites?
 
-    /// The file's path (for messages).
+    /// The file's path (for messages): the ledger's.
     var path: String { database.path }
 
-    /// The store beside the ledger at `ledgerPath`; nil for an in-memory ledger (its accounts
-    /// die with the process, as its ledger does).
-    static func path(forLedger ledgerPath: String) -> String? {
+    /// Opens the account tables of the ledger at `ledgerPath` (migrating it when needed: the
+    /// `MockProcessor` that owns the ledger has normally done so already). Nil for an in-memory
+    /// ledger: its accounts die with the process, as its ledger does. `writes`, when given,
+    /// counts every row written (tests check that a request's write does not grow with the account).
+    static func open(ledgerPath: String, writes: AccountStoreWrites? = nil) throws -> AccountStore? {
         guard ledgerPath != ":memory:", !ledgerPath.isEmpty else { return nil }
-        return ledgerPath + ".accounts.sqlite"
+        return try AccountStore(ledgerPath: ledgerPath, writes: writes)
     }
 
-    /// Opens (creating and migrating when needed) the store at `path`. `writes`, when given,
-    /// counts every row written (tests check that a request's write does not grow with the account).
-    init(path: String, writes: AccountStoreWrites? = nil) throws {
+    private init(ledgerPath: String, writes: AccountStoreWrites?) throws {
         do {
-            database = try Database.openMigrated(path: path, set: .processorAccounts)
+            database = try Database.openMigrated(path: ledgerPath, set: .processor)
         } catch let error as any PayPanelError {
-            throw AccountStoreError(path: path, reason: error.message)
+            throw AccountStoreError(path: ledgerPath, reason: error.message)
         }
         self.writes = writes
     }
@@ -119,7 +133,7 @@ final class AccountStore {
         return true
     }
 
-    /// Whether the store holds the account `tag` (an earlier version's snapshot already imported).
+    /// Whether the store holds the account `tag` (an earlier version's copy already imported).
     func contains(_ tag: String) throws -> Bool {
         try database.queryFirst("SELECT 1 FROM accounts WHERE tag = ?", [tag]) { _ in true } ?? false
     }
@@ -270,12 +284,13 @@ public final class AccountStoreWrites: Sendable {
     }
 }
 
-/// The account store cannot be opened: the file is not one, or was written by a newer version.
+/// The ledger's account tables cannot be opened: the file is not a ledger, or was written by a
+/// newer version.
 public struct AccountStoreError: PayPanelError {
     public let path: String
     public let reason: String
     public var code: String { "processor_account_store_unusable" }
     public var message: String {
-        "the processor's account store \(path) cannot be used (\(reason)): move it away to start with empty accounts; the ledger beside it is not affected"
+        "the processor's accounts in the ledger \(path) cannot be used (\(reason)): start with another --processor-db, or move this one away to start empty"
     }
 }

@@ -97,6 +97,27 @@ extension ProcessorService {
         _ = await apply(outcome, tag: tag, intentID: intentID, delay: .zero)
     }
 
+    /// Settles an intent a crash left `processing` (at start, or when an evicted account comes
+    /// back): its authorization from the ledger, then, for an authorized one, the capture or the
+    /// release it was written ahead of.
+    func settleAfterCrash(_ tag: String, intentID: String, reference: String) async {
+        await settleFromLedger(tag, intentID: intentID, reference: reference, createdNow: false)
+        guard var intent = account(tag).intents[intentID], intent.status == "requires_capture" else { return }
+        if case .found(.approved(let captured))? = try? await mock.lookupOverWire(reference: reference, operation: .capture, now: now(tag)) {
+            intent.status = "succeeded"
+            intent.amountReceived = captured.amount.minorUnits
+            intent.amountCapturable = 0
+        } else if case .found(.approved)? = try? await mock.lookupOverWire(reference: reference, operation: .void, now: now(tag)) {
+            intent.status = "canceled"
+            intent.amountCapturable = 0
+            intent.canceledAt = now(tag)
+        } else {
+            return
+        }
+        let settled = intent
+        update(tag) { $0.intents[intentID] = settled }
+    }
+
     func undoAuthorization(_ tag: String, intentID: String, createdNow: Bool) {
         update(tag) { account in
             if createdNow {

@@ -11,7 +11,7 @@ import PayPanel
 /// marked `processing`: a second confirm or capture arriving meanwhile sees that state and is
 /// refused, instead of interleaving with the first.
 ///
-/// What survives a restart: the ledger (SQLite) and the accounts beside it (`AccountStore`, one
+/// What survives a restart: the ledger (SQLite) with the accounts in it (`AccountStore`, one
 /// row per object; each request writes only the objects it changed). Ids made with an
 /// Idempotency-Key are derived from it, so even a retry whose first answer was never written
 /// recreates the same intent id and attempt reference, and the ledger replays the
@@ -56,7 +56,7 @@ actor ProcessorService {
     /// Seals the webhook endpoints' secrets in the ledger file (key: `<ledger>.webhook-key`).
     let webhookBox: WebhookSecretBox
 
-    /// Opens the account store beside `mock`'s ledger (none for `:memory:`).
+    /// Opens the account tables in `mock`'s ledger (none for `:memory:`).
     init(
         mock: MockProcessor, clock: any WallClock, webhookBox: WebhookSecretBox, accountStoreWrites: AccountStoreWrites? = nil,
         residentAccounts: Int = 1000
@@ -64,15 +64,15 @@ actor ProcessorService {
         self.residentAccounts = max(1, residentAccounts)
         self.mock = mock
         self.clock = clock
-        self.store = try AccountStore.path(forLedger: mock.ledgerPath).map { try AccountStore(path: $0, writes: accountStoreWrites) }
+        self.store = try AccountStore.open(ledgerPath: mock.ledgerPath, writes: accountStoreWrites)
         self.webhookBox = webhookBox
     }
 
-    /// Moves an earlier version's snapshot files into the store, loads the accounts, then
+    /// Moves an earlier version's account files into the store, loads the accounts, then
     /// settles intents a crash left `processing` from the ledger. Returns what could not be read.
     func restore() async -> [String] {
         guard let store else { return [] }
-        var unreadable = LegacyAccountSnapshots.importAll(ledgerPath: mock.ledgerPath, into: store)
+        var unreadable = LegacyAccountFiles.importAll(ledgerPath: mock.ledgerPath, into: store)
         do {
             let (loaded, unreadableRows) = try store.loadAll()
             unreadable += unreadableRows
@@ -90,7 +90,7 @@ actor ProcessorService {
             }
         }
         for (tag, id, reference) in processing {
-            await settleFromLedger(tag, intentID: id, reference: reference, createdNow: false)
+            await settleAfterCrash(tag, intentID: id, reference: reference)
             persist(tag)
         }
         return unreadable
@@ -163,7 +163,7 @@ actor ProcessorService {
         let processing = loaded.intents.order.newestFirst.filter { loaded.intents[$0]?.status == "processing" }
         for id in processing.reversed() {
             guard let reference = loaded.intents[id]?.ledgerReference(accountPrefix: loaded.ledgerPrefix) else { continue }
-            await settleFromLedger(tag, intentID: id, reference: reference, createdNow: false)
+            await settleAfterCrash(tag, intentID: id, reference: reference)
         }
         if !processing.isEmpty { persist(tag) }
     }

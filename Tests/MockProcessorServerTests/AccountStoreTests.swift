@@ -6,9 +6,10 @@ import PayPanelHTTP
 import Testing
 import TestSupport
 
-/// `processor serve` keeps its accounts as one row per object (`<ledger>.accounts.sqlite`): a
+/// `processor serve` keeps its accounts as one row per object in the ledger file itself: a
 /// request writes what it changed, whatever the account holds; a SIGKILL loses no answered
-/// change and leaves no temporary file; an earlier version's snapshot files are taken over.
+/// change and leaves no temporary file; an earlier version's files beside the ledger (a second
+/// SQLite file, or JSON snapshots) are taken over.
 @Suite("processor serve: the account store")
 struct AccountStoreTests {
     /// What the account store wrote while `body` ran.
@@ -175,6 +176,89 @@ struct AccountStoreTests {
         #expect(server.stderr.contains("processor.sqlite.accounts/acct_ffffffffffffffff.json"), "\(server.stderr)")
         #expect(FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts/acct_ffffffffffffffff.json")))
         #expect(!FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts/acct_055e41819dc546a3.json")))
+        #expect(await server.terminate() == 0)
+    }
+
+    /// The schema of the second file earlier versions kept beside the ledger,
+    /// `<ledger>.accounts.sqlite` ('PAY4', its migrations 0001 and 0002 applied).
+    static let legacyStoreSchema = """
+        PRAGMA application_id = 1346459956;
+        CREATE TABLE schema_migrations (identifier TEXT PRIMARY KEY NOT NULL, checksum TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT;
+        CREATE TABLE accounts (tag TEXT PRIMARY KEY NOT NULL, clock_offset REAL NOT NULL) STRICT;
+        CREATE TABLE account_objects (
+            account TEXT NOT NULL REFERENCES accounts (tag) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('intent', 'refund', 'idempotency_key', 'card_chain', 'charge', 'customer', 'payment_method')),
+            id TEXT NOT NULL, position INTEGER NOT NULL, body TEXT NOT NULL, UNIQUE (account, kind, id)) STRICT;
+        """
+
+    /// Writes `<ledger>.accounts.sqlite` in `directory` as an earlier version left it, holding
+    /// the account of `legacySnapshot`: one row per intent, refund, stored answer and chain.
+    static func writeLegacyStore(in directory: TemporaryDirectory) throws {
+        let snapshot = try #require(try JSONSerialization.jsonObject(with: Data(legacySnapshot.utf8)) as? [String: Any])
+        let tag = try #require(snapshot["tag"] as? String)
+        let database = try Database(path: directory.file("processor.sqlite.accounts.sqlite"))
+        try database.executeScript(legacyStoreSchema)
+        try database.write {
+            try database.execute("INSERT INTO accounts (tag, clock_offset) VALUES (?, ?)", [tag, snapshot["clockOffset"] as? Double ?? 0])
+            for (member, kind, idField) in [("intents", "intent", "id"), ("refunds", "refund", "id"), ("keys", "idempotency_key", "key"), ("chains", "card_chain", "card")] {
+                for (index, object) in (snapshot[member] as? [[String: Any]] ?? []).enumerated() {
+                    let body = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+                    let position = kind == "intent" || kind == "refund" ? index + 1 : 0
+                    try database.execute(
+                        "INSERT INTO account_objects (account, kind, id, position, body) VALUES (?, ?, ?, ?, ?)",
+                        [tag, kind, object[idField] as? String ?? "", position, body])
+                }
+            }
+        }
+    }
+
+    @Test("An earlier version's second file, <ledger>.accounts.sqlite, is moved into the ledger once: intents, replays, refunds, chains and clock carry on; the file is gone, and a copy left by a crash mid-import adds nothing")
+    func anEarlierStoreFileIsMovedIntoTheLedger() async throws {
+        let directory = try TemporaryDirectory("procserve-store-legacy-file")
+        try Self.writeLegacyStore(in: directory)
+        let first = try await ServedProcess.processor(directory: directory)
+        for suffix in ["", "-wal", "-shm"] {
+            #expect(!FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts.sqlite" + suffix)), "\(suffix)")
+        }
+        #expect(!first.stderr.contains("warning"), "\(first.stderr)")
+        let client = StripeTestClient(port: first.port, key: "sk_test_legacy_import")
+        let authorized = try await client.call("GET", "/v1/payment_intents/pi_I9ry84nQt193J3T6MIwwyUun")
+        #expect(authorized.status_ == "requires_capture" && authorized["amount_capturable"]?.int64Value == 1500, "\(authorized.text)")
+        let replay = try #require(try await client.pay(1500, metadata: ["attempt_id": "att_legacy"], idempotencyKey: "att_legacy").reply)
+        #expect(replay.id == "pi_I9ry84nQt193J3T6MIwwyUun" && replay.headers["Idempotent-Replayed"] == "true", "\(replay.text)")
+        let refunds = try await client.call("GET", "/v1/refunds", [("payment_intent", "pi_fux0Z0HuvVdx4YhNj0re3ne4")])
+        #expect(refunds["data"]?.arrayValue?.map { $0["id"]?.stringValue ?? "" } == ["re_uQuGySdOC5FYqTxBrfEGdZHC"], "\(refunds.text)")
+        #expect(try await client.pay(method: "5555555555554444").reply?.status == 402, "the chain's first step, GENERIC_DECLINE")
+        let advanced = try await client.call("POST", "/_mock/clock/advance", [("seconds", "1")])
+        #expect(advanced["advanced_seconds"]?.int64Value == 61, "\(advanced.text)")
+        #expect(await first.terminate() == 0)
+
+        // The rows are in the ledger file itself.
+        let ledger = try Database(path: directory.file("processor.sqlite"), options: Database.Options(create: false))
+        let objects = try ledger.queryFirst("SELECT count(*) FROM account_objects WHERE account = 'acct_055e41819dc546a3' AND kind = 'intent'") { $0.int64(0) }
+        #expect((objects ?? 0) >= 3, "the two imported intents and the one paid since: \(objects ?? 0)")
+
+        // A crash between the import's commit and the file's removal leaves the file: the next
+        // start finds the account already in the ledger and only removes the file.
+        try Self.writeLegacyStore(in: directory)
+        let second = try await ServedProcess.processor(directory: directory)
+        #expect(!FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts.sqlite")))
+        let again = StripeTestClient(port: second.port, key: "sk_test_legacy_import")
+        #expect(try await again.pay(method: "5555555555554444").reply?.status_ == "requires_capture", "the chain went on from the ledger's copy: APPROVE")
+        let clock = try await again.call("POST", "/_mock/clock/advance", [("seconds", "1")])
+        #expect(clock["advanced_seconds"]?.int64Value == 62, "the ledger's clock, not the file's 60: \(clock.text)")
+        #expect(await second.terminate() == 0)
+    }
+
+    @Test("A file at <ledger>.accounts.sqlite that is not an earlier account store is reported by name and left in place")
+    func aForeignStoreFileIsReportedAndKept() async throws {
+        let directory = try TemporaryDirectory("procserve-store-legacy-foreign")
+        try directory.write("processor.sqlite.accounts.sqlite", "not a database")
+        let server = try await ServedProcess.processor(directory: directory)
+        #expect(server.stderr.contains("processor.sqlite.accounts.sqlite"), "\(server.stderr)")
+        #expect(FileManager.default.fileExists(atPath: directory.file("processor.sqlite.accounts.sqlite")))
+        let client = StripeTestClient(port: server.port, key: "sk_test_foreign")
+        #expect(try await client.pay().reply?.status == 200, "the server runs on")
         #expect(await server.terminate() == 0)
     }
 }

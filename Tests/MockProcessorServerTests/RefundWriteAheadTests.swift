@@ -3,14 +3,15 @@ import PayPanel
 import Testing
 import TestSupport
 
-/// A refund is written to the account store as `pending` before the ledger is asked, so a
-/// crash in between can neither lose a refund the ledger made nor leave one it never made.
-@Suite("processor serve: refunds written ahead of the ledger call")
+/// An intent is written `processing`, and a refund `pending`, before the ledger is asked (to
+/// authorize, capture, release or refund), so a crash in between can neither lose what the
+/// ledger did nor show what it never did: the next start settles them from the ledger.
+@Suite("processor serve: intents and refunds written ahead of the ledger call")
 struct RefundWriteAheadTests {
-    /// The one account in the account store beside the ledger in `directory` (`<ledger>.accounts.sqlite`),
-    /// as `{"intents": […], "refunds": […]}`: each object's row as JSON, in creation order, and the store's path.
+    /// The one account in the ledger in `directory` (its account tables),
+    /// as `{"intents": […], "refunds": […]}`: each object's row as JSON, in creation order, and the ledger's path.
     static func snapshot(in directory: TemporaryDirectory) throws -> (path: String, json: [String: Any]) {
-        let path = directory.file("processor.sqlite.accounts.sqlite")
+        let path = directory.file("processor.sqlite")
         let database = try Database(path: path, options: Database.Options(create: false))
         let tags = try database.queryAll("SELECT tag FROM accounts") { $0.string(0) }
         #expect(tags.count == 1, "one account: \(tags)")
@@ -86,6 +87,46 @@ struct RefundWriteAheadTests {
         #expect(rest["amount"]?.int64Value == 700, "\(rest.text)")
         (path, account) = try Self.snapshot(in: directory)
         #expect((account["refunds"] as? [[String: Any]])?.compactMap { $0["status"] as? String }.sorted() == ["failed", "succeeded", "succeeded"])
+        #expect(await second.terminate() == 0)
+    }
+
+    @Test("After a crash, an intent left processing by a capture or a cancel is settled from the ledger: succeeded or canceled if the ledger did it, requires_capture if it never got there")
+    func capturesAndCancelsAreSettledFromTheLedgerAfterARestart() async throws {
+        let directory = try TemporaryDirectory("procserve-capture-ahead")
+        let first = try await ServedProcess.processor(directory: directory)
+        var client = StripeTestClient(port: first.port, key: "sk_test_capture_ahead")
+        var ids: [String] = []
+        for attempt in ["att_captured", "att_canceled", "att_never_sent"] {
+            ids.append(try #require(try await client.pay(metadata: ["attempt_id": attempt], idempotencyKey: attempt).reply).id)
+        }
+        #expect(try await client.call("POST", "/v1/payment_intents/\(ids[0])/capture").status_ == "succeeded")
+        #expect(try await client.call("POST", "/v1/payment_intents/\(ids[1])/cancel").status_ == "canceled")
+        await first.crash()
+
+        // What a crash after the write-ahead leaves: each of the three `processing` with its
+        // authorization's amounts, whether or not the ledger call that followed was made.
+        let (path, account) = try Self.snapshot(in: directory)
+        var intents = try #require(account["intents"] as? [[String: Any]])
+        #expect(intents.count == 3)
+        for index in intents.indices {
+            intents[index]["status"] = "processing"
+            intents[index]["amountCapturable"] = 1000
+            intents[index]["amountReceived"] = 0
+            intents[index]["canceledAt"] = nil
+        }
+        var written = account
+        written["intents"] = intents
+        try Self.write(written, to: path)
+
+        let second = try await ServedProcess.processor(directory: directory)
+        client = StripeTestClient(port: second.port, key: "sk_test_capture_ahead")
+        let captured = try await client.call("GET", "/v1/payment_intents/\(ids[0])")
+        #expect(captured.status_ == "succeeded" && captured["amount_received"]?.int64Value == 1000, "\(captured.text)")
+        let canceled = try await client.call("GET", "/v1/payment_intents/\(ids[1])")
+        #expect(canceled.status_ == "canceled" && canceled["amount_capturable"]?.int64Value == 0, "\(canceled.text)")
+        let neverSent = try await client.call("GET", "/v1/payment_intents/\(ids[2])")
+        #expect(neverSent.status_ == "requires_capture" && neverSent["amount_capturable"]?.int64Value == 1000, "\(neverSent.text)")
+        #expect(try await client.call("POST", "/v1/payment_intents/\(ids[2])/capture").status_ == "succeeded", "the capture it never sent can be made now")
         #expect(await second.terminate() == 0)
     }
 }

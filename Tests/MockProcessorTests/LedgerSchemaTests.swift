@@ -8,7 +8,7 @@ import TestSupport
     @Test func processorLedgerHasItsOwnMigrations() throws {
         let set = ProcessorLedger.migrations
         #expect(set.name == "processor")
-        #expect(set.migrations.map(\.identifier) == ["0001_init", "0002_ledger", "0003_webhooks"])
+        #expect(set.migrations.map(\.identifier) == ["0001_init", "0002_ledger", "0003_webhooks", "0004_accounts"])
         let database = try Database(path: ":memory:")
         try Migrator(set: set).migrate(database)
         let status = try Migrator(set: set).status(database)

@@ -59,7 +59,7 @@ struct ProcessorServeCommand: CLICommand {
             throw ListenFailure.failure(error, port: port)
         }
         for name in server.unreadableSnapshots {
-            context.console.printError("warning: the saved account data \(name) beside the ledger cannot be read and is left out (the ledger itself is intact)")
+            context.console.printError("warning: the saved account data \(name) cannot be read and is left out (the ledger's payments are intact)")
         }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port)"
         if json {
