@@ -188,83 +188,55 @@ public struct ProcessorFlowBenchmark: Sendable {
         case failed(String)
     }
 
-    /// `threads` clients, each on its own thread, connection and key `keyPrefix_i`, run flows
-    /// until `seconds` have passed (at least one flow each), then finish the flow in hand. The
-    /// time is from the moment every client was connected to the moment the last one finished.
-    /// Threads, not tasks: the client blocks on its socket, and blocked cooperative threads would
-    /// stall the in-process server's own tasks on a 2-core machine.
+    /// `threads` clients (`ClientThreads`), each on its own thread, connection and key
+    /// `keyPrefix_i`, run flows until `seconds` have passed (at least one flow each), then finish
+    /// the flow in hand. The time is from the moment every client was connected to the moment
+    /// the last one finished.
     static func measure(_ endpoint: Endpoint, threads: Int, seconds: Double, keyPrefix: String) async -> Measurement {
         struct Tally: Sendable {
             var latencies: [Double] = []
             var answers = 0
             var failure: String?
         }
-        let ready = DispatchGroup()
-        let go = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        let tallies = Mutex<[Tally]>([])
         // Set by the first client that fails, so the others stop instead of running on.
         let stop = Atomic<Bool>(false)
         let deadline = Mutex<ContinuousClock.Instant>(.now)
-        for index in 0..<threads {
-            ready.enter()
-            done.enter()
-            let thread = Thread {
-                var tally = Tally()
-                let client: BenchmarkHTTPClient?
-                do {
-                    client = try BenchmarkHTTPClient(host: endpoint.host, port: endpoint.port, timeoutSeconds: 30, maximumResponseBytes: 1 << 20)
-                } catch {
-                    client = nil
-                    tally.failure = "client \(index + 1) could not connect: \(error)"
-                    stop.store(true, ordering: .relaxed)
-                }
-                ready.leave()
-                go.wait()
-                if let client {
-                    let clock = ContinuousClock()
-                    let end = deadline.withLock { $0 }
-                    let key = "\(keyPrefix)_\(index)"
-                    repeat {
-                        let start = clock.now
-                        do throws(StepFailure) {
-                            try Self.flow(client, key: key)
-                        } catch {
-                            tally.failure = "client \(index + 1): \(error.message)"
-                            stop.store(true, ordering: .relaxed)
-                            break
-                        }
-                        tally.latencies.append((clock.now - start).asSeconds)
-                        tally.answers += Self.answersPerFlow
-                    } while clock.now < end && !stop.load(ordering: .relaxed)
-                }
-                tallies.withLock { $0.append(tally) }
-                done.leave()
+        let (all, elapsed) = await ClientThreads.run(
+            count: threads, onStart: { start in deadline.withLock { $0 = start + .milliseconds(Int64(seconds * 1000)) } }
+        ) { index, startLine in
+            var tally = Tally()
+            let client: BenchmarkHTTPClient
+            do {
+                client = try BenchmarkHTTPClient(host: endpoint.host, port: endpoint.port, timeoutSeconds: 30, maximumResponseBytes: 1 << 20)
+            } catch {
+                tally.failure = "client \(index + 1) could not connect: \(error)"
+                stop.store(true, ordering: .relaxed)
+                return tally
             }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-        return await withCheckedContinuation { continuation in
-            // The coordinator blocks too, so it gets a thread of its own as well.
-            Thread {
-                ready.wait()
-                let start = ContinuousClock.now
-                deadline.withLock { $0 = start + .milliseconds(Int64(seconds * 1000)) }
-                for _ in 0..<threads { go.signal() }
-                done.wait()
-                let elapsed = (ContinuousClock.now - start).asSeconds
-                let all = tallies.withLock { $0 }
-                if let failure = all.compactMap(\.failure).first {
-                    continuation.resume(returning: .failed(failure))
-                    return
+            startLine()
+            let clock = ContinuousClock()
+            let end = deadline.withLock { $0 }
+            let key = "\(keyPrefix)_\(index)"
+            repeat {
+                let start = clock.now
+                do throws(StepFailure) {
+                    try Self.flow(client, key: key)
+                } catch {
+                    tally.failure = "client \(index + 1): \(error.message)"
+                    stop.store(true, ordering: .relaxed)
+                    break
                 }
-                let latencies = all.flatMap(\.latencies).sorted()
-                continuation.resume(returning: .measured(Figures(
-                    threads: threads, flows: latencies.count, answersChecked: all.reduce(0) { $0 + $1.answers }, seconds: elapsed,
-                    p50Milliseconds: ProcessorScaleBenchmark.percentile(latencies, 0.5) * 1000,
-                    p99Milliseconds: ProcessorScaleBenchmark.percentile(latencies, 0.99) * 1000)))
-            }.start()
+                tally.latencies.append((clock.now - start).asSeconds)
+                tally.answers += Self.answersPerFlow
+            } while clock.now < end && !stop.load(ordering: .relaxed)
+            return tally
         }
+        if let failure = all.compactMap(\.failure).first { return .failed(failure) }
+        let latencies = all.flatMap(\.latencies).sorted()
+        return .measured(Figures(
+            threads: threads, flows: latencies.count, answersChecked: all.reduce(0) { $0 + $1.answers }, seconds: elapsed,
+            p50Milliseconds: ProcessorScaleBenchmark.percentile(latencies, 0.5) * 1000,
+            p99Milliseconds: ProcessorScaleBenchmark.percentile(latencies, 0.99) * 1000))
     }
 
     /// Why a flow step failed: the step and what the server answered.

@@ -34,66 +34,39 @@ private struct ClientTally: Sendable {
 }
 
 enum ServeBenchmarkRunners {
-    /// `tokens` split over `clients` threads, each on its own keep-alive connection (opened
-    /// before the clock starts) to one of `ports`, round-robin: client i talks to server
-    /// i mod (number of servers), as a load balancer spreading connections would. Threads, not
-    /// tasks: the client blocks on its socket, and a blocked cooperative thread would stall
-    /// every other client on a 2-core machine.
+    /// `tokens` split over `clients` threads (`ClientThreads`), each on its own keep-alive
+    /// connection (opened before the clock starts) to one of `ports`, round-robin: client i talks
+    /// to server i mod (number of servers), as a load balancer spreading connections would.
     static func overHTTP(ports: [Int], apiKey: String, clients: Int, tokens: [[UInt8]]) async -> ServeRunMeasurement {
         let shares = split(tokens, into: clients)
-        let ready = DispatchGroup()
-        let go = DispatchSemaphore(value: 0)
-        let done = DispatchGroup()
-        let tallies = Mutex<[ClientTally]>([])
-        for (index, share) in shares.enumerated() {
-            let port = ports[index % ports.count]
-            ready.enter()
-            done.enter()
-            let thread = Thread {
-                var tally = ClientTally()
-                let client: BenchmarkHTTPClient?
-                do {
-                    client = try BenchmarkHTTPClient(port: port)
-                } catch {
-                    client = nil
-                    tally.errors = share.count
-                    tally.firstError = "\(error)"
-                }
-                ready.leave()
-                go.wait()
-                if let client {
-                    let clock = ContinuousClock()
-                    for (index, token) in share.enumerated() {
-                        let start = clock.now
-                        do {
-                            let failure = try ServeBenchmarkFlow.overHTTP(client, apiKey: apiKey, token: token)
-                            tally.record(failure, seconds: (clock.now - start).asSeconds)
-                        } catch {
-                            // The connection is unusable: the rest of this client's payments fail too.
-                            tally.errors += share.count - index
-                            tally.firstError = tally.firstError ?? "\(error)"
-                            break
-                        }
-                    }
-                }
-                tallies.withLock { $0.append(tally) }
-                done.leave()
+        let (tallies, seconds) = await ClientThreads.run(count: shares.count) { index, startLine in
+            let share = shares[index]
+            var tally = ClientTally()
+            let client: BenchmarkHTTPClient
+            do {
+                client = try BenchmarkHTTPClient(port: ports[index % ports.count])
+            } catch {
+                tally.errors = share.count
+                tally.firstError = "\(error)"
+                return tally
             }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-        return await withCheckedContinuation { continuation in
-            // The coordinator blocks too, so it gets a thread of its own as well.
-            Thread {
-                ready.wait()
-                let clock = ContinuousClock()
+            startLine()
+            let clock = ContinuousClock()
+            for (index, token) in share.enumerated() {
                 let start = clock.now
-                for _ in shares { go.signal() }
-                done.wait()
-                let seconds = (clock.now - start).asSeconds
-                continuation.resume(returning: tallies.withLock { Self.measurement(seconds: seconds, $0) })
-            }.start()
+                do {
+                    let failure = try ServeBenchmarkFlow.overHTTP(client, apiKey: apiKey, token: token)
+                    tally.record(failure, seconds: (clock.now - start).asSeconds)
+                } catch {
+                    // The connection is unusable: the rest of this client's payments fail too.
+                    tally.errors += share.count - index
+                    tally.firstError = tally.firstError ?? "\(error)"
+                    break
+                }
+            }
+            return tally
         }
+        return Self.measurement(seconds: seconds, tallies)
     }
 
     /// The same split over `clients` concurrent tasks calling the desk and the service.
