@@ -5,7 +5,7 @@ import PayPanelReliability
 import Testing
 import TestSupport
 
-/// The routes the device simulator and the operator console added for issue 17, over a real
+/// The routes behind the device simulator and the operator console, over a real
 /// `paypanel serve` on port 0: the device's 3-D Secure answer with the client secret, the
 /// processor's ledger rows of an intent (the in-process mock's file, and an HTTP processor's
 /// admin endpoint), and the webhook deliveries of an intent's events; each in /openapi.json.

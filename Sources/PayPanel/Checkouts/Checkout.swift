@@ -1,6 +1,6 @@
 import Foundation
 
-/// A checkout: the payment-action notification as a resource (issue 12). It holds the panel
+/// A checkout: the payment-action notification as a resource. It holds the panel
 /// the payer's device shows (merchant, currency, the segmented amounts, the default segment,
 /// the order reference, the expiry), how the payment is captured, and — once someone paid — the
 /// payment intent. Its push payload is threaded per checkout (`checkout-<id>`), so a second push

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The checkout resource (issue 12): what the HTTP routes call. It keeps checkouts in a
+/// The checkout resource: what the HTTP routes call. It keeps checkouts in a
 /// `CheckoutStore` and pays them through `CheckoutService`, which owns the payments.
 ///
 /// An actor: every operation on a checkout reads it, decides, and writes it back guarded by

@@ -9,7 +9,7 @@ public enum PaymentIDs {
         case attempt = "att"
         case refund = "re"
         case checkout = "co"
-        /// A push device registration (issue 16).
+        /// A push device registration.
         case device = "dev"
     }
 

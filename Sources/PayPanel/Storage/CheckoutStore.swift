@@ -1,6 +1,6 @@
 import Foundation
 
-/// The storage boundary of checkouts (issue 12), beside `PaymentStore`: the rows of
+/// The storage boundary of checkouts, beside `PaymentStore`: the rows of
 /// `Checkout`, guarded by their version. Adopters keep `PaymentStore`'s rules (serializable
 /// writes, 64-bit integers, epoch-millisecond times, errors without bound values or paths).
 ///

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The storage boundary of push devices and push deliveries (issue 16), beside `PaymentStore`.
+/// The storage boundary of push devices and push deliveries, beside `PaymentStore`.
 /// Adopters hold the SQL and keep `PaymentStore`'s rules (serializable writes, epoch-millisecond
 /// times, errors without bound values). The rules above it are `PushOutbox`'s.
 ///

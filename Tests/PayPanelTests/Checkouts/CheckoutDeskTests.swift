@@ -5,7 +5,7 @@ import PayPanelDemo
 import TestSupport
 import Testing
 
-/// The checkout resource (issue 12): created from the seed's defaults, validated all at once,
+/// The checkout resource: created from the seed's defaults, validated all at once,
 /// updated on its own thread, canceled, expired, authenticated by its client secret, and paid
 /// within the Apple Pay sheet's budget against the mock processor in virtual time.
 @Suite struct CheckoutDeskTests {

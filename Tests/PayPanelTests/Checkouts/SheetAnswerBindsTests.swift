@@ -4,7 +4,7 @@ import PayPanel
 import TestSupport
 import Testing
 
-/// What the payer is told is what happens (issue 24, §1). The processor approves, but its
+/// What the payer is told is what happens. The processor approves, but its
 /// answer is lost (`HTTP_500_AFTER`: approved and recorded at the processor, an unknown outcome
 /// for PayPanel, at once — well before the sheet's deadline). The device is answered failure;
 /// that answer must be the one the database holds, and the approval found afterwards — through

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Devices and the durable queue of pushes to them (issue 16), above any `DeviceStore`.
+/// Devices and the durable queue of pushes to them, above any `DeviceStore`.
 ///
 /// A push is queued as a delivery row first, then sent: at least once, every attempt recorded
 /// before the request leaves (`claimDelivery`), retried with backoff by the worker (`drain`).
