@@ -25,4 +25,25 @@ import TestSupport
         #expect(read > 300, "the walk found the sources")
         #expect(found.isEmpty, "comments citing issue numbers:\n\(found.joined(separator: "\n"))")
     }
+
+    /// A test that runs only where something exists must say, when skipped, what was missing:
+    /// a silent skip reads as a pass.
+    @Test func everyConditionalTestSaysWhyItIsSkipped() throws {
+        let root = RepositoryPaths.root.appending(path: "Tests")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path(percentEncoded: false)))
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        var silent: [String] = []
+        var conditional = 0
+        for file in files where !file.hasSuffix("SourceCommentTests.swift") {
+            let text = try String(contentsOf: root.appending(path: file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains(".enabled(if:") || line.contains(".disabled(if:") {
+                conditional += 1
+                // The trait's comment is its second argument: a string literal or a `Comment`.
+                if !line.contains(#", ""#) && !line.contains("Comment(") { silent.append("Tests/\(file):\(number + 1)") }
+            }
+        }
+        #expect(conditional > 5, "the walk found the conditional tests")
+        #expect(silent.isEmpty, "conditional tests with no reason for their skip:\n\(silent.joined(separator: "\n"))")
+    }
 }
