@@ -83,7 +83,7 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
 
     /// The delay for one call: `base` plus a uniform draw from `-jitter...jitter` at microsecond
     /// resolution, from the caller's seeded generator.
-    func delay(using generator: inout SeededGenerator) -> Duration {
+    func delay(using generator: inout SeededRandomNumberGenerator) -> Duration {
         let jitterMicroseconds = Latency.microseconds(jitter)
         guard jitterMicroseconds > 0 else { return base }
         let span = UInt64(2 * jitterMicroseconds + 1)
@@ -149,24 +149,5 @@ public struct LatencyError: PayPanelError, Equatable {
         case .jitterAboveBase:
             return "latency \(shown) has a jitter larger than its delay, which would make delays negative: make the jitter at most the delay"
         }
-    }
-}
-
-/// SplitMix64: a tiny, well-mixed, seedable generator. Written out here rather than using the
-/// standard library's distributions, whose algorithms may change between Swift versions:
-/// a seed must give the same delays everywhere.
-struct SeededGenerator: Sendable {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -17,7 +17,7 @@ public actor MockProcessor: PaymentProcessor {
     let ledger: ProcessorLedger
     private let clock: any WallClock
     private let sleeper: any Sleeper
-    var jitter: SeededGenerator
+    var jitter: SeededRandomNumberGenerator
     /// The rules and timing this processor was created with.
     public nonisolated let configuration: MockProcessorConfiguration
 
@@ -33,7 +33,7 @@ public actor MockProcessor: PaymentProcessor {
         self.clock = clock
         self.sleeper = sleeper
         self.configuration = configuration
-        self.jitter = SeededGenerator(seed: configuration.latencySeed)
+        self.jitter = SeededRandomNumberGenerator(seed: configuration.latencySeed)
     }
 
     /// The ledger file's path.

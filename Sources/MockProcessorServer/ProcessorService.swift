@@ -258,13 +258,10 @@ actor ProcessorService {
     /// A new object id: derived from the account and idempotency key when there is one (so a
     /// retry after a restart gets the same id), random otherwise.
     static func objectID(prefix: String, tag: String, idempotencyKey: String?) -> String {
-        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        let bytes: [UInt8]
-        if let idempotencyKey {
-            bytes = SHA256.hash("\(prefix)\u{0}\(tag)\u{0}\(idempotencyKey)")
-        } else {
-            bytes = (0..<24).map { _ in UInt8.random(in: 0...255) }
+        guard let idempotencyKey else {
+            var random = SystemRandomNumberGenerator()
+            return prefix + "_" + Base62.random(length: 24, using: &random)
         }
-        return prefix + "_" + String(bytes.prefix(24).map { alphabet[Int($0) % alphabet.count] })
+        return prefix + "_" + Base62.derived(from: "\(prefix)\u{0}\(tag)\u{0}\(idempotencyKey)", length: 24)
     }
 }

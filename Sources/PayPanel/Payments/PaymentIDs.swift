@@ -15,18 +15,11 @@ public enum PaymentIDs {
 
     /// Characters after the prefix.
     public static let randomLength = 24
-    private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     /// A new id of `kind`, drawn from `random`.
     public static func make(_ kind: Kind, using random: inout some RandomNumberGenerator) -> String {
         while true {
-            var characters: [UInt8] = []
-            characters.reserveCapacity(randomLength)
-            for _ in 0..<randomLength {
-                // `random(in:)` draws without modulo bias.
-                characters.append(alphabet[Int.random(in: 0..<alphabet.count, using: &random)])
-            }
-            let body = String(decoding: characters, as: UTF8.self)
+            let body = Base62.random(length: randomLength, using: &random)
             // An id is shown and stored everywhere, so it may not hold what looks like a card
             // number (`SensitiveDigits`); such a draw is vanishingly rare, and simply drawn again.
             if !SensitiveDigits.containsCardNumber(body) { return "\(kind.rawValue)_\(body)" }
@@ -38,26 +31,6 @@ public enum PaymentIDs {
         let prefix = kind.rawValue + "_"
         guard text.hasPrefix(prefix) else { return false }
         let body = text.utf8.dropFirst(prefix.utf8.count)
-        return body.count == randomLength && body.allSatisfy { alphabet.contains($0) }
-    }
-}
-
-/// A small, fast, seedable generator (SplitMix64) for tests and reproducible demos. Not for
-/// anything secret: the program uses `SystemRandomNumberGenerator`.
-public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    /// A generator whose sequence is fixed by `seed`.
-    public init(seed: UInt64) {
-        state = seed
-    }
-
-    /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
+        return body.count == randomLength && body.allSatisfy { Base62.alphabet.contains($0) }
     }
 }

@@ -60,7 +60,6 @@ public final class APIKeyRing {
 
     /// The prefix of every secret key.
     public static let keyPrefix = "sk_"
-    private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
     private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz")
 
     /// Creates and stores a new key named `name`.
@@ -71,7 +70,7 @@ public final class APIKeyRing {
         }
         try SensitiveDigits.check(trimmed, field: "the key name")
         var random = SystemRandomNumberGenerator()
-        let key = Self.keyPrefix + String((0..<40).map { _ in Self.alphabet.randomElement(using: &random)! })
+        let key = Self.keyPrefix + Base62.random(length: 40, using: &random)
         // Letters only, so an id can never look like a card number in a log.
         let id = "key_" + String((0..<16).map { _ in Self.idAlphabet.randomElement(using: &random)! })
         let record = APIKeyRecord(id: id, name: trimmed, keyHash: Self.hash(key), createdAt: now, revokedAt: nil)

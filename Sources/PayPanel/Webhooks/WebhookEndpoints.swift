@@ -103,17 +103,9 @@ public final class WebhookEndpoints {
             code: "webhook_endpoint_not_found")
     }
 
-    private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-
-    /// Base-62, letters and digits mixed from random bytes (rejection sampling keeps it uniform).
+    /// Base-62, letters and digits mixed, from random bytes.
     static func randomID(_ random: any RandomByteSource, length: Int) -> String {
-        var result = ""
-        while result.count < length {
-            for byte in random.bytes(length * 2) where byte < 248 && result.count < length {
-                result.append(alphabet[Int(byte) % 62])
-            }
-        }
-        return result
+        Base62.random(length: length, from: random)
     }
 }
 

@@ -208,10 +208,8 @@ public actor WebhookRelay {
         return try store.publish(events, at: clock.now())
     }
 
-    private static let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-
     private func makeEvent(_ message: UnpublishedMessage) -> NewEvent {
-        let id = "evt_" + String((0..<24).map { _ in Self.alphabet[Int(random.next() % 62)] })
+        let id = "evt_" + Base62.random(length: 24, using: &random)
         let (type, objectID, createdAt, source, sourceID): (String, String, Date, NewEvent.Source, Int64) = switch message {
         case .payment(let message): (message.topic, message.refundID ?? message.intentID, message.createdAt, .outbox, message.id)
         case .checkout(let message): (message.topic, message.checkout.id, message.checkout.updatedAt, .checkoutOutbox, message.id)

@@ -89,9 +89,8 @@ public final class RemoteCheckoutBackend: DeviceBackend {
             if let holder = entry.holderName { card.append(("holder_name", .string(holder))) }
             body.append(("card", .orderedObject(card)))
         }
-        // A fresh key per tap: had the answer been lost, a retry with it would get the same
-        // answer. Letters only: short and readable in the server's logs.
-        let key = "tap-" + String(random.bytes(16).map { Character(Unicode.Scalar(UInt8(ascii: "a") + $0 % 26)) })
+        // A fresh key per tap: had the answer been lost, a retry with it would get the same answer.
+        let key = "tap-" + Base62.random(length: 16, from: random)
         let answer = try connection.call(
             "POST", "/v1/checkouts/\(checkout.id)/pay", json: .orderedObject(body), bearer: checkout.clientSecret,
             idempotencyKey: key, timeout: Self.payTimeout)

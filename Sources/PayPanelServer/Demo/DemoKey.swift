@@ -22,7 +22,7 @@ public actor DemoKey {
     static let rememberedCheckouts = 1000
 
     public init(random: any RandomByteSource = SystemRandomBytes()) {
-        value = "dk_test_" + Self.base62(random.bytes(24))
+        value = "dk_test_" + Base62.random(length: 24, from: random)
     }
 
     /// The credential of the routes that grant `power`.
@@ -51,12 +51,6 @@ public actor DemoKey {
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }
         return difference == 0
-    }
-
-    private static func base62(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        // 248 is the largest multiple of 62 below 256: dropping bytes above it keeps every letter equally likely.
-        return String(bytes.filter { $0 < 248 }.map { alphabet[Int($0) % 62] })
     }
 }
 
