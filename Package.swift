@@ -73,7 +73,7 @@ let package = Package(
         .target(
             name: "PayPanel",
             dependencies: [
-                "CSQLite", "COpenSSL",
+                "CSQLite", "COpenSSL", "PayPanelHTTP",
                 .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Sources/PayPanel",

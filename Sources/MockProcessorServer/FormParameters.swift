@@ -1,4 +1,5 @@
 import PayPanel
+import PayPanelHTTP
 
 /// A request's parameters as Stripe reads them: `application/x-www-form-urlencoded` with
 /// bracket nesting (`payment_method_data[card][number]=…`, `metadata[k]=v`, `expand[]=…`), or
@@ -160,34 +161,14 @@ public enum FormParameters {
         return path
     }
 
-    /// Percent-decoding with '+' as a space, as forms encode it; the result must be UTF-8
-    /// without NUL.
+    /// Percent-decoding with '+' as a space, as forms encode it (`PercentDecoding`); the result
+    /// must be UTF-8 without NUL.
     static func decode(_ bytes: some Collection<UInt8>, what: String) throws(FormError) -> String {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(bytes.count)
-        var iterator = bytes.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"): decoded.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    throw FormError("\(what) has a '%' not followed by two hexadecimal digits; write a literal '%' as %25")
-                }
-                decoded.append(high << 4 | low)
-            default: decoded.append(byte)
-            }
-        }
-        guard !decoded.contains(0) else { throw FormError("\(what) contains a NUL byte") }
-        guard let text = String(validating: decoded, as: UTF8.self) else { throw FormError("\(what) is not valid UTF-8") }
-        return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
+        switch PercentDecoding.decode(bytes, plusIsSpace: true) {
+        case .success(let text): text
+        case .failure(.badEscape): throw FormError("\(what) has a '%' not followed by two hexadecimal digits; write a literal '%' as %25")
+        case .failure(.nul): throw FormError("\(what) contains a NUL byte")
+        case .failure(.notUTF8): throw FormError("\(what) is not valid UTF-8")
         }
     }
 

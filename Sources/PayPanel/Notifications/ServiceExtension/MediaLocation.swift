@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// Where a media attachment comes from: a path, a `file://` URL, or an `http://` / `https://`
 /// URL. Parsed strictly by hand (Foundation's `URL` accepts too much, and differs between
@@ -145,22 +146,10 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
         return .success(WebURL(isSecure: secure, host: String(host).lowercased(), port: port, target: target))
     }
 
-    /// `%41` → `A`; nil when a `%` is not followed by two hex digits or the bytes are not UTF-8.
+    /// `%41` → `A`; nil when a `%` is not followed by two hex digits, or the bytes are not
+    /// UTF-8 or hold a NUL (`PercentDecoding`).
     static func percentDecoded(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            else { return nil }
-            bytes.append(value)
-        }
-        guard !bytes.contains(0) else { return nil }
-        return String(bytes: bytes, encoding: .utf8)
+        try? PercentDecoding.decode(text.utf8).get()
     }
 
     /// A redirect target (`Location`) resolved against the URL that answered with it.
