@@ -95,6 +95,13 @@ import TestSupport
         ])
         #expect(challenged.status_ == "requires_action", "\(challenged.text)")
         found.check(challenged, is: "payment_intent", "payment_intent (requires_action)")
+        found.check(try await client.call("POST", "/_mock/3ds/\(challenged.id)", [("outcome", "pass")]), is: "payment_intent", "payment_intent (challenge passed)")
+        let refusedChallenge = try await client.call("POST", "/v1/payment_intents", [
+            ("amount", "900"), ("currency", "usd"), ("confirm", "true"), ("payment_method", "pm_card_authenticationRequired"),
+        ])
+        found.check(try await client.call("POST", "/_mock/3ds/\(refusedChallenge.id)", [("outcome", "fail")]),
+                    is: "error", "402 payment_intent_authentication_failure", status: 402)
+        found.check(try await client.call("GET", "/v1/payment_intents/\(refusedChallenge.id)"), is: "payment_intent", "payment_intent (challenge failed)")
 
         let held = try #require(try await client.pay(1500, holder: "Held Card").reply)
         #expect(held.status_ == "requires_capture", "\(held.text)")
