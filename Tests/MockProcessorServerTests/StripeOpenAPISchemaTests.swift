@@ -36,11 +36,6 @@ import TestSupport
             add(schema.check(reply.json, against: name, at: label))
         }
 
-        mutating func check(_ value: JSONValue?, is name: String, _ label: String) {
-            guard let value else { return lines.append("\(label): absent") }
-            add(schema.check(value, against: name, at: label))
-        }
-
         mutating func checkPage(_ reply: Reply, _ kind: String, of item: String, _ label: String, atLeast count: Int = 1) {
             let items = reply["data"]?.arrayValue?.count ?? 0
             if reply.status != 200 || items < count { lines.append("\(label): HTTP \(reply.status) with \(items) items, expected \(count)+: \(reply.text.prefix(300))") }
