@@ -207,7 +207,9 @@ enum ObjectJSON {
     }
 
     static func refund(_ refund: StoredRefund) -> JSONValue {
-        .orderedObject([
+        // Stripe's schema has `failure_reason` as a string, never null: only a failed refund has one.
+        let failure: [(String, JSONValue)] = refund.failureReason.map { [("failure_reason", .string($0))] } ?? []
+        return .orderedObject([
             ("id", .string(refund.id)),
             ("object", "refund"),
             ("amount", .number(refund.amount)),
@@ -218,7 +220,7 @@ enum ObjectJSON {
             ("customer", .null),
             ("customer_account", .null),
             ("destination_details", .orderedObject([("card", .orderedObject([("type", "refund")])), ("type", "card")])),
-            ("failure_reason", .optional(refund.failureReason)),
+        ] + failure + [
             ("metadata", metadata(refund.metadata)),
             ("payment_intent", .string(refund.paymentIntent)),
             ("payment_method", .null),

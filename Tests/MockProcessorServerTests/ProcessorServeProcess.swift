@@ -33,6 +33,14 @@ final class ServedProcess: @unchecked Sendable {
         }
     }
 
+    /// `processor serve` in a new temporary directory named for the test, and a client whose
+    /// secret key carries the same name, so each test has its own account on its own server.
+    static func processorAndClient(_ name: String) async throws -> (ServedProcess, StripeTestClient) {
+        let directory = try TemporaryDirectory("procserve-\(name)")
+        let server = try await processor(directory: directory)
+        return (server, StripeTestClient(port: server.port, key: "sk_test_\(name)"))
+    }
+
     var stderr: String { server.stderr }
     var stdout: String { server.stdout }
 

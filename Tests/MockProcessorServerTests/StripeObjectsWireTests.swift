@@ -7,14 +7,8 @@ import TestSupport
 /// Charges, PaymentMethods and Customers as objects, and `expand[]`, over the wire; and every
 /// object the mock serves carries every field of Stripe's published example of it.
 @Suite struct StripeObjectsWireTests {
-    static func served(_ name: String) async throws -> (ServedProcess, StripeTestClient) {
-        let directory = try TemporaryDirectory("procserve-\(name)")
-        let server = try await ServedProcess.processor(directory: directory)
-        return (server, StripeTestClient(port: server.port, key: "sk_test_\(name)"))
-    }
-
     @Test func everyAttemptHasACharge_andTheChargeFollowsItsIntent() async throws {
-        let (server, client) = try await Self.served("charges")
+        let (server, client) = try await ServedProcess.processorAndClient("charges")
         _ = server
         let declined = try await client.call("POST", "/v1/payment_intents", [
             ("amount", "1200"), ("currency", "usd"), ("confirm", "true"), ("payment_method", "pm_card_chargeDeclinedInsufficientFunds"),
@@ -58,7 +52,7 @@ import TestSupport
     }
 
     @Test func paymentMethodsAndCustomersLinkAsAtStripe() async throws {
-        let (server, client) = try await Self.served("customers")
+        let (server, client) = try await ServedProcess.processorAndClient("customers")
         _ = server
         let customer = try await client.call("POST", "/v1/customers", [("email", "jo@example.com"), ("name", "Jo"), ("metadata[tier]", "gold")])
         #expect(customer.status == 200 && customer.id.hasPrefix("cus_") && customer["email"]?.stringValue == "jo@example.com", "\(customer.text)")
@@ -107,7 +101,7 @@ import TestSupport
     }
 
     @Test func expandReplacesIdsWithObjectsAndRefusesWhatCannotBeExpanded() async throws {
-        let (server, client) = try await Self.served("expand")
+        let (server, client) = try await ServedProcess.processorAndClient("expand")
         _ = server
         let customer = try await client.call("POST", "/v1/customers", [("name", "Ex")])
         let paid = try await client.call("POST", "/v1/payment_intents", [
@@ -142,7 +136,7 @@ import TestSupport
     /// has, null or of the same JSON type, nested objects alike.
     @Test func everyObjectCarriesEveryFieldOfStripesPublishedExample() async throws {
         let fixtures = try JSONParser().parse(String(contentsOfFile: Self.fixturePath, encoding: .utf8))["resources"]
-        let (server, client) = try await Self.served("shapes")
+        let (server, client) = try await ServedProcess.processorAndClient("shapes")
         _ = server
         let customer = try await client.call("POST", "/v1/customers", [("email", "shape@example.com")])
         let paid = try await client.call("POST", "/v1/payment_intents", [

@@ -8,14 +8,8 @@ import TestSupport
 /// change in which status, the codes an SDK's exception carries, and the `Stripe-Version` a
 /// client asked for.
 @Suite struct StripeRulesWireTests {
-    static func served(_ name: String) async throws -> (ServedProcess, StripeTestClient) {
-        let directory = try TemporaryDirectory("procserve-\(name)")
-        let server = try await ServedProcess.processor(directory: directory)
-        return (server, StripeTestClient(port: server.port, key: "sk_test_\(name)"))
-    }
-
     @Test func anUnconfirmedIntentTakesEveryUpdateAndAConfirmedOneOnlyWordsAndMetadata() async throws {
-        let (server, client) = try await Self.served("updates")
+        let (server, client) = try await ServedProcess.processorAndClient("updates")
         _ = server
         let created = try await client.call("POST", "/v1/payment_intents", [
             ("amount", "1000"), ("currency", "usd"), ("metadata[order]", "o-1"), ("metadata[keep]", "k"), ("metadata[drop]", "d"),
@@ -50,7 +44,7 @@ import TestSupport
     }
 
     @Test func aRefundTakesMetadataOnlyMergedAsStripeMergesIt() async throws {
-        let (server, client) = try await Self.served("refundupdate")
+        let (server, client) = try await ServedProcess.processorAndClient("refundupdate")
         _ = server
         let paid = try #require(try await client.pay(2000, capture: "automatic").reply)
         let refund = try await client.call("POST", "/v1/refunds", [("payment_intent", paid.id), ("metadata[a]", "1")])
@@ -65,7 +59,7 @@ import TestSupport
 
     /// Parameters a Stripe client sends are honoured or refused, never taken and dropped.
     @Test func automaticPaymentMethodsNeedAReturnURLAndCaptureMergesMetadata() async throws {
-        let (server, client) = try await Self.served("apm")
+        let (server, client) = try await ServedProcess.processorAndClient("apm")
         _ = server
         let base = [("amount", "1000"), ("currency", "usd"), ("payment_method", "pm_card_visa"), ("confirm", "true"), ("automatic_payment_methods[enabled]", "true")]
         let refused = try await client.call("POST", "/v1/payment_intents", base)
@@ -88,7 +82,7 @@ import TestSupport
     /// Generated from the minimum table: one minor unit under each currency's minimum is
     /// `amount_too_small`, the minimum itself is taken; the eight-digit ceiling holds for all.
     @Test func amountsAreHeldToStripesBoundsWithStripesCodes() async throws {
-        let (server, client) = try await Self.served("amounts")
+        let (server, client) = try await ServedProcess.processorAndClient("amounts")
         _ = server
         for (code, minimum) in StripeAmount.minimums.sorted(by: { $0.key < $1.key }) {
             let currency = code.lowercased()
@@ -117,7 +111,7 @@ import TestSupport
     /// Every version the mock knows is taken and echoed; the default capture method follows the
     /// version; anything else is refused before any work.
     @Test func stripeVersionIsCheckedEchoedAndDecidesTheDefaults() async throws {
-        let (server, client) = try await Self.served("versions")
+        let (server, client) = try await ServedProcess.processorAndClient("versions")
         _ = server
         for version in StripeAPIVersion.known {
             let created = try await client.call("POST", "/v1/payment_intents", [("amount", "500"), ("currency", "usd")], headers: ["Stripe-Version": version])
