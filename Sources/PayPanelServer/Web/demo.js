@@ -393,7 +393,10 @@
       const token = await call("POST", "/v1/demo/tokens", { card: chosen.value, amount, currency: state.checkout.currency }, state.demoKey);
       if (token.status !== 200 || !token.json) {
         setSheetBusy(false);
-        $("sheet-message").textContent = "The card could not be prepared. " + apiMessage(token, "sealing the token");
+        // Nothing reached /pay yet: say so, so the payer knows pressing Confirm again is safe.
+        $("sheet-message").textContent = token.unreachable
+          ? "The server cannot be reached, so nothing was paid: check that paypanel serve is still running, then press Confirm again."
+          : "The card could not be prepared. " + apiMessage(token, "sealing the token");
         setStatus(token.unreachable ? "The server cannot be reached." : "The payment was not sent.");
         return;
       }
