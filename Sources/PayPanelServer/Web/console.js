@@ -41,6 +41,8 @@
   const time = (seconds) => new Date(seconds * 1000).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
 
   function cell(row, text) { const td = document.createElement("td"); td.textContent = text; row.append(td); return td; }
+  // An id may wrap anywhere in the side-by-side ledgers (console.css), so they need no scrolling.
+  function idCell(row, text) { const td = cell(row, text); td.className = "id"; return td; }
 
   // --- sign in -------------------------------------------------------------------------
 
@@ -268,7 +270,7 @@
     $("ledger-message").textContent = data.length ? "" : "The processor recorded nothing for this intent's attempts.";
     data.forEach((entry) => {
       const row = document.createElement("tr");
-      cell(row, entry.id); cell(row, entry.attempt); cell(row, entry.operation + (entry.refund ? " " + entry.refund : ""));
+      idCell(row, entry.id); idCell(row, entry.attempt); idCell(row, entry.operation + (entry.refund ? " " + entry.refund : ""));
       cell(row, money(entry.amount, entry.currency));
       cell(row, entry.status + (entry.decline_code ? " (" + entry.decline_code + ")" : ""));
       cell(row, entry.last4 ? (entry.network || "card") + " •••• " + entry.last4 : "—");
@@ -325,7 +327,7 @@
     attempts.replaceChildren();
     (intent.attempts || []).forEach((attempt) => {
       const row = document.createElement("tr");
-      cell(row, attempt.id); cell(row, (attempt.card && attempt.card.network) || "—"); cell(row, (attempt.card && attempt.card.last4) || "—");
+      idCell(row, attempt.id); cell(row, (attempt.card && attempt.card.network) || "—"); cell(row, (attempt.card && attempt.card.last4) || "—");
       cell(row, money(attempt.amount, attempt.currency));
       cell(row, attempt.status + (attempt.failure ? " (" + attempt.failure.code + (attempt.failure.decline_code ? ", " + attempt.failure.decline_code : "") + ")" : ""));
       attempts.append(row);
@@ -334,7 +336,7 @@
     refunds.replaceChildren();
     (intent.refunds || []).forEach((refund) => {
       const row = document.createElement("tr");
-      cell(row, refund.id); cell(row, money(refund.amount, refund.currency)); cell(row, refund.status); cell(row, refund.reason || "—");
+      idCell(row, refund.id); cell(row, money(refund.amount, refund.currency)); cell(row, refund.status); cell(row, refund.reason || "—");
       refunds.append(row);
     });
     const events = $("events");
