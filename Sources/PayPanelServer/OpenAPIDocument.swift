@@ -95,10 +95,12 @@ enum OpenAPIDocument {
     /// from the credential each route declares, so the document cannot drift from the router.
     /// `returns`: the schema of the 2xx body (a `$ref` into components); `answers`: bodies of
     /// other statuses that are not the error envelope (every other status answers `Error`);
-    /// `mediaType`: what a page route serves instead of JSON.
+    /// `mediaType`: what a page route serves instead of JSON; `pageStatuses`: the non-2xx
+    /// statuses that answer a page of that type too (a 404 page that says what to do).
     static func operation(
         _ summary: String, path: Bool = false, query: [JSONValue] = [], body: JSONValue? = nil,
-        responses: [String: String], returns: JSONValue? = nil, answers: [String: JSONValue] = [:], mediaType: String = "application/json"
+        responses: [String: String], returns: JSONValue? = nil, answers: [String: JSONValue] = [:], mediaType: String = "application/json",
+        pageStatuses: Set<String> = []
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("summary", .string(summary))]
         var parameters = query
@@ -114,7 +116,7 @@ enum OpenAPIDocument {
         all["default"] = "error envelope {\"error\": {type, code, message, param?, request_id}}"
         members.append(("responses", .orderedObject(all.sorted { $0.key < $1.key }.map { status, description in
             let success = status.hasPrefix("2")
-            let (media, schema): (String, JSONValue?) = success && mediaType != "application/json"
+            let (media, schema): (String, JSONValue?) = (success || pageStatuses.contains(status)) && mediaType != "application/json"
                 ? (mediaType, OpenAPISchemas.type("string"))
                 : ("application/json", answers[status] ?? (success ? returns : OpenAPISchemas.ref("Error")))
             var response: [(String, JSONValue)] = [("description", .string(description))]

@@ -14,9 +14,19 @@ import TestSupport
         for path in ["/demo", "/demo/demo.js", "/demo/demo.css", "/demo/session"] {
             #expect(try await server.request("GET", path, key: "").status == 404, "\(path)")
         }
-        // With the server's own secret key the token route does not exist either.
+        // The page says how to turn the simulator on, as a page, not a bare JSON error.
+        let page = try await server.request("GET", "/demo", key: "")
+        #expect(page.headers["content-type"] == "text/html; charset=utf-8" && page.headers["content-security-policy"] == Self.csp)
+        #expect(page.text.contains("paypanel serve --test-root") && page.text.contains("The device simulator is off"))
+        let session = try await server.request("GET", "/demo/session", key: "")
+        #expect(session.errorCode == "demo_off" && session.text.contains("restart serve with --test-root"), "\(session.text)")
+        // With the server's own secret key the token route does not exist either; it says why.
         let tokens = try await server.request("POST", "/v1/demo/tokens", json: #"{"card":"card_4242","amount":1000}"#)
-        #expect(tokens.status == 404, "\(tokens.text)")
+        #expect(tokens.status == 404 && tokens.errorCode == "demo_off", "\(tokens.text)")
+        // A demo key from an earlier run (the page was open when serve restarted without
+        // --test-root) is told to restart serve with --test-root, not to create a secret key.
+        let stale = try await server.request("POST", "/v1/checkouts", json: "{}", key: "dk_test_" + String(repeating: "A", count: 30))
+        #expect(stale.status == 401 && stale.text.contains("restart serve with --test-root") && !stale.text.contains("keys create"), "\(stale.text)")
         // The operator console is served in every mode (it holds no secret), with the same headers.
         for path in ["/console", "/console/console.js", "/console/console.css"] {
             let response = try await server.request("GET", path, key: "")

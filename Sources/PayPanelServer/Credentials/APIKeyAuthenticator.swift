@@ -26,7 +26,14 @@ actor APIKeyAuthenticator {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw Self.unauthorized("the Authorization header must be Bearer followed by a secret key (sk_…)")
         }
-        guard let record = try ring.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        let presented = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        // A demo key that reaches this check is not the running server's: each start of
+        // `serve --test-root` makes a new one and other modes have none. The device simulator
+        // page holding it needs that said, not advice to create a secret key it must never hold.
+        if presented.hasPrefix(DemoKey.prefix) {
+            throw Self.unauthorized("this demo key is not this server's: a demo key lasts one run of 'paypanel serve --test-root' and exists only in that mode; restart serve with --test-root and reload /demo for a new one")
+        }
+        guard let record = try ring.authenticate(presented) else {
             // One message for unknown, malformed and revoked keys: the caller learns nothing
             // about which keys exist.
             throw Self.unauthorized("invalid or revoked API key: create one with 'paypanel keys create'")

@@ -16,13 +16,15 @@ public actor DemoKey {
     }
 
     public nonisolated let value: String
+    /// How every demo key begins, so a stale one can be told apart from a wrong secret key.
+    static let prefix = "dk_test_"
     /// The checkouts this key created, oldest first; bounded so a page creating checkouts in
     /// a loop cannot grow the process's memory without limit (the oldest are forgotten).
     private var created: [String] = []
     static let rememberedCheckouts = 1000
 
     public init(random: any RandomByteSource = SystemRandomBytes()) {
-        value = "dk_test_" + Base62.random(length: 24, from: random)
+        value = Self.prefix + Base62.random(length: 24, from: random)
     }
 
     /// The credential of the routes that grant `power`.

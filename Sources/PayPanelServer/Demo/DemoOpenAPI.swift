@@ -9,7 +9,11 @@ enum DemoOpenAPI {
             Doc.item(["get": Doc.operation("Test mode only: \(what) of the device simulator.", responses: ["200": what, "404": "not in test mode"], mediaType: mediaType)])
         }
         return [
-            ("/demo", page("the HTML page", "text/html")),
+            // Without --test-root the page itself is a 404 page that says how to turn the simulator on.
+            ("/demo", Doc.item(["get": Doc.operation(
+                "Test mode only: the HTML page of the device simulator; in other modes a page that says how to enable it.",
+                responses: ["200": "the HTML page", "404": "not in test mode: a page that says to restart serve with --test-root"],
+                mediaType: "text/html", pageStatuses: ["404"])])),
             ("/demo/demo.css", page("the stylesheet", "text/css")),
             ("/demo/demo.js", page("the script", "text/javascript")),
             ("/demo/session", Doc.item([

@@ -41,6 +41,8 @@
   const time = (seconds) => new Date(seconds * 1000).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z");
 
   function cell(row, text) { const td = document.createElement("td"); td.textContent = text; row.append(td); return td; }
+  // An id may wrap anywhere in the side-by-side ledgers (console.css), so they need no scrolling.
+  function idCell(row, text) { const td = cell(row, text); td.className = "id"; return td; }
 
   // --- sign in -------------------------------------------------------------------------
 
@@ -60,6 +62,7 @@
     show("sign-out", true);
     show("intents", true);
     page = { first: null, last: null, hasMore: false, direction: null };
+    await loadStatuses();
     await loadList();
     $("status-filter").focus();
   }
@@ -75,9 +78,30 @@
 
   // --- the list ------------------------------------------------------------------------
 
+  // The filter offers exactly the statuses the list route takes: the enum of its `status`
+  // parameter in the server's own OpenAPI document, so the page cannot drift from the server.
+  async function loadStatuses() {
+    const select = $("status-filter");
+    const chosen = select.value;
+    const answer = await call("GET", "/openapi.json");
+    const operation = answer.status === 200 && answer.json && answer.json.paths && answer.json.paths["/v1/payment_intents"]
+      && answer.json.paths["/v1/payment_intents"].get;
+    const parameter = operation && (operation.parameters || []).find((p) => p.name === "status" && p.in === "query");
+    const statuses = parameter && parameter.schema && parameter.schema.enum;
+    if (!Array.isArray(statuses)) {
+      $("list-message").textContent = "The status filter is unavailable: the server's /openapi.json did not list the statuses (" +
+        errorText(answer) + "). Reload the page to try again; the list shows all statuses meanwhile.";
+      select.replaceChildren(new Option("all", ""));
+      return;
+    }
+    select.replaceChildren(new Option("all", ""), ...statuses.map((status) => new Option(status, status)));
+    select.value = statuses.includes(chosen) ? chosen : "";
+  }
+
   async function loadList(cursor) {
     const query = new URLSearchParams({ limit: "10" });
     const status = $("status-filter").value;
+    $("intent-rows").removeAttribute("data-status"); // until this answer's rows are drawn
     if (status) query.set("status", status);
     if (cursor) query.set(cursor.name, cursor.id);
     const answer = await call("GET", "/v1/payment_intents?" + query.toString());
@@ -104,6 +128,8 @@
       rows.append(row);
     });
     if (data.length === 0) { const row = document.createElement("tr"); cell(row, "No intents.").colSpan = 6; rows.append(row); }
+    // Which filter these rows answer: tests wait for it instead of for time to pass.
+    rows.setAttribute("data-status", status || "all");
     page.first = data.length ? data[0].id : null;
     page.last = data.length ? data[data.length - 1].id : null;
     // has_more speaks for the direction just read; the other direction is open when we came from it.
@@ -117,6 +143,8 @@
   async function openIntent(id) {
     const answer = await call("GET", "/v1/payment_intents/" + encodeURIComponent(id) + "?include=events");
     if (answer.status !== 200) { $("list-message").textContent = errorText(answer); return; }
+    // Another intent: nothing typed for the last one may act on this one (a stale 6.00 would capture it).
+    if (!current || current.id !== answer.json.id) clearActions();
     current = answer.json;
     renderIntent();
     show("intents", false);
@@ -131,21 +159,35 @@
   // The statuses of docs/state-machine.md (PaymentStatus) and the moves between them, drawn as
   // an inline SVG: boxes and arrows, the current state filled, the states its history passed
   // through outlined. Built with DOM calls (no markup strings), so nothing inline runs.
+  //
+  // The layout is chosen so that no arrow crosses a box it does not join: processing in the
+  // middle with the states it moves to around it; what only requires_capture leads to
+  // (expired) directly under it, apart from succeeded; requires_merchant_action under
+  // processing, where its five moves reach their states without passing another. The one move
+  // that would cross a box in a straight line (requires_action → canceled, past
+  // requires_payment_method) goes round it on the left, through `via`. Tests/browser checks
+  // the rendered geometry (no edge through a box, no two arrowheads on one spot).
   const STATES = {
-    requires_payment_method: [100, 30], processing: [330, 30], requires_capture: [560, 30],
-    requires_action: [100, 130], requires_merchant_action: [330, 130], succeeded: [560, 130],
-    canceled: [215, 230], expired: [560, 230],
+    requires_action: [150, 40], requires_payment_method: [150, 170], canceled: [150, 300],
+    processing: [440, 170], requires_merchant_action: [440, 300],
+    requires_capture: [730, 40], expired: [730, 170], succeeded: [730, 300],
   };
+  const LEFT_LANE = 22; // x of the path round the left column
   const MOVES = [
     ["requires_payment_method", "processing"], ["requires_payment_method", "canceled"],
-    ["requires_action", "processing"], ["requires_action", "requires_payment_method"], ["requires_action", "canceled"],
+    ["requires_action", "processing"], ["requires_action", "requires_payment_method"],
+    ["requires_action", "canceled", [[LEFT_LANE, 40], [LEFT_LANE, 300]]],
     ["processing", "requires_capture"], ["processing", "requires_merchant_action"], ["processing", "requires_payment_method"],
     ["processing", "requires_action"], ["processing", "succeeded"], ["processing", "canceled"],
     ["requires_capture", "processing"], ["requires_capture", "expired"],
     ["requires_merchant_action", "requires_payment_method"], ["requires_merchant_action", "canceled"],
-    ["requires_merchant_action", "processing"], ["requires_merchant_action", "succeeded"], ["requires_merchant_action", "requires_capture"],
+    ["requires_merchant_action", "processing"], ["requires_merchant_action", "succeeded"], 
+    // Bent through the gap right of processing, so it meets requires_capture on its left side,
+    // apart from processing → requires_capture's arrowhead on its bottom.
+    ["requires_merchant_action", "requires_capture", [[600, 105]]],
   ];
   const BOX = { width: 190, height: 34 };
+  const VIEW = { width: 840, height: 330 };
   const SVG = "http://www.w3.org/2000/svg";
 
   function svg(name, attributes) {
@@ -154,31 +196,48 @@
     return element;
   }
 
-  // Where the line from a box's centre towards (dx, dy) leaves the box.
-  function edgePoint(centre, dx, dy) {
-    const t = Math.min(dx === 0 ? Infinity : (BOX.width / 2) / Math.abs(dx), dy === 0 ? Infinity : (BOX.height / 2) / Math.abs(dy));
-    return [centre[0] + dx * t, centre[1] + dy * t];
+  // How far a ray from `point` (inside the box around `centre`) goes along (dx, dy) before it
+  // leaves the box: the arrow starts and ends on the border, never inside a box.
+  function exitDistance(centre, point, dx, dy) {
+    const limits = [];
+    if (dx > 0) limits.push((centre[0] + BOX.width / 2 - point[0]) / dx);
+    if (dx < 0) limits.push((centre[0] - BOX.width / 2 - point[0]) / dx);
+    if (dy > 0) limits.push((centre[1] + BOX.height / 2 - point[1]) / dy);
+    if (dy < 0) limits.push((centre[1] - BOX.height / 2 - point[1]) / dy);
+    return Math.min(...limits);
+  }
+
+  // The points of one move: straight from border to border, or through `via` points.
+  function movePoints(from, to, via) {
+    const a = STATES[from], b = STATES[to];
+    if (via) {
+      // Leave and enter level with the first and last via point, on the side that faces it.
+      const first = via[0], last = via[via.length - 1];
+      const start = [a[0] + Math.sign(first[0] - a[0]) * BOX.width / 2, a[1]];
+      const end = [b[0] + Math.sign(last[0] - b[0]) * BOX.width / 2, b[1]];
+      return [start, ...via, end];
+    }
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    const length = Math.hypot(dx, dy);
+    // A move and its way back (processing ⇄ x) are drawn 5 px apart, each to its right, so
+    // both arrowheads show.
+    const back = MOVES.some(([f, t]) => f === to && t === from);
+    const offset = back ? [(-dy / length) * 5, (dx / length) * 5] : [0, 0];
+    const a2 = [a[0] + offset[0], a[1] + offset[1]], b2 = [b[0] + offset[0], b[1] + offset[1]];
+    const out = exitDistance(a, a2, dx, dy), into = exitDistance(b, b2, -dx, -dy);
+    return [[a2[0] + dx * out, a2[1] + dy * out], [b2[0] - dx * into, b2[1] - dy * into]];
   }
 
   function renderDiagram(intent) {
     const visited = new Set((intent.events || []).flatMap((event) => [event.from_status, event.to_status]).filter(Boolean));
-    const root = svg("svg", { viewBox: "0 0 660 260", role: "img", "aria-labelledby": "diagram-text" });
+    const root = svg("svg", { viewBox: "0 0 " + VIEW.width + " " + VIEW.height, role: "img", "aria-labelledby": "diagram-text" });
     const text = svg("title", { id: "diagram-text" });
     text.textContent = "State diagram: the intent is " + intent.status + (visited.size ? "; its history passed through " + Array.from(visited).join(", ") : "") + ".";
     const defs = svg("defs");
-    const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
+    const marker = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" });
     marker.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "state-arrow" }));
     defs.append(marker);
     root.append(text, defs);
-    MOVES.forEach(([from, to]) => {
-      const a = STATES[from], b = STATES[to];
-      const dx = b[0] - a[0], dy = b[1] - a[1];
-      const length = Math.hypot(dx, dy);
-      // Two moves between the same pair (there and back) are drawn apart, each to its right.
-      const ox = (-dy / length) * 5, oy = (dx / length) * 5;
-      const start = edgePoint(a, dx, dy), end = edgePoint(b, -dx, -dy);
-      root.append(svg("line", { x1: start[0] + ox, y1: start[1] + oy, x2: end[0] + ox, y2: end[1] + oy, class: "state-edge", "marker-end": "url(#arrow)" }));
-    });
     Object.entries(STATES).forEach(([name, centre]) => {
       const kind = name === intent.status ? " current" : visited.has(name) ? " visited" : "";
       const group = svg("g", { class: "state-box" + kind, "data-state": name });
@@ -188,6 +247,12 @@
       label.textContent = name;
       group.append(label);
       root.append(group);
+    });
+    // After the boxes: an arrowhead ends on its box's border and is drawn over nothing.
+    MOVES.forEach(([from, to, via]) => {
+      const points = movePoints(from, to, via);
+      const d = points.map((p, index) => (index ? "L" : "M") + p[0].toFixed(1) + "," + p[1].toFixed(1)).join(" ");
+      root.append(svg("path", { d, class: "state-edge", "marker-end": "url(#arrow)", "data-from": from, "data-to": to }));
     });
     $("state-diagram").replaceChildren(root);
   }
@@ -205,7 +270,7 @@
     $("ledger-message").textContent = data.length ? "" : "The processor recorded nothing for this intent's attempts.";
     data.forEach((entry) => {
       const row = document.createElement("tr");
-      cell(row, entry.id); cell(row, entry.attempt); cell(row, entry.operation + (entry.refund ? " " + entry.refund : ""));
+      idCell(row, entry.id); idCell(row, entry.attempt); idCell(row, entry.operation + (entry.refund ? " " + entry.refund : ""));
       cell(row, money(entry.amount, entry.currency));
       cell(row, entry.status + (entry.decline_code ? " (" + entry.decline_code + ")" : ""));
       cell(row, entry.last4 ? (entry.network || "card") + " •••• " + entry.last4 : "—");
@@ -256,12 +321,13 @@
     $("refund").disabled = !(intent.amount_refundable > 0);
     $("resolve").disabled = intent.status !== "requires_merchant_action";
     renderDiagram(intent);
+    renderActionLabels(intent);
 
     const attempts = $("attempt-rows");
     attempts.replaceChildren();
     (intent.attempts || []).forEach((attempt) => {
       const row = document.createElement("tr");
-      cell(row, attempt.id); cell(row, (attempt.card && attempt.card.network) || "—"); cell(row, (attempt.card && attempt.card.last4) || "—");
+      idCell(row, attempt.id); cell(row, (attempt.card && attempt.card.network) || "—"); cell(row, (attempt.card && attempt.card.last4) || "—");
       cell(row, money(attempt.amount, attempt.currency));
       cell(row, attempt.status + (attempt.failure ? " (" + attempt.failure.code + (attempt.failure.decline_code ? ", " + attempt.failure.decline_code : "") + ")" : ""));
       attempts.append(row);
@@ -270,7 +336,7 @@
     refunds.replaceChildren();
     (intent.refunds || []).forEach((refund) => {
       const row = document.createElement("tr");
-      cell(row, refund.id); cell(row, money(refund.amount, refund.currency)); cell(row, refund.status); cell(row, refund.reason || "—");
+      idCell(row, refund.id); cell(row, money(refund.amount, refund.currency)); cell(row, refund.status); cell(row, refund.reason || "—");
       refunds.append(row);
     });
     const events = $("events");
@@ -282,37 +348,85 @@
     });
   }
 
-  function amountField(id) {
-    const text = $(id).value.trim();
-    if (text === "") return { ok: true, value: undefined };
-    if (!/^\d{1,12}$/.test(text)) return { ok: false };
-    return { ok: true, value: parseInt(text, 10) };
+  function clearActions() {
+    ["capture-amount", "refund-amount", "resolve-note"].forEach((id) => { $(id).value = ""; });
+    $("resolution").selectedIndex = 0;
+    $("action-message").textContent = "";
+    $("action-done").textContent = "";
   }
 
-  async function act(method, path, body) {
+  // The digits after the decimal point of a currency (2 for USD, 0 for JPY), as money() shows it.
+  function fractionDigits(currency) {
+    try { return new Intl.NumberFormat("en-US", { style: "currency", currency }).resolvedOptions().maximumFractionDigits; }
+    catch (_) { return 2; }
+  }
+
+  // Amounts are typed as the page shows them, in major units ("6" or "6.00" for $6.00), and
+  // sent in minor units; empty means "all". Whole numbers only from here on: no float rounding.
+  function amountField(id) {
+    const text = $(id).value.trim().replace(/^[^0-9.]+/, "");
+    if (text === "") return { ok: true, value: undefined };
+    const digits = fractionDigits(current.currency);
+    const match = /^(\d{1,10})(?:\.(\d*))?$/.exec(text);
+    if (!match || (match[2] || "").length > digits) return { ok: false, digits };
+    const fraction = (match[2] || "").padEnd(digits, "0");
+    return { ok: true, value: parseInt(match[1] + fraction, 10) };
+  }
+
+  function amountProblem(what, digits) {
+    const example = digits ? "6." + "0".repeat(digits) : "600";
+    return "Enter the " + what + " amount in " + current.currency + " as the page shows it (such as " + example +
+      (digits ? ", at most " + digits + " digits after the point" : ", no decimals") + "), or leave it empty for all.";
+  }
+
+  // One action: the server's error as it is, or what was done, then the intent read again.
+  async function act(method, path, body, done) {
     $("action-message").textContent = "";
+    $("action-done").textContent = "";
     const answer = await call(method, path, body);
-    if (answer.status !== 200) { $("action-message").textContent = errorText(answer); }
-    await openIntent(current.id);
+    if (answer.status !== 200) {
+      $("action-message").textContent = errorText(answer);
+    } else {
+      ["capture-amount", "refund-amount", "resolve-note"].forEach((id) => { $(id).value = ""; });
+    }
+    const id = current.id;
+    await openIntent(id);
+    if (answer.status === 200) $("action-done").textContent = done(answer.json);
   }
 
   function capture() {
     const amount = amountField("capture-amount");
-    if (!amount.ok) { $("action-message").textContent = "Enter the capture amount in minor units (digits), or leave it empty for all."; return; }
-    act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/capture", amount.value === undefined ? {} : { amount: amount.value });
+    if (!amount.ok) { $("action-message").textContent = amountProblem("capture", amount.digits); return; }
+    act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/capture", amount.value === undefined ? {} : { amount: amount.value },
+        (intent) => "Captured " + money(intent.amount_captured, intent.currency) + " of " + money(intent.amount, intent.currency) +
+          "; the intent is " + intent.status + ".");
   }
 
   function refund() {
     const amount = amountField("refund-amount");
-    if (!amount.ok) { $("action-message").textContent = "Enter the refund amount in minor units (digits), or leave it empty for all."; return; }
+    if (!amount.ok) { $("action-message").textContent = amountProblem("refund", amount.digits); return; }
     const body = { payment_intent: current.id };
     if (amount.value !== undefined) body.amount = amount.value;
-    act("POST", "/v1/refunds", body);
+    act("POST", "/v1/refunds", body,
+        (made) => "Refund " + made.id + " of " + money(made.amount, made.currency) + ": " + made.status + ".");
+  }
+
+  function cancel() {
+    act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/cancel", {},
+        (intent) => "Canceled: the intent is " + intent.status + (intent.capture_method === "manual" ? " (the authorization is voided)." : "."));
   }
 
   function resolve() {
+    const resolution = $("resolution").value;
     act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/resolve",
-        { resolution: $("resolution").value, note: $("resolve-note").value });
+        { resolution, note: $("resolve-note").value },
+        (intent) => "Resolved as " + resolution + ": the intent is " + intent.status + ".");
+  }
+
+  // The labels name the intent's currency, so it is clear which unit the fields take.
+  function renderActionLabels(intent) {
+    $("capture-label").textContent = "Capture (" + intent.currency + ", empty: all capturable)";
+    $("refund-label").textContent = "Refund (" + intent.currency + ", empty: all refundable)";
   }
 
   document.addEventListener("DOMContentLoaded", () => {
@@ -325,7 +439,7 @@
     $("back").addEventListener("click", () => { show("detail", false); show("intents", true); loadList(); });
     $("reload").addEventListener("click", () => { if (current) openIntent(current.id); });
     $("capture").addEventListener("click", capture);
-    $("cancel").addEventListener("click", () => act("POST", "/v1/payment_intents/" + encodeURIComponent(current.id) + "/cancel", {}));
+    $("cancel").addEventListener("click", cancel);
     $("refund").addEventListener("click", refund);
     $("resolve").addEventListener("click", resolve);
     $("key").focus();

@@ -7,6 +7,11 @@
   const POLL_MS = 1000;
   // A press held this long on the banner expands it, as a long-press does on iOS.
   const LONG_PRESS_MS = 500;
+  // A request without an answer by then is given up: /pay answers within the sheet's 25 s
+  // budget whatever the bank does, so longer means the server or the network is gone.
+  const REQUEST_TIMEOUT_MS = 40000;
+  // The demo's merchant, as a real merchant's server would name itself on the sheet ("Pay Some Shop").
+  const DEMO_MERCHANT_NAME = "Some Shop";
   const state = {
     demoKey: null,       // from GET /demo/session; in memory only
     wallet: [],          // [{id, network, last4, behaviour}]
@@ -19,6 +24,10 @@
     opener: null,        // the element to focus when a dialog closes
     pressTimer: null,    // the pending long-press on the banner
     challengeFrom: null, // the dialog (sheet or card form) that paid into a 3-D Secure challenge
+    unsentPay: null,     // {card, amount, body, key}: a pay whose answer never came, resent as it was
+    outcomeUnknown: false, // the bank has not answered: nothing on screen may pay again
+    callCount: 0,
+    pollFailed: false,   // the last read of the checkout got no answer (said once on the status line)        // numbers the calls list, newest on top with the highest number
   };
 
   const $ = (id) => document.getElementById(id);
@@ -30,32 +39,51 @@
     if (bearer) headers["Authorization"] = "Bearer " + bearer;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     Object.assign(headers, extraHeaders || {});
-    let response;
+    // Every way a request can fail ends here as an answer with status 0, never as an
+    // exception: each caller then puts the words on screen and leaves its buttons usable.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), REQUEST_TIMEOUT_MS);
     try {
-      response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: "no-store" });
-    } catch (error) {
-      logCall(method, path, "network error");
-      throw new Error("the server cannot be reached (" + error.message + "): is paypanel serve still running?");
+      const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+                                           cache: "no-store", signal: controller.signal });
+      logCall(method, path, response.status);
+      let json = null;
+      try { json = await response.json(); } catch (_) { json = null; }
+      return { status: response.status, json };
+    } catch (_) {
+      logCall(method, path, "no answer");
+      return { status: 0, json: null, unreachable: true };
+    } finally {
+      clearTimeout(timer);
     }
-    logCall(method, path, response.status);
-    let json = null;
-    try { json = await response.json(); } catch (_) { json = null; }
-    return { status: response.status, json };
   }
 
   // Only the method, the path with its ids shortened, and the status: never a key or a body.
   function logCall(method, path, status) {
     const item = document.createElement("li");
+    // Numbered by when it was made, not by its place: the newest is on top with the highest number.
+    state.callCount += 1;
+    item.value = state.callCount;
     item.textContent = method + " " + path.replace(/co_[A-Za-z0-9]+/g, "co_…") + " → " + status;
     const list = $("calls");
     list.prepend(item);
     while (list.children.length > 30) list.lastElementChild.remove();
   }
 
+  const UNREACHABLE = "The server cannot be reached: check that paypanel serve is still running, then try again.";
+
+  // The server's own words (they say what to do), first letter up; the code stays in the calls list's status.
   function apiMessage(answer, doing) {
+    if (answer.unreachable) return UNREACHABLE;
     const error = answer.json && answer.json.error;
-    if (error && error.message) return error.message + " (" + error.code + ")";
-    return doing + " failed with HTTP " + answer.status;
+    if (error && error.message) return sentence(error.message);
+    return sentence(doing + " failed with HTTP " + answer.status + ": reload the page to start again.");
+  }
+
+  function sentence(text) {
+    const trimmed = text.trim();
+    const capital = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+    return /[.!?]$/.test(capital) ? capital : capital + ".";
   }
 
   // The idempotency key of one tap: letters only (the server refuses digit runs in keys).
@@ -78,8 +106,21 @@
     return format.format(minor / Math.pow(10, digits));
   }
 
+  // The merchant's display name, as Apple Pay shows it; never the merchant identifier, which
+  // is an id for Apple, not a name for the payer. Empty when the checkout names none.
   function merchantName(checkout) {
-    return checkout.merchant_name || checkout.merchant_identifier.replace(/^merchant\./, "");
+    return (checkout.merchant_name || "").trim();
+  }
+
+  // "Pay Some Shop", or Apple Pay's own "Total" when there is no name to pay.
+  function payLabel(checkout) {
+    const name = merchantName(checkout);
+    return name ? "Pay " + name : "Total";
+  }
+
+  function paidTo(checkout) {
+    const name = merchantName(checkout);
+    return money(state.selected, checkout.currency) + " paid" + (name ? " to " + name : "");
   }
 
   // --- status and the lock screen ------------------------------------------------------
@@ -101,7 +142,7 @@
     setInterval(tickClock, 15000);
     const session = await call("GET", "/demo/session");
     if (session.status !== 200 || !session.json) {
-      setStatus("This page needs paypanel serve --test-root (GET /demo/session answered " + session.status + ").");
+      setStatus(session.unreachable ? UNREACHABLE : apiMessage(session, "reading the demo session"));
       return;
     }
     state.demoKey = session.json.demo_key;
@@ -112,9 +153,9 @@
   async function notify() {
     resetViews();
     setStatus("Creating a checkout…");
-    const created = await call("POST", "/v1/checkouts", {}, state.demoKey);
+    const created = await call("POST", "/v1/checkouts", { merchant_name: DEMO_MERCHANT_NAME }, state.demoKey);
     if (created.status !== 200) {
-      setStatus("Creating the checkout failed: " + apiMessage(created, "creating the checkout"));
+      setStatus("Creating the checkout failed. " + apiMessage(created, "creating the checkout"));
       show("again", true);
       return;
     }
@@ -136,6 +177,8 @@
     ["banner", "panel", "sheet", "card-form-dialog", "challenge", "result", "again"].forEach((id) => show(id, false));
     $("banner").setAttribute("aria-expanded", "false");
     state.busy = false;
+    state.unsentPay = null;
+    state.outcomeUnknown = false;
   }
 
   function defaultAmount(checkout) {
@@ -235,7 +278,19 @@
   async function poll() {
     if (!state.checkout || state.busy) return;
     const answer = await call("GET", "/v1/checkouts/" + encodeURIComponent(state.checkout.id), undefined, state.demoKey);
-    if (answer.status !== 200 || !answer.json) return;
+    if (answer.status !== 200 || !answer.json) {
+      // Said once on the status line while nothing else is on screen; the next good read clears it.
+      if (!state.busy && $("sheet").hidden && $("card-form-dialog").hidden && $("challenge").hidden) {
+        setStatus("The checkout cannot be read now. " + apiMessage(answer, "reading the checkout"));
+      }
+      state.pollFailed = true;
+      return;
+    }
+    if (state.pollFailed) {
+      state.pollFailed = false;
+      if (!state.outcomeUnknown) setStatus("The server answers again.");
+    }
+    if (state.outcomeUnknown) { settleUnknown(answer.json); return; }
     // The whole object, not `updated`: that is in seconds, and two changes can share one.
     const seen = JSON.stringify(answer.json);
     if (seen === state.lastSeen) return;
@@ -276,8 +331,8 @@
 
   function renderSheet(fresh) {
     const checkout = state.checkout;
-    $("sheet-merchant").textContent = merchantName(checkout);
-    $("sheet-pay-label").textContent = "Pay " + merchantName(checkout);
+    $("sheet-merchant").textContent = merchantName(checkout) || "—";
+    $("sheet-pay-label").textContent = payLabel(checkout);
     $("sheet-total").textContent = money(state.selected, checkout.currency);
     if (!fresh) return;
     const list = $("cards");
@@ -313,6 +368,8 @@
     document.querySelectorAll("#cards input").forEach((input) => { input.disabled = busy; });
   }
 
+  // While a request is out the sheet waits for it (as Apple Pay's does); every request ends,
+  // at the latest at REQUEST_TIMEOUT_MS, and then Cancel works again.
   function closeSheet() {
     if (state.busy) return;
     show("sheet", false);
@@ -326,25 +383,57 @@
     $("sheet-message").textContent = "";
     setStatus("Processing…");
     const amount = state.selected;
-    const token = await call("POST", "/v1/demo/tokens", { card: chosen.value, amount, currency: state.checkout.currency }, state.demoKey);
-    if (token.status !== 200) {
-      setSheetBusy(false);
-      $("sheet-message").textContent = "Sealing the token failed: " + apiMessage(token, "sealing the token");
-      return;
+    const resend = state.unsentPay && state.unsentPay.card === chosen.value && state.unsentPay.amount === amount;
+    let body;
+    if (resend) {
+      body = state.unsentPay.body;
+    } else {
+      // Another card or amount: a new payment (the checkout itself pays at most once).
+      state.unsentPay = null;
+      const token = await call("POST", "/v1/demo/tokens", { card: chosen.value, amount, currency: state.checkout.currency }, state.demoKey);
+      if (token.status !== 200 || !token.json) {
+        setSheetBusy(false);
+        // Nothing reached /pay yet: say so, so the payer knows pressing Confirm again is safe.
+        $("sheet-message").textContent = token.unreachable
+          ? "The server cannot be reached, so nothing was paid: check that paypanel serve is still running, then press Confirm again."
+          : "The card could not be prepared. " + apiMessage(token, "sealing the token");
+        setStatus(token.unreachable ? "The server cannot be reached." : "The payment was not sent.");
+        return;
+      }
+      body = { amount, payment_token: token.json.payment_token };
     }
-    const answer = await pay({ amount, payment_token: token.json.payment_token });
+    const answer = await pay(body, chosen.value);
     setSheetBusy(false);
     handlePayAnswer(answer, "sheet-message", "sheet");
   }
 
-  // The device's call: the client secret, a fresh idempotency key per tap.
-  function pay(body) {
-    return call("POST", "/v1/checkouts/" + encodeURIComponent(state.checkout.id) + "/pay", body, state.clientSecret,
-                { "Idempotency-Key": tapKey() });
+  // The device's call: the client secret, a fresh idempotency key per tap. A pay whose answer
+  // never came is resent with its first key and body: if it did reach the server, the server
+  // answers what it did then instead of paying a second time.
+  async function pay(body, card) {
+    const same = state.unsentPay && JSON.stringify(state.unsentPay.body) === JSON.stringify(body);
+    const key = same ? state.unsentPay.key : tapKey();
+    const answer = await call("POST", "/v1/checkouts/" + encodeURIComponent(state.checkout.id) + "/pay", body, state.clientSecret,
+                              { "Idempotency-Key": key });
+    state.unsentPay = answer.unreachable ? { card, amount: body.amount, body, key } : null;
+    return answer;
+  }
+
+  // The payer's words once: the server's decline message already says what to do next.
+  function declineText(error, dialogID) {
+    const message = sentence(error.message || "Your card was declined.");
+    if (/another card|try again/i.test(message)) return message;
+    return message + (dialogID === "sheet" ? " Pick another card." : " Try another card.");
   }
 
   // success → done; 3-D Secure → what /pay answered; other failures stay on the form to pick again.
   function handlePayAnswer(answer, messageID, dialogID) {
+    if (answer.unreachable) {
+      $(messageID).textContent = "The server cannot be reached, so this payment's outcome is not known yet. Check that paypanel serve is running, then press " +
+        (dialogID === "sheet" ? "Confirm" : "Pay") + " again: the same payment is asked again, never a second one.";
+      setStatus("The server cannot be reached.");
+      return;
+    }
     if (answer.status !== 200 || !answer.json) {
       $(messageID).textContent = apiMessage(answer, "paying");
       setStatus("The payment was refused.");
@@ -352,8 +441,7 @@
     }
     const result = answer.json;
     if (result.sheet === "success") {
-      finish("done", "Done", money(state.selected, state.checkout.currency) + " paid to " + merchantName(state.checkout) +
-             ". Payment intent " + result.payment_intent + ".", dialogID);
+      finish("done", "Done", paidTo(state.checkout) + ". Payment intent " + result.payment_intent + ".", dialogID);
       return;
     }
     const error = result.error || {};
@@ -361,20 +449,37 @@
       openChallenge(result, dialogID);
       return;
     }
-    if (error.code === "sheet_deadline_exceeded") {
-      // The bank did not answer within the sheet's budget: the sheet is told failure; a late
-      // approval is reversed by PayPanel. Nothing for the payer to pick: dismiss.
-      finish("failed", "Payment not completed", (error.message || "The bank did not answer in time.") +
-             " Payment intent " + result.payment_intent + " is still processing; if the bank approves late, PayPanel reverses it.", dialogID);
+    if (error.code === "sheet_deadline_exceeded" || error.code === "outcome_unknown") {
+      // The bank did not answer within the sheet's budget: whether it will approve is not
+      // known, so nothing here may pay again (another card could pay twice). PayPanel asks the
+      // bank and reverses a late approval; the page keeps reading the checkout to say the end.
+      state.outcomeUnknown = true;
+      finish("action", "Checking the payment", "Your bank has not answered yet, so the payment is being checked. " +
+             "Do not pay again: if the bank approves it late, the charge is reversed. Payment intent " + result.payment_intent + ".", dialogID);
+      startPolling();
       return;
     }
     if (result.status && result.status !== "open") {
-      finish("failed", "Not paid", (error.message || "The payment failed.") + " The checkout is " + result.status + ".", dialogID);
+      finish("failed", "Not paid", sentence(error.message || "The payment failed.") + " This checkout is " + result.status + ".", dialogID);
       return;
     }
-    $(messageID).textContent = (error.message || "The payment failed.") + (error.code ? " (" + error.code + ")" : "") +
-      (dialogID === "sheet" ? " Pick another card." : " Try another card.");
+    $(messageID).textContent = declineText(error, dialogID);
     setStatus("Declined: pick another card.");
+  }
+
+  // The checkout after an unknown outcome. Paid: it went through after all. Canceled or
+  // expired: it can no longer be paid, so a new notification cannot pay twice. Still open: the
+  // demo key cannot read the intent, so the page keeps saying "being checked" (a late approval
+  // is reversed by PayPanel either way).
+  function settleUnknown(checkout) {
+    state.checkout = checkout;
+    if (checkout.status === "paid") {
+      state.outcomeUnknown = false;
+      finish("done", "Done", paidTo(checkout) + " after the bank's late answer.", "result");
+    } else if (checkout.status === "canceled" || checkout.status === "expired") {
+      state.outcomeUnknown = false;
+      finish("failed", "Not paid", "This checkout is " + checkout.status + "; if the bank approves late, the charge is reversed.", "result");
+    }
   }
 
   // --- 3-D Secure ----------------------------------------------------------------------
@@ -384,7 +489,7 @@
   function openChallenge(result, dialogID) {
     state.challengeFrom = dialogID;
     show(dialogID, false);
-    $("challenge-merchant").textContent = "Pay " + merchantName(state.checkout);
+    $("challenge-merchant").textContent = payLabel(state.checkout);
     $("challenge-total").textContent = money(state.selected, state.checkout.currency);
     $("challenge-message").textContent = "";
     setChallengeBusy(false);
@@ -408,13 +513,13 @@
     setChallengeBusy(false);
     if (answer.status !== 200 || !answer.json) {
       $("challenge-message").textContent = apiMessage(answer, "answering the challenge");
+      setStatus(answer.unreachable ? "The server cannot be reached." : "The bank's check was not sent.");
       return;
     }
     const result = answer.json;
     const from = state.challengeFrom;
     if (result.sheet === "success") {
-      finish("done", "Done", money(state.selected, state.checkout.currency) + " paid to " + merchantName(state.checkout) +
-             " after 3-D Secure. Payment intent " + result.payment_intent + ".", "challenge");
+      finish("done", "Done", paidTo(state.checkout) + " after 3-D Secure. Payment intent " + result.payment_intent + ".", "challenge");
       return;
     }
     // Declined (a failed check, or the bank declined after it): back to where the payer paid, to pick another card.
@@ -422,8 +527,7 @@
     show(from, true);
     const messageID = from === "sheet" ? "sheet-message" : "card-form-message";
     const error = result.error || {};
-    $(messageID).textContent = "Declined after 3-D Secure: " + (error.message || "the payment failed.") +
-      (error.code ? " (" + error.code + ")" : "") + (from === "sheet" ? " Pick another card." : " Try another card.");
+    $(messageID).textContent = declineText(error, from);
     setStatus("Declined: pick another card.");
     const checked = document.querySelector(from === "sheet" ? "#cards input:checked" : "#card-number");
     if (checked) checked.focus();
@@ -434,7 +538,7 @@
     show(dialogID, false);
     show("panel", false);
     $("result").className = "result result-" + kind;
-    $("result-mark").textContent = kind === "done" ? "✓" : "!";
+    $("result-mark").textContent = kind === "done" ? "✓" : kind === "action" ? "…" : "!";
     $("result-title").textContent = title;
     $("result-detail").textContent = detail;
     show("result", true);
@@ -448,6 +552,7 @@
     state.opener = $("pay-in-app");
     $("card-form-total").textContent = money(state.selected, state.checkout.currency);
     $("card-form-message").textContent = "";
+    ["card-number", "card-expiry"].forEach((id) => $(id).removeAttribute("aria-invalid"));
     show("card-form-dialog", true);
     $("card-number").focus();
   }
@@ -458,17 +563,59 @@
     if (state.opener) state.opener.focus();
   }
 
+  function refuseField(id, message) {
+    $("card-form-message").textContent = message;
+    $(id).setAttribute("aria-invalid", "true");
+    $(id).focus();
+    setStatus("Check the card form.");
+  }
+
+  // The checks of CardNumber (Sources/PayPanel/Processor/CardNumber.swift), with its words; a
+  // message shows at most the last four digits.
+  function cardNumberProblem(text) {
+    const digits = text.replace(/[ -]/g, "");
+    if (digits === "") return { problem: "The card number is empty: enter the 12 to 19 digits on the card." };
+    if (!/^[0-9]+$/.test(digits)) return { problem: "The card number may only contain digits (spaces and dashes between groups are fine)." };
+    if (digits.length < 12 || digits.length > 19) return { problem: "The card number has " + digits.length + " digits; card numbers have 12 to 19." };
+    if (!passesLuhn(digits)) return { problem: "The card number ending in " + digits.slice(-4) + " is mistyped (it fails the Luhn check): check the digits." };
+    return { digits };
+  }
+
+  // Luhn: from the right, every second digit doubled (minus 9 above 9); the sum ends in 0.
+  function passesLuhn(digits) {
+    let sum = 0;
+    for (let index = 0; index < digits.length; index += 1) {
+      let digit = digits.charCodeAt(digits.length - 1 - index) - 48;
+      if (index % 2 === 1) { digit *= 2; if (digit > 9) digit -= 9; }
+      sum += digit;
+    }
+    return sum % 10 === 0;
+  }
+
+  // MM/YY or MM/YYYY as CardExpiry reads it; a card past its month is refused as the bank would.
+  function expiryProblem(text) {
+    const match = /^([0-9]{2})\/([0-9]{2}|[0-9]{4})$/.exec(text);
+    const month = match ? parseInt(match[1], 10) : 0;
+    if (!match || month < 1 || month > 12) {
+      return { problem: "Expiry " + JSON.stringify(text) + " is not a month and year: write MM/YY, such as 12/30." };
+    }
+    const year = match[2].length === 2 ? 2000 + parseInt(match[2], 10) : parseInt(match[2], 10);
+    const now = new Date();
+    if (year < now.getFullYear() || (year === now.getFullYear() && month < now.getMonth() + 1)) {
+      return { problem: "Your card has expired (" + match[1] + "/" + match[2].slice(-2) + "). Try another card." };
+    }
+    return { month, year };
+  }
+
   async function submitCardForm(event) {
     event.preventDefault();
     if (state.busy) return;
-    const number = $("card-number").value.replace(/[\s-]/g, "");
-    const month = parseInt($("card-month").value, 10);
-    let year = parseInt($("card-year").value, 10);
-    if (year < 100) year += 2000;
-    if (!/^\d{12,19}$/.test(number)) { $("card-form-message").textContent = "Enter the card number: 12 to 19 digits."; $("card-number").focus(); return; }
-    if (!(month >= 1 && month <= 12)) { $("card-form-message").textContent = "Enter the month as 1 to 12."; $("card-month").focus(); return; }
-    if (!(year >= 2000 && year <= 2099)) { $("card-form-message").textContent = "Enter the year, such as 2030."; $("card-year").focus(); return; }
-    const card = { number, exp_month: month, exp_year: year };
+    // Checked here before anything is sent, in the words of the command-line card form.
+    const number = cardNumberProblem($("card-number").value);
+    if (number.problem) { refuseField("card-number", number.problem); return; }
+    const expiry = expiryProblem($("card-expiry").value.trim());
+    if (expiry.problem) { refuseField("card-expiry", expiry.problem); return; }
+    const card = { number: number.digits, exp_month: expiry.month, exp_year: expiry.year };
     const holder = $("card-holder").value.trim();
     if (holder) card.holder_name = holder;
     state.busy = true;
@@ -476,6 +623,7 @@
     $("card-form-submit").textContent = "Processing…";
     setStatus("Processing…");
     const answer = await pay({ amount: state.selected, card });
+    ["card-number", "card-expiry"].forEach((id) => $(id).removeAttribute("aria-invalid"));
     state.busy = false;
     $("card-form-submit").disabled = false;
     $("card-form-submit").textContent = "Pay";
@@ -485,6 +633,12 @@
   // --- dismiss -------------------------------------------------------------------------
 
   function dismiss() {
+    if (state.outcomeUnknown) {
+      // No new notification while the bank's answer is pending: it could pay a second time.
+      show("result", false);
+      setStatus("The payment is still being checked; this page shows the outcome when it is known.");
+      return;
+    }
     resetViews();
     setStatus("Dismissed. Ask for a new notification to pay again.");
     show("again", true);
@@ -492,6 +646,19 @@
   }
 
   // --- wiring --------------------------------------------------------------------------
+
+  // A modal dialog keeps Tab inside it (aria-modal): focus never wanders to the page behind.
+  function keepFocusInDialog(event) {
+    const dialog = ["sheet", "challenge", "card-form-dialog"].map($).find((element) => !element.hidden);
+    if (!dialog) return;
+    const stops = Array.from(dialog.querySelectorAll("button, input")).filter((element) =>
+      !element.disabled && element.getClientRects().length > 0 && !(element.type === "radio" && !element.checked));
+    if (stops.length === 0) return;
+    const first = stops[0], last = stops[stops.length - 1];
+    const inside = dialog.contains(document.activeElement);
+    if (event.shiftKey && (!inside || document.activeElement === first)) { event.preventDefault(); last.focus(); }
+    else if (!event.shiftKey && (!inside || document.activeElement === last)) { event.preventDefault(); first.focus(); }
+  }
 
   document.addEventListener("DOMContentLoaded", () => {
     $("banner").addEventListener("click", expand);
@@ -511,6 +678,7 @@
     $("cancel-card-form").addEventListener("click", closeCardForm);
     $("card-form").addEventListener("submit", submitCardForm);
     document.addEventListener("keydown", (event) => {
+      if (event.key === "Tab") { keepFocusInDialog(event); return; }
       if (event.key !== "Escape") return;
       if (!$("sheet").hidden) closeSheet();
       else if (!$("card-form-dialog").hidden) closeCardForm();

@@ -70,6 +70,9 @@ struct ServeCommand: CLICommand {
             let key = DemoKey()
             api.demoKey = key
             demo.append(DemoSite(key: key, sealing: DemoWalletSealing(clock: clock)))
+        } else {
+            // Its routes still answer 404, with a page that says how to turn the simulator on.
+            demo.append(DemoSiteOff())
         }
         // Events, webhooks, devices and the push queue: each on a store of its own from the
         // factory, on SQLite and on PostgreSQL alike (docs/scaling.md: the webhook key file).
