@@ -91,7 +91,8 @@ struct CheckoutCommand: CLICommand {
         if let serverURL {
             let key = try ServerCheckout.key(arguments, environment: environment)
             let (payload, backend) = try await ServerCheckout.open(url: serverURL, key: key, captureMethod: captureMethod, clock: clock, console: console)
-            let configuration = CheckoutFlowConfiguration(wallet: .standard(now: clock.now()), captureMethod: captureMethod)
+            let configuration = CheckoutFlowConfiguration(
+                wallet: .standard(now: clock.now()), captureMethod: captureMethod, nextSteps: .server(address: backend.connection.address))
             let session = CheckoutSession(
                 flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: nil, clock: clock,
                 width: screenWidth)
@@ -108,7 +109,8 @@ struct CheckoutCommand: CLICommand {
             scheduler: NotificationScheduler(database: database, clock: clock), update: update,
             dueAt: clock.now().addingTimeInterval(updateDelay))
         let configuration = CheckoutFlowConfiguration(
-            wallet: .standard(now: clock.now()), captureMethod: captureMethod, commandOptions: commandOptions(environment))
+            wallet: .standard(now: clock.now()), captureMethod: captureMethod,
+            nextSteps: .commands(options: commandOptions(environment)))
         let session = CheckoutSession(
             flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: watcher, clock: clock,
             width: screenWidth)
@@ -122,7 +124,7 @@ struct CheckoutCommand: CLICommand {
         if !forcesLines && !json && RawTerminal.isInteractive(environment: context.environment) {
             ending = try await TerminalCheckout(session: session, console: context.console).run()
         } else {
-            ending = await LineCheckout(session: session, console: context.console, json: json).run()
+            ending = try await LineCheckout(session: session, console: context.console, json: json).run()
         }
         return ExitStatus(code: ending.exitCode)
     }
