@@ -42,6 +42,24 @@ struct ServerCheckoutCLITests {
         #expect(await server.stop() == 0)
     }
 
+    @Test("Quitting during the 3-D Secure challenge cancels the waiting intent and closes the checkout")
+    func quittingDuringTheChallengeCancelsOnTheServer() async throws {
+        let server = try await CheckoutServer.start(testRoot: true)
+        defer { server.kill() }
+        // Card 7 asks for 3-D Secure: the intent waits in requires_action.
+        let result = try await server.checkout(["expand", "buy", "card 7", "confirm", "quit"])
+        #expect(result.status == 0, "\(result)")
+        let events = try LineCheckoutHarness.events(result)
+        #expect(events.contains { $0["event"] == "challenge" }, "\(result.stdout)")
+        let exit = try #require(events.last)
+        #expect(exit["reason"] == "quit" && exit["status"] == "canceled", "\(exit)")
+        let intentID = try #require(exit["intentId"]?.stringValue)
+        let closed = try #require(events.first { $0["event"] == "checkout_closed" }, "\(result.stdout)")
+        #expect(try server.get("/v1/payment_intents/\(intentID)")["status"] == "canceled")
+        #expect(try server.get("/v1/checkouts/\(closed["checkoutId"]?.stringValue ?? "")")["status"] == "canceled")
+        #expect(await server.stop() == 0)
+    }
+
     @Test("With manual capture the next step is the server's capture call, which works; no local database appears")
     func theNextStepIsTheServersCaptureCall() async throws {
         let server = try await CheckoutServer.start(testRoot: true)
