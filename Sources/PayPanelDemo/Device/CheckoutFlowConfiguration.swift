@@ -40,7 +40,7 @@ public enum NextSteps: Sendable, Equatable {
     public func capture(_ intentID: String) -> String {
         switch self {
         case .commands(let options): Self.command("paypanel payments capture \(intentID)", options)
-        case .server(let address): "POST \(address)/v1/payment_intents/\(intentID)/capture (secret key)"
+        case .server(let address): "POST \(address)/v1/payment_intents/\(intentID)/capture with the secret key"
         }
     }
 
@@ -49,7 +49,7 @@ public enum NextSteps: Sendable, Equatable {
         switch self {
         case .commands(let options): Self.command("paypanel reconcile", options)
         // The server's worker reconciles by itself; the merchant reads what it learned.
-        case .server(let address): "GET \(address)/v1/payment_intents/\(intentID) (the server reconciles it)"
+        case .server(let address): "GET \(address)/v1/payment_intents/\(intentID) once the server has reconciled it"
         }
     }
 
@@ -57,7 +57,7 @@ public enum NextSteps: Sendable, Equatable {
     public func show(_ intentID: String) -> String {
         switch self {
         case .commands(let options): Self.command("paypanel payments show \(intentID)", options)
-        case .server(let address): "GET \(address)/v1/payment_intents/\(intentID) (secret key)"
+        case .server(let address): "GET \(address)/v1/payment_intents/\(intentID) with the secret key"
         }
     }
 

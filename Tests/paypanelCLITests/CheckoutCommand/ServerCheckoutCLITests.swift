@@ -69,7 +69,7 @@ struct ServerCheckoutCLITests {
         let events = try LineCheckoutHarness.events(result)
         let approved = try #require(events.first { $0["event"] == "approved" }, "\(result.stdout)")
         let intentID = try #require(approved["intentId"]?.stringValue)
-        let capture = "POST \(server.url)/v1/payment_intents/\(intentID)/capture (secret key)"
+        let capture = "POST \(server.url)/v1/payment_intents/\(intentID)/capture with the secret key"
         #expect(approved["next"]?.stringValue == capture, "\(approved)")
 
         let text = try await server.checkout(["expand", "buy", "confirm", "done"], options: ["--capture", "manual"], json: false)
@@ -93,7 +93,7 @@ struct ServerCheckoutCLITests {
         let events = try LineCheckoutHarness.events(result)
         let unknown = try #require(events.first { $0["event"] == "outcome_unknown" }, "\(result.stdout)")
         let intentID = try #require(unknown["intentId"]?.stringValue)
-        #expect(unknown["next"]?.stringValue == "GET \(server.url)/v1/payment_intents/\(intentID) (the server reconciles it)", "\(unknown)")
+        #expect(unknown["next"]?.stringValue == "GET \(server.url)/v1/payment_intents/\(intentID) once the server has reconciled it", "\(unknown)")
         #expect(await server.stop() == 0)
     }
 }

@@ -45,8 +45,9 @@ struct CheckoutCommand: CLICommand {
             push payload it returns, and each payment is the device's POST /v1/checkouts/{id}/pay with \
             the client secret; a 3-D Secure answer goes to the merchant's /challenge call.
             Exit status: 0 when a payment went through or the payer quit, 1 when the checkout ended \
-            on a failure (an unknown outcome, an error). Quitting cancels an unpaid intent. See \
-            docs/checkout.md.
+            on a failure (an unknown outcome, an error); 130 after Ctrl-C. Quitting (q, quit, the end of \
+            input, Ctrl-C) cancels an unpaid intent; with --server it also closes the server's \
+            checkout, and the last line says so. See docs/checkout.md.
             """,
         options: [notification, update, updateAfter, capture, width, lines, ServerCheckout.server, ServerCheckout.apiKey] + CheckoutOptions.all)
 
