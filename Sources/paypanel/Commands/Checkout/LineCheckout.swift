@@ -119,15 +119,18 @@ struct LineCheckout {
                 }
                 // Waits for the answer or a signal, whichever comes first; the main actor is
                 // ours meanwhile, as in the terminal loop.
-                while !box.isReady {
+                let result: BackendResult
+                while true {
+                    if let ready = box.take() {
+                        result = ready
+                        break
+                    }
                     var descriptor = pollfd(fd: waker.readDescriptor, events: Int16(POLLIN), revents: 0)
                     _ = poll(&descriptor, 1, 250)
                     waker.drain()
                     // A cancel on the way out is not cut short: it is what the signal asked for.
-                    if case .cancel = request { continue }
-                    if let number = signals.take().first { return number }
+                    if case .cancel = request {} else if let number = signals.take().first { return number }
                 }
-                guard let result = box.take() else { continue }
                 step = session.flow.receive(result, at: session.now)
             case .finished:
                 printNotes()
