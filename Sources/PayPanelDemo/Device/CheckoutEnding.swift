@@ -41,6 +41,8 @@ public struct CheckoutEnding: Sendable, Equatable {
     public let intent: PaymentIntent?
     /// Set when canceling the unpaid intent on the way out did not work.
     public let cancelProblem: CheckoutProblem?
+    /// How the last line says to capture an authorized intent.
+    public var nextSteps: NextSteps = .commands(options: "")
 
     /// 0 for paid and quit, 1 for failed.
     public var exitCode: Int32 { reason == .failed ? 1 : 0 }
@@ -63,7 +65,7 @@ extension CheckoutEnding {
         case .paid:
             guard let intent else { return "Paid." }
             return intent.status == .requiresCapture
-                ? "Authorized \(intent.amount): intent \(intent.id) requires_capture (capture it with paypanel payments capture \(intent.id))."
+                ? "Authorized \(intent.amount): intent \(intent.id) requires_capture (capture it with \(nextSteps.capture(intent.id)))."
                 : "Paid \(intent.amount): intent \(intent.id) \(intent.status.rawValue)."
         case .quit:
             var text = intentText.map { "Left the checkout; intent \($0)." } ?? "Left the checkout; no payment was started."

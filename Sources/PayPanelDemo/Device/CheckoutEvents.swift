@@ -76,14 +76,13 @@ extension CheckoutFlow {
 
     private func reportMembers(_ report: PaymentReport) -> [(String, JSONValue)] {
         let intent = report.intent
-        var next: String?
-        switch report.outcome {
-        case .approved where intent.status == .requiresCapture: next = "paypanel payments capture \(intent.id)"
-        case .approved: next = nil
-        case .outcomeUnknown: next = "paypanel reconcile"
-        default: next = "paypanel payments show \(intent.id)"
+        let steps = configuration.nextSteps
+        let next: String? = switch report.outcome {
+        case .approved where intent.status == .requiresCapture: steps.capture(intent.id)
+        case .approved: nil
+        case .outcomeUnknown: steps.reconcile(intent.id)
+        default: steps.show(intent.id)
         }
-        if let command = next, !configuration.commandOptions.isEmpty { next = "\(command) \(configuration.commandOptions)" }
         return [
             ("outcome", .string(report.outcome.rawValue)), ("channel", .string(report.channel.rawValue)),
             ("intentId", .string(intent.id)), ("status", .string(intent.status.rawValue)),

@@ -9,8 +9,8 @@ extension CheckoutFlow {
     /// quits (Ctrl-C too, wherever the focus is). In the app form's text fields, characters are
     /// typed instead.
     public mutating func handle(key: DeviceKey, at now: Date) -> CheckoutStep {
-        if key == .interrupt || key == .endOfInput { return pending == nil ? handle(.quit, at: now) : .rejected(Self.waitMessage) }
-        if pending != nil { return .rejected(Self.waitMessage) }
+        if key == .interrupt || key == .endOfInput { return pending == nil ? handle(.quit, at: now) : .rejected(waitMessage) }
+        if pending != nil { return .rejected(waitMessage) }
         switch screen {
         case .banner: return bannerKey(key, at: now)
         case .panel: return panelKey(key, at: now)
@@ -23,11 +23,15 @@ extension CheckoutFlow {
             default: return .rejected("press Enter to finish")
             }
         case .authorizing, .closing, .finished:
-            return .rejected(Self.waitMessage)
+            return .rejected(waitMessage)
         }
     }
 
-    static let waitMessage = "waiting for the bank's answer (Ctrl-C leaves now; the payment then stays processing until paypanel reconcile)"
+    /// Said to a key pressed while a payment is in flight; who settles a payment left then
+    /// depends on where the merchant is (a server reconciles by itself).
+    var waitMessage: String {
+        "waiting for the bank's answer (Ctrl-C leaves now; the payment then stays processing until \(configuration.nextSteps.settles))"
+    }
 
     private mutating func bannerKey(_ key: DeviceKey, at now: Date) -> CheckoutStep {
         switch key {

@@ -258,7 +258,7 @@ public struct CheckoutFlow: Sendable {
     }
 
     mutating func finish(_ reason: CheckoutEnding.Reason, cancelProblem: CheckoutProblem? = nil) -> CheckoutStep {
-        ending = CheckoutEnding(reason: reason, intent: intent, cancelProblem: cancelProblem)
+        ending = CheckoutEnding(reason: reason, intent: intent, cancelProblem: cancelProblem, nextSteps: configuration.nextSteps)
         screen = .finished
         return .finished
     }

@@ -136,7 +136,7 @@ struct AppFormLayout {
 struct ResultLayout {
     let report: PaymentReport
     let merchant: String
-    let commandOptions: String
+    let nextSteps: NextSteps
     let options: CheckoutRenderOptions
 
     var lines: [ScreenLine] {
@@ -154,7 +154,7 @@ struct ResultLayout {
             if !captured {
                 let deadline = intent.captureBefore.map { " before \(Timestamp.format($0))" } ?? ""
                 box.wrapped("Manual capture: the merchant captures it\(deadline) with", .notice)
-                box.wrapped(command("paypanel payments capture \(intent.id)"), .detail)
+                box.wrapped(nextSteps.capture(intent.id), .detail)
             }
         default:
             box.centred("✕ Payment Not Completed", .failure)
@@ -182,12 +182,8 @@ struct ResultLayout {
 
     private var next: String {
         switch report.outcome {
-        case .outcomeUnknown: "Find out: " + command("paypanel reconcile")
-        default: "See: " + command("paypanel payments show \(report.intent.id)")
+        case .outcomeUnknown: "Find out: " + nextSteps.reconcile(report.intent.id)
+        default: "See: " + nextSteps.show(report.intent.id)
         }
-    }
-
-    private func command(_ text: String) -> String {
-        commandOptions.isEmpty ? text : "\(text) \(commandOptions)"
     }
 }

@@ -61,7 +61,7 @@ public enum CheckoutScreenRenderer {
             return challengeLines(challenge, merchant: flow.merchantName, options: options)
         case .approved, .unresolved:
             guard let report = flow.report else { return [] }
-            return ResultLayout(report: report, merchant: flow.merchantName, commandOptions: flow.configuration.commandOptions,
+            return ResultLayout(report: report, merchant: flow.merchantName, nextSteps: flow.configuration.nextSteps,
                                 options: options).lines
         case .failed:
             return problemLines(flow.problem ?? CheckoutProblem(code: "unknown", message: "unknown error"), options: options)

@@ -13,7 +13,8 @@ import Synchronization
 /// - a 3-D Secure challenge: `/pay` cannot complete one (it answers the sheet `failure` with
 ///   `authentication_required` and leaves the intent in requires_action); the challenge's answer
 ///   goes to `POST /v1/payment_intents/{id}/challenge`, as the merchant's server would send it;
-/// - leaving: `POST /v1/checkouts/{id}/cancel` closes the checkout and cancels its unpaid intent.
+/// - leaving: `POST /v1/checkouts/{id}/cancel` closes the checkout and cancels its unpaid intent
+///   (`close(after:)` closes a checkout left before any intent too).
 public final class RemoteCheckoutBackend: DeviceBackend {
     public let connection: ServerConnection
     public let checkout: RemoteCheckout
@@ -60,6 +61,15 @@ public final class RemoteCheckoutBackend: DeviceBackend {
                 guard answered.status == 200 || answered.status == 402 else { throw Self.refused(answered, doing: "answering the challenge") }
                 result.details = try intent(intentID)
             case .cancel(let intentID):
+                // The server closes a checkout only when no payment of it is under way, and an
+                // intent waiting for its 3-D Secure answer is one: the merchant cancels that
+                // intent first, as the payer abandoned the challenge by leaving.
+                if try intent(intentID).intent.status == .requiresAction {
+                    let canceled = try connection.call(
+                        "POST", "/v1/payment_intents/\(intentID)/cancel", json: .orderedObject([("reason", "requested_by_customer")]),
+                        bearer: apiKey)
+                    guard canceled.status == 200 else { throw Self.refused(canceled, doing: "canceling intent \(intentID)") }
+                }
                 let closed = try connection.call("POST", "/v1/checkouts/\(checkout.id)/cancel", json: .orderedObject([]), bearer: apiKey)
                 guard closed.status == 200 else { throw Self.refused(closed, doing: "canceling the checkout") }
                 let details = try intent(intentID)
@@ -97,12 +107,47 @@ public final class RemoteCheckoutBackend: DeviceBackend {
         guard answer.status == 200, let intentID = answer.json["payment_intent"]?.stringValue else {
             throw Self.refused(answer, doing: "paying the checkout")
         }
-        if answer.json["sheet"] == "failure", let code = answer.json["error"]?["code"]?.stringValue, code.hasPrefix("token_") {
-            throw Self.tokenRefused(code: code, message: answer.json["error"]?["message"]?.stringValue ?? "")
-        }
+        // The intent is read even when the token was refused: the server opened it for this pay,
+        // and leaving must know it to cancel it.
         let details = try intent(intentID)
         if seenIntents.withLock({ $0.insert(intentID).inserted }) { result.createdIntent = details.intent }
         result.details = details
+        if answer.json["sheet"] == "failure", let code = answer.json["error"]?["code"]?.stringValue, code.hasPrefix("token_") {
+            throw Self.tokenRefused(code: code, message: answer.json["error"]?["message"]?.stringValue ?? "")
+        }
+    }
+
+    /// Closes the server's checkout unless it was paid: `POST /v1/checkouts/{id}/cancel`, which
+    /// also cancels an intent still waiting for a payment method. A checkout the flow's cancel
+    /// already closed, or that the server marked paid, is only read.
+    public func close(after ending: CheckoutEnding) async -> CheckoutClosing? {
+        await ServerConnection.offThread { [self] in closeBlocking(after: ending) }
+    }
+
+    private func closeBlocking(after ending: CheckoutEnding) -> CheckoutClosing {
+        var status = "open"
+        do {
+            let read = try connection.call("GET", "/v1/checkouts/\(checkout.id)", bearer: apiKey)
+            guard read.status == 200, let current = read.json["status"]?.stringValue else { throw Self.refused(read, doing: "reading checkout \(checkout.id)") }
+            status = current
+            guard current == "open", ending.reason != .paid else {
+                return CheckoutClosing(checkoutID: checkout.id, status: current, problem: nil)
+            }
+            if let intent = ending.intent, intent.status == .processing {
+                // The server refuses to close a checkout whose payment is in flight; its worker
+                // settles the payment, and the checkout with it.
+                return CheckoutClosing(checkoutID: checkout.id, status: current, problem: CheckoutProblem(
+                    code: "payment_in_progress",
+                    message: "its payment (intent \(intent.id)) is still processing; the server settles it when the processor's answer is known"))
+            }
+            let closed = try connection.call("POST", "/v1/checkouts/\(checkout.id)/cancel", json: .orderedObject([]), bearer: apiKey)
+            guard closed.status == 200, let after = closed.json["status"]?.stringValue else {
+                throw Self.refused(closed, doing: "canceling checkout \(checkout.id)")
+            }
+            return CheckoutClosing(checkoutID: checkout.id, status: after, problem: nil)
+        } catch {
+            return CheckoutClosing(checkoutID: checkout.id, status: status, problem: CheckoutProblem(error))
+        }
     }
 
     /// The merchant's read of an intent (secret key).

@@ -48,8 +48,10 @@ struct CommandSpec: Sendable {
     var discussion: String? = nil
     var arguments: [ArgumentSpec] = []
     var options: [OptionSpec] = []
-    /// Overrides the generated usage (after the command path) when options exclude each other.
-    var usage: String? = nil
+    /// How options that exclude or need each other combine, written by hand
+    /// (`(--amount <amount> | --segment <n>)`). The usage shows it after the arguments, then every
+    /// option it does not name: an option added to `options` is in the usage whatever this says.
+    var combinations: String? = nil
     /// Extra names (`ls` for `list`), not shown in usage.
     var aliases: [String] = []
 
@@ -61,11 +63,13 @@ struct CommandSpec: Sendable {
         options.first { $0.shortName == short }
     }
 
-    /// `[<file>] [--json]`: the usage after the command path.
+    /// `[<file>] [--json]`: the usage after the command path, generated from the arguments and
+    /// options so it cannot drift from what the command accepts.
     var generatedUsage: String {
-        if let usage { return usage }
         var parts = arguments.map { $0.isOptional ? "[<\($0.name)>]" : "<\($0.name)>" }
-        parts += options.map { "[\($0.synopsis)]" + ($0.repeatable ? " ..." : "") }
+        let named = Set((combinations ?? "").split { !($0.isLetter || $0.isNumber || $0 == "-") }.map(String.init))
+        if let combinations { parts.append(combinations) }
+        parts += options.filter { !named.contains($0.name) }.map { "[\($0.synopsis)]" + ($0.repeatable ? " ..." : "") }
         return parts.joined(separator: " ")
     }
 }

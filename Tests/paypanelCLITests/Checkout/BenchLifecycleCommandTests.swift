@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelReliability
 import TestSupport
 import Testing
 
@@ -57,5 +58,39 @@ import Testing
         let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(text.contains("USAGE: paypanel bench lifecycle [--count <n>] [--directory <path>] [--db <url>] [--json]"))
         #expect(text.contains("7 per payment: five on the payments database, two on the processor's ledger"))
+    }
+}
+
+/// Ctrl-C in the middle of `bench lifecycle`: its `paypanel-bench-<UUID>` directory of database
+/// files is removed before the process ends.
+@Suite struct BenchLifecycleInterruptTests {
+    @Test func sigintRemovesTheTemporaryDirectory() async throws {
+        let directory = try TemporaryDirectory()
+        let scratch = directory.file("scratch")
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: false)
+        let process = try SpawnedProcess(
+            CLIRunner.binary.path(percentEncoded: false), ["bench", "lifecycle", "--count", "1000000", "--directory", scratch],
+            environment: ["PATH": "/usr/bin:/bin", "HOME": directory.path], workingDirectory: directory.path,
+            stderr: .file(directory.file("bench.err")))
+        defer { if process.isRunning { process.crash() } }
+        // Running once its directory holds the benchmark's database files.
+        let deadline = Date().addingTimeInterval(60)
+        var benchDirectory: String?
+        while benchDirectory == nil {
+            let made = try FileManager.default.contentsOfDirectory(atPath: scratch).first { $0.hasPrefix("paypanel-bench-") }
+            if let made, let files = try? FileManager.default.contentsOfDirectory(atPath: scratch + "/" + made), files.contains(where: { $0.hasSuffix(".sqlite") }) {
+                benchDirectory = made
+                break
+            }
+            guard Date() < deadline, process.isRunning else {
+                Issue.record("the benchmark made no directory with database files: \(ChildProcess.readText(directory.file("bench.err")))")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(process.signal(SIGINT))
+        #expect(await process.waitForExit(within: 60))
+        #expect(process.status == 130, "\(ChildProcess.readText(directory.file("bench.err")))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch).isEmpty, "\(benchDirectory ?? "") is gone")
     }
 }

@@ -116,6 +116,11 @@ final class InteractiveCheckout: @unchecked Sendable {
         return status
     }
 
+    /// Sends SIGINT, as Ctrl-C on a terminal would.
+    func interrupt() {
+        process.signal(SIGINT)
+    }
+
     /// Ends the process if the test did not (a failed expectation), by its own pid.
     func stop() {
         try? input.fileHandleForWriting.close()

@@ -135,7 +135,7 @@ import Testing
         #expect(lines.first == "test mode: tokens are signed by PayPanel's test root")
         #expect(lines.dropFirst().first == "┌──────────────────────────────────────────────────────────┐")
         #expect(lines.contains("> expand") && lines.contains("> buy") && lines.contains("> confirm"))
-        #expect(lines.contains("… Processing: Visa •••• 4242 · 5.00 USD (Apple Pay)"))
+        #expect(lines.contains("Processing… Visa •••• 4242 · 5.00 USD (Apple Pay)"))
         #expect(lines.contains { $0.contains("✓ Done") })
         #expect(lines.last?.hasPrefix("Paid 5.00 USD: intent pi_") == true)
         #expect(result.stderr.isEmpty)

@@ -164,7 +164,7 @@ final class PseudoTerminal: @unchecked Sendable {
     }
 }
 
-/// `paypanel checkout` on a pseudo-terminal of 80×24, in its own directory, at a fixed time.
+/// `paypanel checkout` on a pseudo-terminal (80×24 unless told), in its own directory, at a fixed time.
 final class TerminalSession: @unchecked Sendable {
     // Used from the test's thread only.
     let directory: TemporaryDirectory
@@ -172,9 +172,9 @@ final class TerminalSession: @unchecked Sendable {
     let process: SpawnedProcess
     private var bytes: [UInt8] = []
 
-    init(term: String = "xterm-256color") throws {
+    init(term: String = "xterm-256color", columns: Int = 80, rows: Int = 24) throws {
         directory = try TemporaryDirectory("paypanel-tty")
-        guard let terminal = PseudoTerminal(columns: 80, rows: 24) else { throw CheckoutTestTimeout(description: "openpty failed") }
+        guard let terminal = PseudoTerminal(columns: columns, rows: rows) else { throw CheckoutTestTimeout(description: "openpty failed") }
         self.terminal = terminal
         process = try SpawnedProcess(
             CLIRunner.binary.path(percentEncoded: false), ["checkout", "--now", LineCheckoutHarness.now],

@@ -72,11 +72,25 @@ import Testing
 
     @Test func aFrameIsOneStringThatMovesTheCursorAndColoursOnlyWhenAllowed() {
         let box = [ScreenLine("┌───┐", style: .frame), ScreenLine("│ x │", style: .focused), ScreenLine("└───┘", style: .frame)]
-        let plain = TerminalFrame(usesColor: false).compose(box: box, hints: ["q quit"], footer: [], columns: 20, rows: 10)
-        #expect(plain.contains("\u{1B}[2;1H       ┌───┐\u{1B}[K"))
+        let plain = TerminalFrame(usesColor: false).compose(box: box, hints: ["q quit"], footer: [], columns: 30, rows: 10)
+        #expect(plain.contains("\u{1B}[2;1H            ┌───┐\u{1B}[K"))
         #expect(!plain.contains("\u{1B}[7m"))
         #expect(plain.hasSuffix("\u{1B}[J"))
-        let coloured = TerminalFrame(usesColor: true).compose(box: box, hints: ["q quit"], footer: [], columns: 20, rows: 10)
+        let coloured = TerminalFrame(usesColor: true).compose(box: box, hints: ["q quit"], footer: [], columns: 30, rows: 10)
         #expect(coloured.contains("\u{1B}[1;7mx\u{1B}[0m"))
+    }
+
+    @Test func aBoxTooTallLosesSpacingThenItsTopRowsButKeepsItsAction() {
+        let box = ["┌────┐", "│ t  │", "├────┤", "│ a  │", "│ b  │", "│    │", "│ Go │", "└────┘"].map {
+            ScreenLine($0, style: $0 == "│    │" ? .blank : .frame)
+        }
+        #expect(TerminalFrame.fitted(box, height: 6).map(\.text) == ["┌────┐", "│ t  │", "│ a  │", "│ b  │", "│ Go │", "└────┘"])
+        #expect(TerminalFrame.fitted(box, height: 5).map(\.text) == ["┌────┐", "│ ⋮  │", "│ b  │", "│ Go │", "└────┘"])
+        #expect(TerminalFrame.fitted(box, height: 8) == box)
+    }
+
+    @Test func aTerminalTooSmallForTheHintsAndABoxSaysWhatItNeeds() {
+        let frame = TerminalFrame(usesColor: false).compose(box: [], hints: ["q quit"], footer: [], columns: 40, rows: 4)
+        #expect(frame.contains("Window too small") && frame.contains("now 40×4") && frame.contains("needs 40×5"))
     }
 }

@@ -45,8 +45,9 @@ struct CheckoutCommand: CLICommand {
             push payload it returns, and each payment is the device's POST /v1/checkouts/{id}/pay with \
             the client secret; a 3-D Secure answer goes to the merchant's /challenge call.
             Exit status: 0 when a payment went through or the payer quit, 1 when the checkout ended \
-            on a failure (an unknown outcome, an error). Quitting cancels an unpaid intent. See \
-            docs/checkout.md.
+            on a failure (an unknown outcome, an error); 130 after Ctrl-C. Quitting (q, quit, the end of \
+            input, Ctrl-C) cancels an unpaid intent; with --server it also closes the server's \
+            checkout, and the last line says so. See docs/checkout.md.
             """,
         options: [notification, update, updateAfter, capture, width, lines, ServerCheckout.server, ServerCheckout.apiKey] + CheckoutOptions.all)
 
@@ -91,7 +92,8 @@ struct CheckoutCommand: CLICommand {
         if let serverURL {
             let key = try ServerCheckout.key(arguments, environment: environment)
             let (payload, backend) = try await ServerCheckout.open(url: serverURL, key: key, captureMethod: captureMethod, clock: clock, console: console)
-            let configuration = CheckoutFlowConfiguration(wallet: .standard(now: clock.now()), captureMethod: captureMethod)
+            let configuration = CheckoutFlowConfiguration(
+                wallet: .standard(now: clock.now()), captureMethod: captureMethod, nextSteps: .server(address: backend.connection.address))
             let session = CheckoutSession(
                 flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: nil, clock: clock,
                 width: screenWidth)
@@ -108,7 +110,8 @@ struct CheckoutCommand: CLICommand {
             scheduler: NotificationScheduler(database: database, clock: clock), update: update,
             dueAt: clock.now().addingTimeInterval(updateDelay))
         let configuration = CheckoutFlowConfiguration(
-            wallet: .standard(now: clock.now()), captureMethod: captureMethod, commandOptions: commandOptions(environment))
+            wallet: .standard(now: clock.now()), captureMethod: captureMethod,
+            nextSteps: .commands(options: commandOptions(environment)))
         let session = CheckoutSession(
             flow: try CheckoutFlow(payload: payload, configuration: configuration), backend: backend, updates: watcher, clock: clock,
             width: screenWidth)
@@ -122,7 +125,7 @@ struct CheckoutCommand: CLICommand {
         if !forcesLines && !json && RawTerminal.isInteractive(environment: context.environment) {
             ending = try await TerminalCheckout(session: session, console: context.console).run()
         } else {
-            ending = await LineCheckout(session: session, console: context.console, json: json).run()
+            ending = try await LineCheckout(session: session, console: context.console, json: json).run()
         }
         return ExitStatus(code: ending.exitCode)
     }

@@ -50,6 +50,42 @@ final class CheckoutSession {
     }
 }
 
+extension CheckoutSession {
+    /// The end of a session, the same in both front ends: the backend's checkout is closed
+    /// (a server's, left open otherwise), then the last line is printed — or, with `--json`,
+    /// the `checkout_closed` and `exit` events.
+    func report(_ ending: CheckoutSessionEnding, console: Console, json: Bool) async {
+        guard let flowEnding = ending.ending else {
+            // A signal cut the backend call off: its intent (maybe created by that very call)
+            // keeps whatever the last committed transition says.
+            let which = flow.intent.map { "intent \($0.id)" } ?? "its intent"
+            let settle = flow.configuration.nextSteps.settles
+            if json {
+                console.printJSON(.orderedObject([
+                    ("event", "exit"), ("reason", "interrupted"), ("exitStatus", .number(Int(ending.exitCode))),
+                    ("intentId", .optional(flow.intent?.id)), ("status", .optional(flow.intent?.status.rawValue)),
+                ]), pretty: false)
+            } else {
+                console.print("Left while a payment was in flight: \(which) stays processing until \(settle).")
+            }
+            return
+        }
+        let closing = await backend.close(after: flowEnding)
+        if json {
+            if let closing { console.printJSON(closing.json, pretty: false) }
+            var exit = flowEnding.json
+            // A signal's status (130 for Ctrl-C) is the process's, so the event says it too.
+            if ending.signal != nil, var members = exit.objectValue {
+                members["exitStatus"] = .number(Int(ending.exitCode))
+                exit = .object(members)
+            }
+            console.printJSON(exit, pretty: false)
+        } else {
+            console.print(flowEnding.summary + (closing.map { " " + $0.summary } ?? ""))
+        }
+    }
+}
+
 /// How a checkout session ended: the flow's ending, or a signal that cut it short.
 struct CheckoutSessionEnding {
     /// Nil only when a signal ended the session while a payment was in flight.

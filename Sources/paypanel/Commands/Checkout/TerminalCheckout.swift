@@ -36,14 +36,8 @@ struct TerminalCheckout {
         var loop = TerminalLoop(session: session, terminal: terminal, waker: waker, signals: signals,
                                 frame: TerminalFrame(usesColor: console.useColor))
         let ending = await loop.run()
-        if let ending = ending.ending {
-            console.print(ending.summary)
-        } else {
-            // The backend call was cut off: its intent (maybe created by that very call)
-            // keeps whatever the last committed transition says.
-            let which = session.flow.intent.map { "intent \($0.id)" } ?? "its intent (see paypanel payments list)"
-            console.print("Left while a payment was in flight: \(which) stays processing until 'paypanel reconcile' learns the outcome.")
-        }
+        // The summary is buffered: it reaches the normal screen after the terminal is restored.
+        await session.report(ending, console: console, json: false)
         return ending
     }
 }

@@ -176,7 +176,9 @@ struct TerminalLoop {
         let hintLines = TerminalFrame.wrapHints(hints, width: max(size.columns - 2, 10)).count
         let width = min(session.width, max(size.columns - 2, RenderOptions.minimumWidth))
         // The box first; the log gets what room is left (each line cut to the terminal).
-        let box = session.render(showsFocus: true, width: width, maximumHeight: max(size.rows - hintLines - 3, 8),
+        // The sheet's card list scrolls to leave the hints their rows; the frame cuts any
+        // other box that is still too tall (TerminalFrame.compose).
+        let box = session.render(showsFocus: true, width: width, maximumHeight: max(size.rows - hintLines - 1, TerminalFrame.minimumBoxLines),
                                  spinnerFrame: spinnerFrame)
         let room = max(size.rows - box.count - hintLines - 3, 0)
         // A refusal matters more than the log: it keeps its line when room is short.

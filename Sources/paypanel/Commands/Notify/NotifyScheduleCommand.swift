@@ -27,7 +27,7 @@ struct NotifyScheduleCommand: CLICommand {
             .value("--in", "seconds", help: "Deliver this many seconds after now."),
             CommonOptions.database, CommonOptions.now, CommonOptions.json,
         ],
-        usage: "(--title <text> --body <text> | --payload <file>) [--subtitle <text>] [--hide-body] [--category <name>] (--at <time> | --in <seconds>) [--db <path>] [--now <time>] [--json]")
+        combinations: "(--title <text> --body <text> | --payload <file>) (--at <time> | --in <seconds>)")
 
     let arguments: ParsedArguments
     let payloadFile: String?

@@ -29,7 +29,7 @@ struct PaymentsAuthorizeCommand: CLICommand {
             .value("--token", "file", help: "An Apple Pay payment token (PKPaymentToken or bare paymentData JSON), or - for standard input."),
             IdempotentOutput.keyOption, CheckoutOptions.scenario,
         ] + TokenOptions.checking + CheckoutOptions.all,
-        usage: "<id> (--card <pan> [--holder <name>] [--expiry <mm/yy>] | --token <file> [--root <certificate> | --test-root] [--allow-sandbox]) [--idempotency-key <key>] [--scenario <name>] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
+        combinations: "(--card <pan> [--holder <name>] [--expiry <mm/yy>] | --token <file> [--root <certificate> | --test-root] [--allow-sandbox])")
 
     let arguments: ParsedArguments
     let id: String

@@ -20,7 +20,7 @@ struct PaymentsCreateCommand: CLICommand {
             IdempotentOutput.keyOption,
             CommonOptions.json, CommonOptions.database, CommonOptions.now,
         ],
-        usage: "--amount <amount> [--currency <code>] [--capture <method>] [--order <reference>] [--metadata <key=value>] ... [--idempotency-key <key>] [--json] [--db <path>] [--now <time>]")
+        combinations: "--amount <amount>")
 
     let arguments: ParsedArguments
     let request: NewPaymentIntent

@@ -26,7 +26,7 @@ struct PaymentsResolveCommand: CLICommand {
             .value("--operator", "name", help: "Who resolves it (default: $USER)."),
             .flag("--force", help: "Apply the resolution although the processor's ledger contradicts it (recorded as forced)."),
         ] + CheckoutOptions.all,
-        usage: "<id> --as <resolution> --note <text> [--operator <name>] [--force] [--json] [--db <path>] [--processor-db <path>] [--now <time>]")
+        combinations: "--as <resolution> --note <text>")
 
     let arguments: ParsedArguments
     let id: String

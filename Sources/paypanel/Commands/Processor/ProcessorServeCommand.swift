@@ -23,8 +23,7 @@ struct ProcessorServeCommand: CLICommand {
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 12111)."),
             .value("--hold", "seconds", help: "How long a request whose answer is lost (TIMEOUT_THEN_*) is held before its connection is closed (default: 300)."),
             CommonOptions.processorDatabase, CommonOptions.latency, CommonOptions.latencySeed, CommonOptions.now, CommonOptions.json,
-        ],
-        usage: "[--host <address>] [--port <port>] [--processor-db <path>] [--latency <latency>] [--latency-seed <seed>] [--hold <seconds>] [--now <time>] [--json]")
+        ])
 
     let arguments: ParsedArguments
     let host: String

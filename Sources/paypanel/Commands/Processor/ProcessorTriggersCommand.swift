@@ -17,7 +17,7 @@ struct ProcessorTriggersCommand: CLICommand {
             CommonOptions.json,
             .flag("--markdown", help: "Print the table as Markdown (as in docs/mock-processor.md)."),
         ],
-        usage: "[--json | --markdown]")
+        combinations: "[--json | --markdown]")
 
     let json: Bool
     let markdown: Bool

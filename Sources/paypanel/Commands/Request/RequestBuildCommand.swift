@@ -16,7 +16,7 @@ struct RequestBuildCommand: CLICommand {
             .value("--panel", "file", help: "A panel configuration JSON (see fixtures/panels/seed.json)."),
             .flag("--json", help: "Print compact single-line JSON (default: indented)."),
         ],
-        usage: "(--amount <amount> | --segment <n>) [--panel <file>] [--json]")
+        combinations: "(--amount <amount> | --segment <n>)")
 
     let amount: String?
     let segment: Int?

@@ -22,7 +22,7 @@ struct ServeCommand: CLICommand {
             .value("--port", "port", help: "The port to listen on; 0 picks a free one (default: 8080)."),
             .value("--worker-interval", "ms", help: "How often the worker fires due timers and looks up unknown outcomes (default: 1000)."),
         ] + WebhookServeOptions.all + TokenOptions.checking + CheckoutOptions.all + APNsOptions.all,
-        usage: "[--host <address>] [--port <port>] [--worker-interval <ms>] [--allow-private-webhooks] [--processor-webhook-secret <secret> | --public-url <url>] [--webhook-key-file <path>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--json] [--db <path|postgresql://…>] [--processor-db <path>] [--now <time>] [--apns-key-file <p8> --apns-key-id <id> --apns-team-id <id> --apns-topic <bundle-id> [--apns-environment development|production] [--apns-url <url>]]")
+        combinations: "[--processor-webhook-secret <secret> | --public-url <url>] [--test-root | --merchant-cert <pem> --merchant-key <pem>] [--apns-key-file <p8> --apns-key-id <id> --apns-team-id <id> --apns-topic <bundle-id> [--apns-environment development|production] [--apns-url <url>]]")
 
     let arguments: ParsedArguments
     let host: String

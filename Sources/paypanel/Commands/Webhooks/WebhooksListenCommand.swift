@@ -23,7 +23,7 @@ struct WebhooksListenCommand: CLICommand {
             .value("--respond", "code", help: "The status to answer verified deliveries with, e.g. 500 or 410 to try the retries (default: 200)."),
             CommonOptions.json, CommonOptions.now,
         ],
-        usage: "--secret <whsec_…> | --secret-file <path> [--port <port>] [--host <address>] [--respond <code>] [--json] [--now <time>]")
+        combinations: "(--secret <whsec_…> | --secret-file <path>)")
 
     let arguments: ParsedArguments
     let secret: @Sendable () -> WebhookSecret?
