@@ -86,11 +86,16 @@
     return /[.!?]$/.test(capital) ? capital : capital + ".";
   }
 
-  // The idempotency key of one tap: letters only (the server refuses digit runs in keys).
+  // The idempotency key of one tap: 16 letters (the server refuses digit runs in keys). Bytes
+  // of 234 (9 × 26) and above are skipped, so every letter is equally likely.
   function tapKey() {
-    const bytes = new Uint8Array(16);
-    crypto.getRandomValues(bytes);
-    return "tap-" + Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join("");
+    let letters = "";
+    while (letters.length < 16) {
+      const bytes = new Uint8Array(32);
+      crypto.getRandomValues(bytes);
+      for (const b of bytes) if (b < 234 && letters.length < 16) letters += String.fromCharCode(97 + b % 26);
+    }
+    return "tap-" + letters;
   }
 
   // --- money ---------------------------------------------------------------------------
