@@ -46,4 +46,21 @@ import TestSupport
         #expect(conditional > 5, "the walk found the conditional tests")
         #expect(silent.isEmpty, "conditional tests with no reason for their skip:\n\(silent.joined(separator: "\n"))")
     }
+
+    /// The payments ledger (`PaymentLedger`) has one name; "repository" in the code means the
+    /// git repository only (its files, "in the repository").
+    @Test func theLedgerIsNotCalledARepositoryInSources() throws {
+        let root = RepositoryPaths.root.appending(path: "Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: root.path(percentEncoded: false)))
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        var found: [String] = []
+        for file in files {
+            let text = try String(contentsOf: root.appending(path: file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains(/\b[Rr]epository\b/) && !line.contains(/(in|into|from) the repository\b/) {
+                found.append("Sources/\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(found.isEmpty, "say ledger (PaymentLedger):\n\(found.joined(separator: "\n"))")
+    }
 }

@@ -26,7 +26,7 @@ public struct Attempt: Sendable, Equatable {
     public let createdAt: Date
     public internal(set) var updatedAt: Date
 
-    /// Builds an attempt as stored (the repository reads rows with it).
+    /// Builds an attempt as stored (the ledger reads rows with it).
     public init(
         id: String, intentID: String, sequence: Int, status: AttemptStatus, source: AttemptSource, card: CardSummary,
         amount: Amount, approvedAmount: Amount? = nil, processorID: String? = nil, failure: PaymentFailure? = nil,

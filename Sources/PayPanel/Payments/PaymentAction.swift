@@ -2,7 +2,7 @@ import Foundation
 
 /// What the state machine asks for after an event. The machine performs nothing itself.
 ///
-/// Two kinds: effects the repository writes in the same transaction as the transition
+/// Two kinds: effects the ledger writes in the same transaction as the transition
 /// (`scheduleTimer`, `cancelTimer`, `emitOutbox`), and work for the executor
 /// (`CheckoutService`) to run after the commit — processor calls and the answer to the Apple
 /// Pay sheet. `isExecutorWork` tells them apart.
@@ -24,11 +24,11 @@ public enum PaymentAction: Sendable, Equatable {
     case callProcessorRefund(refundID: String, attemptID: String, amount: Amount)
     /// Answer the Apple Pay sheet waiting on the attempt.
     case answerSheet(attemptID: String, result: SheetAnswer)
-    /// Write (or move) the timer; the repository does it in the transition's transaction.
+    /// Write (or move) the timer; the ledger does it in the transition's transaction.
     case scheduleTimer(PaymentTimer)
-    /// Delete the timer; the repository does it in the transition's transaction.
+    /// Delete the timer; the ledger does it in the transition's transaction.
     case cancelTimer(PaymentTimer.Kind, reference: String)
-    /// Write an outbox message announcing the change; the repository does it in the same
+    /// Write an outbox message announcing the change; the ledger does it in the same
     /// transaction, with the intent (and refund) as they are after the transition.
     case emitOutbox(OutboxTopic, refundID: String?)
 

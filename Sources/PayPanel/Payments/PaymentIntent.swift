@@ -1,7 +1,7 @@
 import Foundation
 
 /// One checkout: the amount to collect and everything that happened to it since. The state
-/// machine is the only thing that changes it; the repository stores it with its `version`.
+/// machine is the only thing that changes it; the ledger stores it with its `version`.
 public struct PaymentIntent: Sendable, Equatable {
     /// `pi_…`.
     public let id: String
@@ -37,7 +37,7 @@ public struct PaymentIntent: Sendable, Equatable {
     public let createdAt: Date
     public internal(set) var updatedAt: Date
 
-    /// Builds an intent as stored (the repository reads rows with it). New intents come from
+    /// Builds an intent as stored (the ledger reads rows with it). New intents come from
     /// `PaymentStateMachine.create`.
     public init(
         id: String, amount: Amount, captureMethod: CaptureMethod, orderReference: String?, status: PaymentStatus,

@@ -1,5 +1,5 @@
 /// The rules a payment intent obeys in every state (DESIGN §4). Tests assert them after every
-/// transition; the repository checks them again before it writes, so a bug can never store a
+/// transition; the ledger checks them again before it writes, so a bug can never store a
 /// state that breaks them (the database's CHECK constraints are the last line).
 public enum PaymentInvariants {
     /// Every rule `machine` breaks, as one sentence each; empty when it is sound.

@@ -7,7 +7,7 @@ extension PaymentStateMachine {
     struct DerivedEffects {
         /// Answers for a waiting Apple Pay sheet (run first: the payer is waiting).
         var sheetAnswers: [PaymentAction] = []
-        /// Timers and outbox messages the repository writes in the same transaction.
+        /// Timers and outbox messages the ledger writes in the same transaction.
         var persisted: [PaymentAction] = []
     }
 

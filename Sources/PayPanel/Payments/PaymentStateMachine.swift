@@ -5,7 +5,7 @@ import Foundation
 ///
 /// One `mutating func` per event returns the actions to take; an event that does not apply
 /// throws a `PaymentRejection` and leaves the machine exactly as it was. The owner (the
-/// repository inside one write transaction, then `CheckoutService` for the processor calls)
+/// ledger inside one write transaction, then `CheckoutService` for the processor calls)
 /// executes the actions:
 ///
 /// ```swift
@@ -51,7 +51,7 @@ public struct PaymentStateMachine: Sendable, Equatable {
     // MARK: - Events
 
     /// Applies `event` at `now`: the dispatcher behind the per-event functions, and what the
-    /// repository calls. On success the version is one higher; on rejection nothing changed.
+    /// ledger calls. On success the version is one higher; on rejection nothing changed.
     public mutating func apply(_ event: PaymentEvent, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         var next = self
         try next.rejectIfFinal(event)

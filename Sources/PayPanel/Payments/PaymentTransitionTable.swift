@@ -297,7 +297,7 @@ public enum PaymentTransitionTable {
 
 extension PaymentAction {
     /// A short name for the executor's work (the transition table's "work" column); nil for
-    /// the effects the repository persists.
+    /// the effects the ledger persists.
     public var summary: String? {
         switch self {
         case .callProcessorAuthorize: "authorize"

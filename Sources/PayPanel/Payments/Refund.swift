@@ -22,7 +22,7 @@ public struct Refund: Sendable, Equatable {
     public let createdAt: Date
     public internal(set) var updatedAt: Date
 
-    /// Builds a refund as stored (the repository reads rows with it).
+    /// Builds a refund as stored (the ledger reads rows with it).
     public init(
         id: String, intentID: String, attemptID: String, amount: Amount, status: RefundStatus, reason: RefundReason?,
         processorAccepted: Bool = false, processorID: String? = nil, failureCode: String? = nil,

@@ -36,7 +36,7 @@ public final class SecurityRun {
         // Held open for the whole run, so the -wal and -shm files stay (and are searched).
         let database = try Database.openMigrated(path: databasePath, set: .main, clock: ManualClock(now))
         let store = SQLitePaymentStore(database: database)
-        let repository = PaymentLedger(store: store)
+        let paymentLedger = PaymentLedger(store: store)
         var ledgerHolder: Database?
 
         // Cards, with injection strings everywhere the merchant or payer types text.
@@ -110,7 +110,7 @@ public final class SecurityRun {
         let tables = try database.queryAll("SELECT name FROM sqlite_master WHERE type = 'table'", []) { $0.string(0) }
         let expected = ["intents", "attempts", "refunds", "events", "outbox", "timers", "idempotency_keys", "seen_token_transactions"]
         check("no table was dropped", expected.allSatisfy(tables.contains), "tables: \(tables.sorted())")
-        let audit = try PaymentsAudit.run(ledger: repository, effects: nil, expectSettled: false)
+        let audit = try PaymentsAudit.run(ledger: paymentLedger, effects: nil, expectSettled: false)
         check("the invariants hold and every history replays", audit.isClean, audit.findings.prefix(5).joined(separator: "; "))
 
         // Raw files: modes and contents.

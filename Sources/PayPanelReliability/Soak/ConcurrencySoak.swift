@@ -14,7 +14,7 @@ public final class ConcurrencySoak {
     public let configuration: ConcurrencySoakConfiguration
     private var random: SeededRandomNumberGenerator
     private var report: ConcurrencySoakReport
-    private let repository: PaymentLedger
+    private let paymentLedger: PaymentLedger
 
     /// A soak on the database and ledger in `configuration.directory` (created and migrated here).
     public init(configuration: ConcurrencySoakConfiguration) throws {
@@ -22,7 +22,7 @@ public final class ConcurrencySoak {
         random = SeededRandomNumberGenerator(seed: configuration.seed)
         report = ConcurrencySoakReport(processes: configuration.processes, rounds: configuration.rounds, seed: configuration.seed)
         let database = try Database.openMigrated(path: configuration.databasePath, set: .main)
-        repository = PaymentLedger(store: SQLitePaymentStore(database: database))
+        paymentLedger = PaymentLedger(store: SQLitePaymentStore(database: database))
     }
 
     /// Runs every round, a final reconcile (`finalTime`: past every grace period) and the audit.
@@ -36,7 +36,7 @@ public final class ConcurrencySoak {
         }
         for _ in 0..<2 { _ = try together([["reconcile", "--json"]], environment: ["PAYPANEL_NOW": Timestamp.format(finalTime)]) }
         let effects = try readLedger(finalTime)
-        report.audit = try PaymentsAudit.run(ledger: repository, effects: effects, expectSettled: true)
+        report.audit = try PaymentsAudit.run(ledger: paymentLedger, effects: effects, expectSettled: true)
         checkExactlyOnce(effects)
         let elapsed = started.duration(to: .now)
         report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -135,7 +135,7 @@ public final class ConcurrencySoak {
     /// The races' own expectations, on top of the audit's ledger agreement.
     private func checkExactlyOnce(_ effects: [ProcessorEffect]) {
         for id in report.sharedIntents + report.keylessIntents {
-            guard let machine = try? repository.loadMachine(id) else { continue }
+            guard let machine = try? paymentLedger.loadMachine(id) else { continue }
             let attempts = Set(machine.attempts.map(\.id))
             let mine = effects.filter { attempts.contains($0.reference) && $0.status == .approved }
             let authorized = mine.filter { $0.operation == .authorize }.count

@@ -16,7 +16,7 @@ public final class CrashSoak {
     private var random: SeededRandomNumberGenerator
     private var now: Date
     private var report: CrashSoakReport
-    private let repository: PaymentLedger
+    private let paymentLedger: PaymentLedger
     /// Recent unkilled durations per kind of request, for drawing kill moments.
     private var durations: [String: [Duration]] = [:]
 
@@ -30,10 +30,10 @@ public final class CrashSoak {
         now = configuration.start
         report = CrashSoakReport(iterations: configuration.iterations, seed: configuration.seed)
         if let store {
-            repository = PaymentLedger(store: store)
+            paymentLedger = PaymentLedger(store: store)
         } else {
             let database = try Database.openMigrated(path: configuration.databasePath, set: .main, clock: ManualClock(configuration.start))
-            repository = PaymentLedger(store: SQLitePaymentStore(database: database))
+            paymentLedger = PaymentLedger(store: SQLitePaymentStore(database: database))
         }
     }
 
@@ -67,7 +67,7 @@ public final class CrashSoak {
         // Much later: authorizations lapse, abandoned intents are canceled, everything settles.
         now = now.addingTimeInterval(8 * 24 * 3600)
         for _ in 0..<2 { _ = try reconcile() }
-        report.audit = try PaymentsAudit.run(ledger: repository, effects: try readLedger(now), expectSettled: true)
+        report.audit = try PaymentsAudit.run(ledger: paymentLedger, effects: try readLedger(now), expectSettled: true)
         report.seconds = Double(started.duration(to: clock.now).components.seconds)
             + Double(started.duration(to: clock.now).components.attoseconds) / 1e18
         return report
@@ -112,7 +112,7 @@ public final class CrashSoak {
         }
 
         for (index, step) in flow.steps.enumerated() {
-            guard let intent = try repository.intent(intentID), let arguments = arguments(for: step, intent: intent, iteration: iteration)
+            guard let intent = try paymentLedger.intent(intentID), let arguments = arguments(for: step, intent: intent, iteration: iteration)
             else {
                 report.stepsSkipped += 1
                 continue
@@ -148,10 +148,10 @@ public final class CrashSoak {
         let id = intent.id
         switch step {
         case .authorizeCard(let number, let holder):
-            guard intent.status == .requiresPaymentMethod, intent.attemptCount < repository.policy.maximumAttempts else { return nil }
+            guard intent.status == .requiresPaymentMethod, intent.attemptCount < paymentLedger.policy.maximumAttempts else { return nil }
             return ["payments", "authorize", id, "--card", number, "--expiry", "12/30"] + (holder.map { ["--holder", $0] } ?? [])
         case .authorizeToken:
-            guard intent.status == .requiresPaymentMethod, intent.attemptCount < repository.policy.maximumAttempts else { return nil }
+            guard intent.status == .requiresPaymentMethod, intent.attemptCount < paymentLedger.policy.maximumAttempts else { return nil }
             report.tokensSealed += 1
             // Sealed with the test identity, so the test root is asked for, as a user would. The
             // token's path stays last: the caller seals into it and removes it.

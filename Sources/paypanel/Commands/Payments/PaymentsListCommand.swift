@@ -30,11 +30,11 @@ struct PaymentsListCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let repository = PaymentLedger(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openPaymentStore())
+        let paymentLedger = PaymentLedger(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openPaymentStore())
         let console = context.console
         var count = 0
         console.print(json ? "[" : PaymentsText.listHeader)
-        try repository.forEachIntent(status: status, limit: limit) { intent in
+        try paymentLedger.forEachIntent(status: status, limit: limit) { intent in
             if json {
                 console.print((count == 0 ? "" : ",") + JSONWriter.string(intent.json))
             } else {

@@ -20,8 +20,8 @@ struct PaymentsShowCommand: CLICommand {
 
     func run(_ context: CommandContext) throws -> ExitStatus {
         let clock = try arguments.clock(environment: context.environment)
-        let repository = PaymentLedger(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openPaymentStore())
-        guard let details = try repository.details(id) else {
+        let paymentLedger = PaymentLedger(store: try arguments.openStoreFactory(environment: context.environment, clock: clock).openPaymentStore())
+        guard let details = try paymentLedger.details(id) else {
             throw PaymentStoreError(reason: .intentNotFound(id))
         }
         if json {
