@@ -4,9 +4,10 @@
 // plus libpq behind the `PostgreSQL` trait (off by default: `swift build --traits PostgreSQL`).
 import PackageDescription
 
+// Linux only: the HTTP server core is built on epoll (CPayPanelHTTP), so no other platform is
+// claimed here or in the README.
 let package = Package(
     name: "PayPanel",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "paypanel", targets: ["paypanel"]),
         // The product: what a merchant's backend depends on. No demo, test keys or tooling.
@@ -27,20 +28,20 @@ let package = Package(
             name: "CSQLite",
             path: "Sources/CSQLite",
             pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "COpenSSL",
             path: "Sources/COpenSSL",
             pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+            providers: [.apt(["libssl-dev"])]
         ),
         // libpq, only with the `PostgreSQL` trait (the dependency below is conditional on it).
         .systemLibrary(
             name: "CLibPQ",
             path: "Sources/CLibPQ",
             pkgConfig: "libpq",
-            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+            providers: [.apt(["libpq-dev"])]
         ),
 
         // The HTTP/1.1 server core's window on Linux: epoll, eventfd and accept4, which the Glibc
