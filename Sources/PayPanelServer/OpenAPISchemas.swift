@@ -228,7 +228,8 @@ enum OpenAPISchemas {
     }
 
     static var health: JSONValue {
-        object([("object", constant("health")), ("id", type("string")), ("status", type("string"))])
+        // `worker_passes`: on /healthz, the reconciliation worker's finished passes (it grows while the worker lives).
+        object([("object", constant("health")), ("id", type("string")), ("status", type("string"))], optional: [("worker_passes", type("integer"))])
     }
 
     static var demoSession: JSONValue {

@@ -31,6 +31,8 @@ public struct PaymentsAPI: Sendable {
     /// Lines for the operator about what went wrong outside any response (an idempotency key
     /// whose claim could not be given up stays held); `paypanel serve` writes them to stderr.
     public var log: @Sendable (JSONValue) -> Void = { _ in }
+    /// The worker's finished passes (`PaymentsServer` runs the worker and counts them here).
+    public let workerPasses = WorkerPasses()
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// SQLite database) for key checks and idempotency keys.
@@ -56,7 +58,11 @@ public struct PaymentsAPI: Sendable {
             return APIError.from(error).response(requestID: context.requestID)
         }
         router.use(.requestID(header: "Request-Id"))
-        router.get("/healthz", credential: .none) { _ in APIResponse.json(.orderedObject([("object", "health"), ("id", "healthz"), ("status", "ok")])) }
+        router.get("/healthz", credential: .none) { [workerPasses] _ in
+            APIResponse.json(.orderedObject([
+                ("object", "health"), ("id", "healthz"), ("status", "ok"), ("worker_passes", .number(workerPasses.finished)),
+            ]))
+        }
         router.get("/readyz", credential: .none) { [keys] _ in
             // Asked again at every probe: a disk freed or a file made writable is ready again.
             if let notReady = await keys.readiness() {

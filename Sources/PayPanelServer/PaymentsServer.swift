@@ -39,7 +39,8 @@ public final class PaymentsServer: Sendable {
         }
         let router = api.router(adding: providers)
         let http = try HTTPServer.start(configuration: configuration, admission: router.admission)
-        let worker = ReconciliationWorker(service: api.service, interval: workerInterval, alsoEachPass: alsoEachPass, report: workerReport)
+        let worker = ReconciliationWorker(
+            service: api.service, interval: workerInterval, alsoEachPass: alsoEachPass, passes: api.workerPasses, report: workerReport)
         return PaymentsServer(http: http, worker: worker)
     }
 

@@ -14,10 +14,11 @@ public final class ReconciliationWorker: Sendable {
     private let task: Task<Void, Never>
 
     /// Starts at once; `report` hears each pass that did something, and each failure.
-    /// `alsoEachPass` runs after each pass (checkout expiry).
+    /// `alsoEachPass` runs before each pass (checkout expiry, webhooks); `passes` counts the
+    /// passes finished.
     public init(
         service: CheckoutService, interval: Duration, alsoEachPass: @escaping @Sendable () async -> Void = {},
-        report: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void
+        passes: WorkerPasses = WorkerPasses(), report: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void
     ) {
         task = Task {
             while !Task.isCancelled {
@@ -29,6 +30,7 @@ public final class ReconciliationWorker: Sendable {
                 } catch {
                     report(nil, error)
                 }
+                passes.recordPass()
                 try? await Task.sleep(for: interval)
             }
         }

@@ -32,10 +32,10 @@ import TestSupport
             types = try await Self.eventTypes(intentID, on: later)
         }
         #expect(types.contains("timer_sheet_deadline"), "\(types)")
-        // Ten more passes of the worker (100 ms apart) at the same instant: the processor has no
-        // record yet, which within the 5 min grace means "maybe still in transit", so the next
-        // lookup waits for its timer (60 s later) instead of coming on every pass.
-        try await Task.sleep(for: .seconds(1))
+        // Ten more passes of the worker at the same instant: the processor has no record yet,
+        // which within the 5 min grace means "maybe still in transit", so the next lookup waits
+        // for its timer (60 s later) instead of coming on every pass.
+        try await later.waitForWorkerPasses(10)
         types = try await Self.eventTypes(intentID, on: later)
         #expect(types.filter { $0 == "reconciled_authorize_not_found" }.count == 1, "\(types)")
         #expect(try await later.request("GET", "/v1/payment_intents/\(intentID)")["status"] == "processing")

@@ -64,7 +64,8 @@ import Testing
 
         // Every event arrives; then several more worker passes of both servers send nothing again.
         for id in expected { try await listener.waitFor(id) }
-        try await Task.sleep(for: .seconds(2))
+        // Each pass of a worker runs its webhook relay first: five finished passes of each.
+        for server in [first, second] { try await server.waitForWorkerPasses(5) }
         let received = listener.stdout.split(separator: "\n").filter { $0.hasPrefix("evt_") }
         let receivedIDs = received.compactMap { $0.split(separator: " ").first.map(String.init) }
         #expect(Set(receivedIDs) == expected)

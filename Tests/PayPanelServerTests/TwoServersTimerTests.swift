@@ -29,8 +29,8 @@ import TestSupport
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(["expired", "canceled"].contains(status), "\(status)")
-        // Let both workers run several more passes (100 ms apart) before looking at what they did.
-        try await Task.sleep(for: .seconds(1))
+        // Both workers run several more passes before what they did is looked at.
+        for server in servers { try await server.waitForWorkerPasses(5) }
         let history = try await servers[1].request("GET", "/v1/payment_intents/\(id)?include=events")
         let events = history["events"]?.arrayValue ?? []
         let fromRequiresCapture = events.filter { $0["from_status"] == "requires_capture" }

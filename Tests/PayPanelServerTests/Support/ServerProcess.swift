@@ -151,6 +151,25 @@ extension ServerProcess {
         throw ServerStartError(description: "intent \(id) never left \(status)")
     }
 
+    /// The reconciliation worker's finished passes, from `GET /healthz`.
+    func workerPasses() async throws -> Int {
+        let health = try await request("GET", "/healthz", key: "")
+        guard let passes = health["worker_passes"]?.int64Value else { throw ServerStartError(description: "no worker_passes in /healthz: \(health.text)") }
+        return Int(passes)
+    }
+
+    /// Returns once the worker has finished `count` more passes than when called (60 s at most:
+    /// a loaded machine). What a test waits for before asserting that further passes changed
+    /// nothing, instead of sleeping and hoping they ran.
+    func waitForWorkerPasses(_ count: Int) async throws {
+        let target = try await workerPasses() + count
+        let deadline = Date().addingTimeInterval(60)
+        while try await workerPasses() < target {
+            guard Date() < deadline else { throw ServerStartError(description: "the worker did not finish \(count) passes within 60 s") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// The confirm body for a card.
     static func card(_ number: String, holder: String? = nil) -> String {
         let holderText = holder.map { #","holder_name":"\#($0)""# } ?? ""
