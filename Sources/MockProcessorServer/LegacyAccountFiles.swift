@@ -34,7 +34,8 @@ enum LegacyAccountFiles {
         do {
             // Scoped so the file is closed before it is removed.
             try {
-                let file = try Database(path: path, options: Database.Options(create: false))
+                // No switch to WAL on open: a file that turns out not to be ours is left as it was.
+                let file = try Database(path: path, options: Database.Options(create: false, writeAheadLog: false))
                 let applicationID = try file.queryFirst("PRAGMA application_id") { $0.int64(0) } ?? 0
                 guard applicationID == storeFileApplicationID else {
                     throw AccountStoreError(path: path, reason: "not an account store of processor serve")

@@ -261,4 +261,20 @@ struct AccountStoreTests {
         #expect(try await client.pay().reply?.status == 200, "the server runs on")
         #expect(await server.terminate() == 0)
     }
+
+    @Test("A SQLite file of another program at <ledger>.accounts.sqlite is named and left exactly as it was (not switched to WAL)")
+    func aForeignDatabaseFileIsLeftAsItWas() async throws {
+        let directory = try TemporaryDirectory("procserve-store-legacy-other-db")
+        let path = directory.file("processor.sqlite.accounts.sqlite")
+        do {
+            let other = try Database(path: path, options: Database.Options(writeAheadLog: false))
+            try other.execute("CREATE TABLE notes (text TEXT)")
+        }
+        let before = try #require(FileManager.default.contents(atPath: path))
+        let server = try await ServedProcess.processor(directory: directory)
+        #expect(server.stderr.contains("processor.sqlite.accounts.sqlite"), "\(server.stderr)")
+        #expect(await server.terminate() == 0)
+        #expect(FileManager.default.contents(atPath: path) == before, "the file's bytes are unchanged")
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
 }
