@@ -84,13 +84,7 @@ class Server:
                 self.process.wait()
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=WAIT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        self.halt()
         self.stdout.close()
         self.stderr.close()
         shutil.rmtree(self.directory, ignore_errors=True)

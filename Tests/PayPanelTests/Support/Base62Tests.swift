@@ -59,18 +59,12 @@ import TestSupport
     /// The class of the bias this type removed: text made by `% 62`, `% 26` or `% alphabet.count`
     /// from random bytes. Only `Base62` may map bytes onto an alphabet.
     @Test func noOtherCodeMapsRandomBytesOntoAnAlphabet() throws {
-        let root = RepositoryPaths.root.appending(path: "Sources")
-        let files = try #require(FileManager.default.enumerator(atPath: root.path(percentEncoded: false)))
-            .compactMap { $0 as? String }.filter { ($0.hasSuffix(".swift") || $0.hasSuffix(".js")) && !$0.hasSuffix("/Base62.swift") }
+        let lines = try SourceCommentTests.lines(under: "Sources", suffixes: [".swift", ".js"]).filter { !$0.file.hasSuffix("/Base62.swift") }
         // A modulo the line itself guards with a rejection bound (`b < 234 && … % 26`) is fine.
         let pattern = /%\s*(62|26|36|alphabet\.count)\b/
-        var found: [String] = []
-        for file in files {
-            let text = try String(contentsOf: root.appending(path: file), encoding: .utf8)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(pattern) && !line.contains(/<\s*(248|234)\b/) {
-                found.append("Sources/\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
-            }
-        }
+        let found = lines.filter { $0.line.contains(pattern) && !$0.line.contains(/<\s*(248|234)\b/) }
+            .map { "Sources/\($0.file):\($0.number): \($0.line.trimmingCharacters(in: .whitespaces))" }
+        let files = Set(lines.map(\.file))
         #expect(files.count > 300)
         #expect(files.contains { $0.hasSuffix("demo.js") }, "the pages' scripts are read too")
         #expect(found.isEmpty, "use Base62 instead:\n\(found.joined(separator: "\n"))")
