@@ -114,6 +114,43 @@ import Testing
         #expect(try store.read { try $0.events(ofIntent: id) }.count == 1)
     }
 
+    /// The server stopped under an open transaction: its COMMIT meets a closed connection and
+    /// no new connection can ask what became of it. The write says so at once
+    /// (`commitOutcomeUnknown`, a 503 to a client) instead of waiting for the server to come
+    /// back while every payment behind it waits too. Here the server is started again 2 s later:
+    /// a store that waited would read the transaction back as aborted, run it again and succeed.
+    @Test func aCommitMeetingAStoppedServerIsUnknownAtOnceNotWaitedOut() throws {
+        if PrivatePostgreSQL.binaryDirectory() == nil, ProcessInfo.processInfo.environment["PAYPANEL_TEST_POSTGRES_REQUIRED"] != "1" {
+            try Test.cancel("PostgreSQL is not installed: a commit meeting a stopped server is not tested")
+        }
+        let database = try PrivatePostgreSQL()
+        let store = try PostgreSQLPaymentStore(url: database.url, clock: ManualClock(Self.start))
+        let ledger = PaymentLedger(store: store)
+        var random = SeededRandomNumberGenerator(seed: 5)
+        let request = try NewPaymentIntent(amount: PaymentFixture.amount)
+        let id = PaymentIDs.make(.intent, using: &random)
+        let restarted = Recorder<String>()
+        var runs = 0
+        let error = #expect(throws: PostgreSQLError.self) {
+            try store.write { transaction in
+                runs += 1
+                try ledger.create(request, id: id, at: Self.start, in: transaction)
+                guard runs == 1 else { return }
+                try database.stop()
+                Thread.detachNewThread {
+                    Thread.sleep(forTimeInterval: 2)
+                    restarted.record((try? database.start()).map { "started" } ?? "failed to start")
+                }
+            }
+        }
+        #expect(error?.kind == .commitOutcomeUnknown, "\(String(describing: error))")
+        #expect(runs == 1, "an outcome nobody could read is never run again")
+        while restarted.all.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(restarted.all == ["started"])
+        // Back up: the open transaction was rolled back by the stop, and the store works again.
+        #expect(try store.read { try $0.allIntentIDs() } == [])
+    }
+
     // MARK: - Migrations
 
     @Test func storesMigratingOneNewSchemaAtOnceTakeTurns() throws {

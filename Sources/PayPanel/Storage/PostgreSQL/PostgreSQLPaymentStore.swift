@@ -14,8 +14,8 @@ import Foundation
 /// A serialization failure (40001) or deadlock (40P01) rolls back and runs the whole body
 /// again, at most `maximumAttempts` times with a jittered pause. A connection lost during
 /// COMMIT is an unknown outcome: the transaction id is read back on a new connection
-/// (`pg_xact_status`); committed returns, aborted runs again, anything else throws
-/// `commitOutcomeUnknown`, never a blind retry.
+/// (`pg_xact_status`); committed returns, aborted runs again, anything else (or a server that
+/// takes no connection to ask) throws `commitOutcomeUnknown`, never a blind retry.
 ///
 /// One owner, like `SQLitePaymentStore`: not `Sendable`. Nested writes join the outer one.
 public final class PostgreSQLPaymentStore: PaymentStore {
@@ -159,11 +159,21 @@ public final class PostgreSQLPaymentStore: PaymentStore {
     }
 
     /// Asks a new connection what became of transaction `xid`, waiting a little while the
-    /// server has not yet noticed the old connection is gone.
+    /// server has not yet noticed the old connection is gone. A server that takes no new
+    /// connection (stopped, or shutting down) cannot say until it is back, so the outcome is
+    /// unknown at once: waiting here would hold up every payment queued behind this one for the
+    /// whole outage, and the client's retry with its Idempotency-Key reads the outcome back.
     private func readBackOutcome(of xid: String) throws -> CommitOutcome {
         for round in 0..<20 {
-            let status = try? pool.withConnection { connection in
-                try connection.execute(Self.transactionStatus, [xid]).rows.first?.optionalString(0)
+            let status: String?
+            do {
+                status = try pool.withConnection { connection in
+                    try connection.execute(Self.transactionStatus, [xid]).rows.first?.optionalString(0)
+                }
+            } catch let error as PostgreSQLError where error.isConnectFailure {
+                throw PostgreSQLError(kind: .commitOutcomeUnknown, statement: "commit")
+            } catch {
+                status = nil
             }
             switch status {
             case "committed": return .committed
