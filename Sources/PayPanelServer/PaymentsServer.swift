@@ -2,7 +2,8 @@ import Foundation
 import PayPanel
 import PayPanelHTTP
 
-/// The running API: the HTTP server on the router, and the reconciliation worker beside it.
+/// The running API: the HTTP server on the router, and the worker beside it (reconciliation
+/// and the `WorkerDuties`).
 ///
 /// ```swift
 /// let server = try PaymentsServer.start(api: api, configuration: configuration, workerInterval: .seconds(1))
@@ -21,8 +22,8 @@ public final class PaymentsServer: Sendable {
     /// 408…) get the API's error envelope too.
     public static func start(
         api: PaymentsAPI, configuration: HTTPServer.Configuration, providers: [any APIRouteProvider] = [],
-        workerInterval: Duration, alsoEachPass: @escaping @Sendable () async -> Void = {},
-        workerReport: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void = { _, _ in }
+        workerInterval: Duration, workerDuties: WorkerDuties = WorkerDuties(),
+        workerReport: @escaping @Sendable (WorkerEvent) -> Void = { _ in }
     ) throws -> PaymentsServer {
         var configuration = configuration
         configuration.rejectionResponse = { status, reason in
@@ -40,7 +41,7 @@ public final class PaymentsServer: Sendable {
         let router = api.router(adding: providers)
         let http = try HTTPServer.start(configuration: configuration, admission: router.admission)
         let worker = ReconciliationWorker(
-            service: api.service, interval: workerInterval, alsoEachPass: alsoEachPass, passes: api.workerPasses, report: workerReport)
+            service: api.service, interval: workerInterval, duties: workerDuties, passes: api.workerPasses, report: workerReport)
         return PaymentsServer(http: http, worker: worker)
     }
 

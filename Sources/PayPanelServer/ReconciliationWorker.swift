@@ -3,7 +3,8 @@ import PayPanel
 
 /// Runs `service.reconcile()` every `interval` until stopped: due timers fire (sheet
 /// deadlines, authorization expiry, abandonment) and unknown outcomes are looked up, and a
-/// call whose caller vanished (a crash) is looked up once `reconcileGrace` has passed.
+/// call whose caller vanished (a crash) is looked up once `reconcileGrace` has passed. Before
+/// each reconciliation it runs the server's other duties (`WorkerDuties`).
 ///
 /// Several servers on one database may run it at once: `PaymentLedger.fireTimer` re-checks
 /// the timer (`isStillDue`) and deletes it inside the same `BEGIN IMMEDIATE` write that applies
@@ -13,22 +14,21 @@ import PayPanel
 public final class ReconciliationWorker: Sendable {
     private let task: Task<Void, Never>
 
-    /// Starts at once; `report` hears each pass that did something, and each failure.
-    /// `alsoEachPass` runs before each pass (checkout expiry, webhooks); `passes` counts the
-    /// passes finished.
+    /// Starts at once; `report` hears what each pass did, and each failure (`WorkerEvent`);
+    /// `passes` counts the passes finished.
     public init(
-        service: CheckoutService, interval: Duration, alsoEachPass: @escaping @Sendable () async -> Void = {},
-        passes: WorkerPasses = WorkerPasses(), report: @escaping @Sendable (ReconciliationReport?, (any Error)?) -> Void
+        service: CheckoutService, interval: Duration, duties: WorkerDuties = WorkerDuties(),
+        passes: WorkerPasses = WorkerPasses(), report: @escaping @Sendable (WorkerEvent) -> Void
     ) {
         task = Task {
             while !Task.isCancelled {
-                await alsoEachPass()
+                await duties.run(report: report)
                 do {
                     // Calls still in flight in a pay request are not this pass's business.
                     let result = try await service.reconcile(sparingCallsYoungerThan: service.reconcileGrace)
-                    if !result.timers.isEmpty || !result.lookups.isEmpty || !result.failures.isEmpty { report(result, nil) }
+                    if !result.timers.isEmpty || !result.lookups.isEmpty || !result.failures.isEmpty { report(.reconciled(result)) }
                 } catch {
-                    report(nil, error)
+                    report(.reconcileFailed(error))
                 }
                 passes.recordPass()
                 try? await Task.sleep(for: interval)

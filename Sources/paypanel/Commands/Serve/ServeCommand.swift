@@ -97,13 +97,8 @@ struct ServeCommand: CLICommand {
         do {
             server = try PaymentsServer.start(
                 api: api, configuration: configuration, providers: providers, workerInterval: workerInterval,
-                alsoEachPass: {
-                    _ = try? await desk.expireDue()
-                    await Self.drainPushes(outbox)
-                    // Returns at once: a slow endpoint never holds up timers and lookups.
-                    await webhooks.relay?.kick { report, error in Self.writeError(WebhookServeOptions.relayLine(report, error)) }
-                },
-                workerReport: { report, error in Self.writeError(Self.workerLine(report, error)) })
+                workerDuties: WorkerDuties(checkouts: desk, pushes: outbox, webhooks: webhooks.relay),
+                workerReport: { event in Self.writeError(WorkerLogLine.line(event)) })
         } catch let error as HTTPServerError {
             throw ListenFailure.failure(error, port: port)
         }
@@ -136,34 +131,6 @@ struct ServeCommand: CLICommand {
         guard try !ring.hasActiveKey() else { return }
         let created = try ring.create(name: "default", at: clock.now())
         console.printError("API key created (shown once; 'paypanel keys create' makes more): \(created.key) id=\(created.record.id)")
-    }
-
-    /// The worker's push pass: due deliveries are sent; one line when something happened.
-    static func drainPushes(_ outbox: PushOutbox) async {
-        do {
-            let attempted = try await outbox.drain()
-            guard !attempted.isEmpty else { return }
-            var counts: [(String, JSONValue)] = [("worker", "push"), ("attempted", .number(attempted.count))]
-            for status in PushDeliveryStatus.allCases {
-                let count = attempted.filter { $0.status == status }.count
-                if count > 0 { counts.append((status.rawValue, .number(count))) }
-            }
-            let loud = attempted.filter { $0.status == .failed }.compactMap(\.reason)
-            if !loud.isEmpty { counts.append(("failure_reasons", .array(Array(Set(loud)).sorted().map(JSONValue.string)))) }
-            writeError(JSONWriter.string(.orderedObject(counts)))
-        } catch {
-            writeError(JSONWriter.string(.orderedObject([("worker", "push"), ("error", .string((error as? any PayPanelError)?.code ?? "internal_error"))])))
-        }
-    }
-
-    static func workerLine(_ report: ReconciliationReport?, _ error: (any Error)?) -> String {
-        var members: [(String, JSONValue)] = [("worker", "reconcile")]
-        if let report {
-            members += [("timers", .number(report.timers.count)), ("lookups", .number(report.lookups.count)),
-                        ("failures", .number(report.failures.count))]
-        }
-        if let error { members.append(("error", .string((error as? any PayPanelError)?.code ?? "internal_error"))) }
-        return JSONWriter.string(.orderedObject(members))
     }
 
     /// One line to standard error, written at once (the access log runs on the server's thread).

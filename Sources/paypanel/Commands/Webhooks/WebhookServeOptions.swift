@@ -61,16 +61,6 @@ enum WebhookServeOptions {
         let desk = WebhookDesk(store: try stores.openWebhookStore(), box: box, relay: relay, clock: clock)
         return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks], processorSecret: processorSecret)
     }
-
-    static func relayLine(_ report: RelayPassReport?, _ error: (any Error)?) -> String {
-        var members: [(String, JSONValue)] = [("worker", "webhooks")]
-        if let report {
-            members += [("published", .number(report.published)), ("delivered", .number(report.delivered)),
-                        ("retrying", .number(report.retrying)), ("failed", .number(report.failed)), ("disabled", .number(report.disabled))]
-        }
-        if let error { members.append(("error", .string((error as? any PayPanelError)?.code ?? "internal_error"))) }
-        return JSONWriter.string(.orderedObject(members))
-    }
 }
 
 /// The payments database (SQLite or PostgreSQL, through the store factory) and the webhook
