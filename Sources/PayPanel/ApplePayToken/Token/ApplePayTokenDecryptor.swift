@@ -4,8 +4,9 @@ import Foundation
 /// EC_v1 (ECDH P-256, the SP 800-56A KDF, AES-256-GCM) and RSA_v1 (RSA-OAEP-SHA256,
 /// AES-128-GCM). Thread-safe: one decryptor serves every request.
 ///
-/// For a payment, `acceptPayment` runs the whole sequence in the right order: verify, decrypt,
-/// match the amount, record the transactionId.
+/// A payment does more than decrypt: `CheckoutService.authorize(applePayToken:…)` verifies and
+/// decrypts here, matches the intent's amount, and records the transactionId in the transaction
+/// that opens the attempt, so a token pays once.
 public final class ApplePayTokenDecryptor: Sendable {
     public let verifier: ApplePayTokenVerifier
 
@@ -23,18 +24,6 @@ public final class ApplePayTokenDecryptor: Sendable {
     public func decrypt(_ verified: VerifiedPaymentToken) throws(ApplePayTokenError) -> DecryptedPaymentToken {
         let plaintext = try decryptPayload(verified.token, merchant: verified.merchant)
         return try DecryptedPaymentToken(plaintext: plaintext, verified: verified)
-    }
-
-    /// Everything a payment needs, in order: verify and decrypt the token, check it is for
-    /// exactly `expected`, then record its transactionId with `replayGuard` (last, so forged or
-    /// mismatched tokens never burn an id). Returns the token to authorize with.
-    public func acceptPayment(
-        _ json: some Collection<UInt8>, at date: Date, expecting expected: Amount, replayGuard: any TokenReplayGuard
-    ) throws -> DecryptedPaymentToken {
-        let token = try decrypt(json, at: date)
-        try token.checkAmount(matches: expected)
-        try replayGuard.recordFirstUse(ofTransactionId: token.transactionId, at: date)
-        return token
     }
 
     /// The decrypted `data` bytes. Does not verify: only `decrypt(_ verified:)` and the

@@ -32,7 +32,6 @@ public enum ApplePayTokenError: PayPanelError, Equatable {
     case decryptionFailed
     case plaintextMalformed(field: String, reason: String)
     case paymentDataTypeUnsupported(String)
-    case replayed(transactionId: String)
     case amountMismatch(token: Amount, expected: Amount)
     case currencyMismatch(token: Currency, expected: Currency)
     /// OpenSSL failed at something that is not the token's fault (memory, a missing algorithm).
@@ -64,7 +63,6 @@ public enum ApplePayTokenError: PayPanelError, Equatable {
         case .decryptionFailed: "token_decryption_failed"
         case .plaintextMalformed: "token_plaintext_malformed"
         case .paymentDataTypeUnsupported: "token_payment_data_type_unsupported"
-        case .replayed: "token_replayed"
         case .amountMismatch: "token_amount_mismatch"
         case .currencyMismatch: "token_currency_mismatch"
         case .cryptoFailure: "token_crypto_failure"
@@ -137,8 +135,6 @@ public enum ApplePayTokenError: PayPanelError, Equatable {
         case .paymentDataTypeUnsupported(let type):
             return "the token carries \(JSONWriter.quoted(type)) payment data: this backend authorizes 3-D Secure tokens only "
                 + "(EMV tokens are for China UnionPay acquirers)"
-        case .replayed(let transactionId):
-            return "the token with transactionId \(transactionId) was already used: each Apple Pay token pays once; ask the payer to pay again"
         case .amountMismatch(let token, let expected):
             return "the token authorizes \(token) but the payment is for \(expected): the payer approved a different amount; ask them to pay again"
         case .currencyMismatch(let token, let expected):
