@@ -22,10 +22,13 @@ import Foundation
 ///   reaches a log) and never a file path (the front end knows where the store is).
 public protocol PaymentStore: AnyObject {
     /// Runs `body` in one write transaction; commits when it returns, rolls back when it
-    /// throws. A write inside another write of the same store joins it.
+    /// throws. A write started inside another transaction of the same store is a programmer
+    /// error that stops the process (joined, its commit would not be one): code that runs
+    /// inside a transaction takes the transaction as a parameter.
     func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T
 
-    /// Runs `body` on one consistent snapshot; `body` must not write.
+    /// Runs `body` on one consistent snapshot; `body` must not write. Inside a `write` it joins
+    /// that transaction.
     func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T
 }
 

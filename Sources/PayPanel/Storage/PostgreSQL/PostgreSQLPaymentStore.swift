@@ -17,7 +17,7 @@ import Foundation
 /// (`pg_xact_status`); committed returns, aborted runs again, anything else (or a server that
 /// takes no connection to ask) throws `commitOutcomeUnknown`, never a blind retry.
 ///
-/// One owner, like `SQLitePaymentStore`: not `Sendable`. Nested writes join the outer one.
+/// One owner, like `SQLitePaymentStore`: not `Sendable`. A nested write is a programmer error.
 public final class PostgreSQLPaymentStore: PaymentStore {
     /// How write transactions are isolated. `readCommitted` with row locks is the default;
     /// `serializable` is what CockroachDB always runs, and retries more.
@@ -71,8 +71,10 @@ public final class PostgreSQLPaymentStore: PaymentStore {
         onClose?()
     }
 
+    /// A write inside another `write` or `read` of this store stops the process, as on SQLite
+    /// (`Database.write` says why); a `read` inside a transaction joins it.
     public func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
-        if let current { return try body(current) }
+        precondition(current == nil, Database.nestedWrite)
         return try transaction(writing: true, body)
     }
 
@@ -85,7 +87,10 @@ public final class PostgreSQLPaymentStore: PaymentStore {
     /// COMMIT read-back: what the schema's other stores (webhooks, devices) run their several
     /// statements in. The body may run more than once, so it must only talk to the database.
     func withTransaction<T>(writing: Bool, _ body: (PostgreSQLConnection) throws -> T) throws -> T {
-        if let current { return try body(current.connection) }
+        if let current {
+            precondition(!writing, Database.nestedWrite)
+            return try body(current.connection)
+        }
         return try transaction(writing: writing) { try body($0.connection) }
     }
 

@@ -299,9 +299,14 @@ public final class Database {
     /// when it throws. SQLite's busy handler waits up to `busyTimeout` for the lock; a few
     /// SQLITE_BUSY cases skip that handler (WAL recovery, a snapshot gone stale), so the whole
     /// transaction is retried until the same timeout is spent. `body` may therefore run more
-    /// than once and must only touch the database. Nested calls join the outer transaction.
+    /// than once and must only touch the database.
+    ///
+    /// A write inside another `write` or `read` on this connection is a programmer error (as in
+    /// GRDB) and stops the process: joined silently, the inner write's "commit" would not be
+    /// one (it commits, or rolls back, with the outer transaction), and inside a read it would
+    /// try to upgrade a deferred transaction's lock. Pass the transaction you were given instead.
     public func write<T>(_ body: () throws -> T) throws -> T {
-        if transactionDepth > 0 { return try body() }
+        precondition(transactionDepth == 0, Self.nestedWrite)
         do {
             // Once a flush failed or a file went missing, nothing more is committed: it would
             // go where a restart does not look, or to a disk whose answer is unknown.
@@ -371,7 +376,11 @@ public final class Database {
         return DatabaseError(extendedCode: error.extendedCode, sqliteMessage: "\(error.sqliteMessage); \(outcome)", sql: error.sql)
     }
 
-    /// Runs `body` in a read transaction: one consistent snapshot for several queries.
+    /// What a nested write stops the process with.
+    static let nestedWrite = "a write transaction was started inside another transaction on the same connection: pass the open transaction down instead of starting a new one"
+
+    /// Runs `body` in a read transaction: one consistent snapshot for several queries. Inside a
+    /// `write` or another `read` it joins that transaction (it reads what the write has done).
     public func read<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 { return try body() }
         let result = try runTransaction(begin: "BEGIN DEFERRED", body)
@@ -379,24 +388,28 @@ public final class Database {
         return result
     }
 
+    /// The depth goes up once and down once whatever fails: a failed COMMIT used to take it down
+    /// twice (once before COMMIT, once in the handler its error reached), leaving -1, so the
+    /// next transaction ran as if outside one.
     private func runTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
         try control(begin)
         transactionDepth += 1
+        let result: T
         do {
-            let result = try body()
-            transactionDepth -= 1
-            do {
-                try control("COMMIT")
-            } catch {
-                try? control("ROLLBACK")
-                throw error
-            }
-            return result
+            result = try body()
         } catch {
             transactionDepth -= 1
             if sqlite3_get_autocommit(handle) == 0 { try? control("ROLLBACK") }
             throw error
         }
+        transactionDepth -= 1
+        do {
+            try control("COMMIT")
+        } catch {
+            if sqlite3_get_autocommit(handle) == 0 { try? control("ROLLBACK") }
+            throw error
+        }
+        return result
     }
 
     /// True inside `write` or `read`.
