@@ -20,7 +20,7 @@ public final class ProcessorServer: Sendable {
         /// request holds a task forever.
         public var holdLimit: Duration = .seconds(300)
         /// How the webhook sender posts (default: plain http only; the program adds URLSession for https).
-        public var webhookTransport: any WebhookTransport = PlainHTTPWebhookTransport()
+        package var webhookTransport: any WebhookTransport = PlainHTTPWebhookTransport()
         /// How often (real time) the sender looks for deliveries due on their account's clock.
         public var webhookPollInterval: Duration = .milliseconds(200)
         /// Counts what the account store writes (tests: a request's write must not grow with the account).

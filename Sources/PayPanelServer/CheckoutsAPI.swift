@@ -16,7 +16,7 @@ public struct CheckoutsAPI: APIRouteProvider {
     /// updates with the same collapse id (`CheckoutPushes`); nil: no device may be named.
     let pushes: PushOutbox?
 
-    public init(desk: CheckoutDesk, api: PaymentsAPI, decryptor: ApplePayTokenDecryptor?, pushes: PushOutbox? = nil) {
+    package init(desk: CheckoutDesk, api: PaymentsAPI, decryptor: ApplePayTokenDecryptor?, pushes: PushOutbox? = nil) {
         self.desk = desk
         self.api = api
         self.decryptor = decryptor

@@ -11,7 +11,7 @@ public struct DevicesAPI: APIRouteProvider {
     /// The topic of a registration that names none (`--apns-topic`).
     let defaultTopic: String?
 
-    public init(outbox: PushOutbox, api: PaymentsAPI, defaultTopic: String?) {
+    package init(outbox: PushOutbox, api: PaymentsAPI, defaultTopic: String?) {
         self.outbox = outbox
         self.api = api
         self.defaultTopic = defaultTopic

@@ -5,7 +5,7 @@ import PayPanel
 /// `refund.*`) as the outbox message recorded it when the change was made, or the checkout as
 /// its trigger recorded it. Rendered once, when the event is published.
 public enum EventObjects {
-    public static func render(_ message: UnpublishedMessage) -> JSONValue {
+    package static func render(_ message: UnpublishedMessage) -> JSONValue {
         switch message {
         case .checkout(let message):
             return message.checkout.apiJSON()

@@ -51,7 +51,7 @@ public struct EventsAPI: APIRouteProvider {
     }
 
     /// The stored body, parsed back: exactly what was delivered.
-    public static func json(_ event: StoredEvent) -> JSONValue {
+    package static func json(_ event: StoredEvent) -> JSONValue {
         (try? JSONParser().parse(event.body)) ?? .orderedObject([("object", "event"), ("id", .string(event.id))])
     }
 

@@ -42,7 +42,7 @@ public struct PaymentsAPI: Sendable {
 
     /// The API over `service`, with stores of their own from `stores` (the service's database,
     /// SQLite or PostgreSQL) for key checks and idempotency keys.
-    public init(service: CheckoutService, stores: any PaymentStoreFactory, clock: any WallClock) throws {
+    package init(service: CheckoutService, stores: any PaymentStoreFactory, clock: any WallClock) throws {
         self.service = service
         self.keys = try APIKeyAuthenticator(stores: stores)
         self.idempotency = try HTTPIdempotency(store: try stores.openPaymentStore(), clock: clock)

@@ -20,7 +20,7 @@ public final class PaymentsServer: Sendable {
 
     /// Binds and starts serving, then starts the worker. Server-level refusals (413, 431,
     /// 408…) get the API's error envelope too.
-    public static func start(
+    package static func start(
         api: PaymentsAPI, configuration: HTTPServer.Configuration, providers: [any APIRouteProvider] = [],
         workerInterval: Duration, workerDuties: WorkerDuties = WorkerDuties(),
         workerReport: @escaping @Sendable (WorkerEvent) -> Void = { _ in }

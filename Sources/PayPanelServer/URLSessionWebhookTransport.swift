@@ -28,7 +28,7 @@ public final class URLSessionWebhookTransport: NSObject, WebhookTransport, URLSe
         session.invalidateAndCancel()
     }
 
-    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
+    package func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
         guard let target = URL(string: url) else { return .failed("not a URL") }
         var request = URLRequest(url: target)
         request.httpMethod = "POST"

@@ -3,9 +3,9 @@ import PayPanel
 
 /// One delivery of one event to one endpoint, with its attempts, for the console.
 public struct WebhookDeliveryView: Sendable {
-    public let event: StoredEvent
-    public let delivery: WebhookDeliveryRecord
-    public let attempts: [WebhookAttemptRecord]
+    package let event: StoredEvent
+    package let delivery: WebhookDeliveryRecord
+    package let attempts: [WebhookAttemptRecord]
 }
 
 extension WebhookDesk {

@@ -11,39 +11,39 @@ public actor WebhookDesk {
     let clock: any WallClock
 
     /// A desk on its own connection `database`, sealing secrets with `box`.
-    public init(database: sending Database, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
+    package init(database: sending Database, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
         self.init(store: SQLiteWebhookStore(database: database), box: box, relay: relay, clock: clock)
     }
 
     /// A desk on a webhook store of its own (`PaymentStoreFactory.openWebhookStore`).
-    public init(store: sending any WebhookStore, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
+    package init(store: sending any WebhookStore, box: WebhookSecretBox, relay: WebhookRelay?, clock: any WallClock) {
         self.store = store
         self.endpoints = WebhookEndpoints(store: store, box: box)
         self.relay = relay
         self.clock = clock
     }
 
-    public func events(type: String?, page: EventPage, limit: Int) async throws -> [StoredEvent] {
+    package func events(type: String?, page: EventPage, limit: Int) async throws -> [StoredEvent] {
         _ = try await relay?.publishPending()
         return try store.events(type: type, page: page, limit: limit)
     }
 
-    public func event(_ id: String) async throws -> StoredEvent? {
+    package func event(_ id: String) async throws -> StoredEvent? {
         _ = try await relay?.publishPending()
         return try store.event(id)
     }
 
-    public func deliveries(ofEvent id: String) throws -> [WebhookDeliveryRecord] {
+    package func deliveries(ofEvent id: String) throws -> [WebhookDeliveryRecord] {
         try store.deliveries(ofEvent: id)
     }
 
-    public func create(url: String, eventTypes: [String]) throws -> CreatedWebhookEndpoint {
+    package func create(url: String, eventTypes: [String]) throws -> CreatedWebhookEndpoint {
         try endpoints.create(url: url, eventTypes: eventTypes, at: clock.now())
     }
 
-    public func endpoint(_ id: String) throws -> WebhookEndpointRecord { try endpoints.endpoint(id) }
+    package func endpoint(_ id: String) throws -> WebhookEndpointRecord { try endpoints.endpoint(id) }
 
-    public func list() throws -> [WebhookEndpointRecord] { try endpoints.list() }
+    package func list() throws -> [WebhookEndpointRecord] { try endpoints.list() }
 
     public func remove(_ id: String) throws { try endpoints.remove(id, at: clock.now()) }
 }

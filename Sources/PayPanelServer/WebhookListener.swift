@@ -14,7 +14,7 @@ public final class WebhookListener: Sendable {
         /// The event, when the signature verified.
         public let event: JSONValue?
         /// Why it was refused, when it was.
-        public let refusal: WebhookSignatureError?
+        package let refusal: WebhookSignatureError?
         /// True when this webhook-id was seen (and verified) before.
         public let duplicate: Bool
         public let answeredStatus: Int
@@ -26,7 +26,7 @@ public final class WebhookListener: Sendable {
     /// Listens on `host:port` (0 picks one); `respond` is the status of verified deliveries.
     /// `secret` is asked for on every delivery (nil: refuse it), so a secret file can be
     /// written, or rotated, while the listener runs.
-    public init(
+    package init(
         host: String, port: Int, secret: @escaping @Sendable () -> WebhookSecret?, respond: Int, clock: any WallClock,
         onDelivery: @escaping @Sendable (Delivery) -> Void
     ) throws {

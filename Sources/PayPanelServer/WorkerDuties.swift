@@ -5,16 +5,16 @@ import PayPanel
 /// that anyone embedding the server gets the same duties `paypanel serve` runs: open checkouts
 /// past their `expires_at` expire, due pushes are sent, and the webhook relay is started.
 /// Each is optional (a server without push credentials still expires checkouts).
-public struct WorkerDuties: Sendable {
+package struct WorkerDuties: Sendable {
     /// Expires checkouts past their deadline (`CheckoutDesk.expireDue`).
-    public var checkouts: CheckoutDesk?
+    package var checkouts: CheckoutDesk?
     /// Sends due push deliveries (`PushOutbox.drain`).
-    public var pushes: PushOutbox?
+    package var pushes: PushOutbox?
     /// Publishes and delivers webhook events (`WebhookRelay.kick`): started, never waited for,
     /// so a slow endpoint never holds up timers and lookups.
-    public var webhooks: WebhookRelay?
+    package var webhooks: WebhookRelay?
 
-    public init(checkouts: CheckoutDesk? = nil, pushes: PushOutbox? = nil, webhooks: WebhookRelay? = nil) {
+    package init(checkouts: CheckoutDesk? = nil, pushes: PushOutbox? = nil, webhooks: WebhookRelay? = nil) {
         self.checkouts = checkouts
         self.pushes = pushes
         self.webhooks = webhooks
@@ -50,7 +50,7 @@ public struct WorkerDuties: Sendable {
 
 /// What a worker pass did or met, for the server's log: only passes that did something, and
 /// every failure. The front end decides how each is written.
-public enum WorkerEvent: Sendable {
+package enum WorkerEvent: Sendable {
     /// Timers fired or outcomes looked up.
     case reconciled(ReconciliationReport)
     case reconcileFailed(any Error)

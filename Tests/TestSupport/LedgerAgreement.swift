@@ -8,7 +8,7 @@ extension LedgerAgreement {
     /// Every broken invariant of `payments` (each intent with its attempts and refunds) and
     /// every disagreement with the mock processor's `ledger`, one sentence each; empty when
     /// they agree. `settled`: see `LedgerAgreement.settled`.
-    public static func disagreements(payments: [PaymentStateMachine], ledger: [LedgerEntry], settled: Bool) -> [String] {
+    package static func disagreements(payments: [PaymentStateMachine], ledger: [LedgerEntry], settled: Bool) -> [String] {
         let broken = payments.flatMap { machine in
             PaymentInvariants.violations(of: machine).map { "\(machine.intent.id): invariant broken: \($0)" }
         }

@@ -26,16 +26,16 @@ public struct SystemRandomBytes: RandomByteSource {
 
 /// A repeatable stream for tests and demos: SHA-256(seed ‖ counter) blocks. Not secret, not
 /// for real keys.
-public final class SeededRandomBytes: RandomByteSource {
+package final class SeededRandomBytes: RandomByteSource {
     private let seed: [UInt8]
     private let state: Mutex<(counter: UInt64, buffer: [UInt8])>
 
-    public init(seed: String) {
+    package init(seed: String) {
         self.seed = Array(seed.utf8)
         state = Mutex((0, []))
     }
 
-    public func bytes(_ count: Int) -> [UInt8] {
+    package func bytes(_ count: Int) -> [UInt8] {
         state.withLock { state in
             while state.buffer.count < count {
                 var block = seed

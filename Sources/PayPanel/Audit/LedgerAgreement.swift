@@ -17,22 +17,22 @@
 /// recorded. `settled: false` (in the middle of a flow) also accepts what a call in flight can
 /// explain: the answer to the attempt's call not recorded yet (an approval, a capture, a void,
 /// a captured amount) and any outcome of a pending refund.
-public struct LedgerAgreement {
-    public let machines: [PaymentStateMachine]
-    public let effects: [ProcessorEffect]
+package struct LedgerAgreement {
+    package let machines: [PaymentStateMachine]
+    package let effects: [ProcessorEffect]
     /// After reconciliation (true), or possibly in the middle of a flow (false).
-    public let settled: Bool
+    package let settled: Bool
 
     /// A comparison of every stored intent (`machines`, with their attempts and refunds) with
     /// the processor's ledger (`effects`).
-    public init(machines: [PaymentStateMachine], effects: [ProcessorEffect], settled: Bool) {
+    package init(machines: [PaymentStateMachine], effects: [ProcessorEffect], settled: Bool) {
         self.machines = machines
         self.effects = effects
         self.settled = settled
     }
 
     /// Every disagreement, one sentence each; empty when the two sides agree.
-    public func disagreements() -> [String] {
+    package func disagreements() -> [String] {
         var found: [String] = []
         var attemptOwners: [String: PaymentStateMachine] = [:]
         var refundOwners: [String: (machine: PaymentStateMachine, refund: Refund)] = [:]

@@ -1,12 +1,12 @@
 /// Everything the soaks check on a payments database once the dust has settled: the store's
 /// own integrity checks, the DESIGN §4 invariants of every intent, the replay of every history,
 /// agreement with the processor's ledger, and nothing left waiting for an answer.
-public enum PaymentsAudit {
+package enum PaymentsAudit {
     /// Audits the store behind `ledger`. `effects` is the processor's ledger (nil: skip
     /// the ledger agreement). `expectSettled`: calls still in flight or refunds still pending
     /// count as findings (after a final `reconcile`, nothing should be), and the ledger is
     /// compared as settled (`LedgerAgreement.settled`).
-    public static func run(ledger: PaymentLedger, effects: [ProcessorEffect]?, expectSettled: Bool) throws -> AuditReport {
+    package static func run(ledger: PaymentLedger, effects: [ProcessorEffect]?, expectSettled: Bool) throws -> AuditReport {
         var report = AuditReport()
         let (integrity, ids) = try ledger.store.read { (try $0.integrityFindings(), try $0.allIntentIDs()) }
         report.integrity += integrity
@@ -40,36 +40,36 @@ public enum PaymentsAudit {
 }
 
 /// What `PaymentsAudit` found.
-public struct AuditReport: Sendable, Equatable, JSONRepresentable {
-    public var intents = 0
-    public var attempts = 0
-    public var refunds = 0
-    public var events = 0
-    public var ledgerEntries = 0
+package struct AuditReport: Sendable, Equatable, JSONRepresentable {
+    package var intents = 0
+    package var attempts = 0
+    package var refunds = 0
+    package var events = 0
+    package var ledgerEntries = 0
     /// `PRAGMA integrity_check` / `foreign_key_check` complaints.
-    public var integrity: [String] = []
+    package var integrity: [String] = []
     /// DESIGN §4 rules broken by a stored intent.
-    public var invariantViolations: [String] = []
+    package var invariantViolations: [String] = []
     /// Where a history does not replay to the stored rows.
-    public var historyDiscrepancies: [String] = []
+    package var historyDiscrepancies: [String] = []
     /// Where the database and the processor's ledger disagree.
-    public var ledgerDisagreements: [String] = []
+    package var ledgerDisagreements: [String] = []
     /// Calls or refunds still waiting for an answer.
-    public var unsettled: [String] = []
+    package var unsettled: [String] = []
 
     /// An empty report.
-    public init() {}
+    package init() {}
 
     /// Every finding, prefixed by its kind.
-    public var findings: [String] {
+    package var findings: [String] {
         integrity.map { "integrity: \($0)" } + invariantViolations.map { "invariant: \($0)" }
             + historyDiscrepancies.map { "history: \($0)" } + ledgerDisagreements.map { "ledger: \($0)" }
             + unsettled.map { "unsettled: \($0)" }
     }
 
-    public var isClean: Bool { findings.isEmpty }
+    package var isClean: Bool { findings.isEmpty }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .orderedObject([
             ("intents", .number(intents)), ("attempts", .number(attempts)), ("refunds", .number(refunds)),
             ("events", .number(events)), ("ledgerEntries", .number(ledgerEntries)),

@@ -2,9 +2,9 @@
 /// ledger-agreement check can compare it with the payments database without depending on a
 /// particular processor (MockProcessor builds these from its ledger entries:
 /// `ProcessorEffect(entry)`).
-public struct ProcessorEffect: Sendable, Equatable {
+package struct ProcessorEffect: Sendable, Equatable {
     /// What became of the operation at the processor.
-    public enum Status: String, Sendable, CaseIterable {
+    package enum Status: String, Sendable, CaseIterable {
         case approved
         case declined
         /// Accepted, finishing later (an asynchronous refund).
@@ -15,22 +15,22 @@ public struct ProcessorEffect: Sendable, Equatable {
 
     /// The processor's own id for the operation (`auth_000001`), so a finding can be looked up
     /// at the processor.
-    public let processorID: String
+    package let processorID: String
     /// The attempt id the operation belongs to (the authorization's reference).
-    public let reference: String
-    public let operation: ProcessorOperation
+    package let reference: String
+    package let operation: ProcessorOperation
     /// Refunds only: the refund id (the refund's own reference).
-    public let refundReference: String?
+    package let refundReference: String?
     /// The amount asked (authorize) or moved (capture, void, refund).
-    public let amount: Amount
-    public let status: Status
+    package let amount: Amount
+    package let status: Status
     /// Declined operations: why, as the processor said.
-    public let declineCode: DeclineCode?
+    package let declineCode: DeclineCode?
     /// The last four digits of the card the processor authorized (authorizations only).
-    public let last4: String?
+    package let last4: String?
 
     /// One ledger entry in the library's terms.
-    public init(
+    package init(
         processorID: String, reference: String, operation: ProcessorOperation, refundReference: String?, amount: Amount, status: Status,
         declineCode: DeclineCode? = nil, last4: String? = nil
     ) {

@@ -47,12 +47,12 @@ public struct NoFaults: FaultInjector {
 
 /// Which fault points a test armed: one point, or every point of one side of the call
 /// (`after-processor-call`). Parsing lives here so the CLI and the soak agree on the names.
-public struct FaultSelector: Sendable, Equatable, CustomStringConvertible {
-    public let name: String
+package struct FaultSelector: Sendable, Equatable, CustomStringConvertible {
+    package let name: String
     private let matches: @Sendable (FaultPoint) -> Bool
 
     /// Parses a fault name; nil when unknown.
-    public init?(_ name: String) {
+    package init?(_ name: String) {
         self.name = name
         switch name {
         case "before-processor-call":
@@ -65,12 +65,12 @@ public struct FaultSelector: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public func matches(_ point: FaultPoint) -> Bool { matches(point) }
+    package func matches(_ point: FaultPoint) -> Bool { matches(point) }
 
     /// Every accepted name.
-    public static var names: [String] { ["before-processor-call", "after-processor-call"] + FaultPoint.all.map(\.description) }
+    package static var names: [String] { ["before-processor-call", "after-processor-call"] + FaultPoint.all.map(\.description) }
 
-    public var description: String { name }
+    package var description: String { name }
 
-    public static func == (lhs: FaultSelector, rhs: FaultSelector) -> Bool { lhs.name == rhs.name }
+    package static func == (lhs: FaultSelector, rhs: FaultSelector) -> Bool { lhs.name == rhs.name }
 }

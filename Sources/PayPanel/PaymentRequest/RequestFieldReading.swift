@@ -2,11 +2,11 @@
 /// configuration (which carries the same merchant, country, currency, network and capability
 /// fields). Each records its problems and returns nil when the field is unusable.
 extension JSONFieldReader {
-    public mutating func country(_ value: JSONValue?, at path: FieldPath) -> Country? {
+    package mutating func country(_ value: JSONValue?, at path: FieldPath) -> Country? {
         code(value, at: path) { code throws(MoneyError) in try Country(alpha2: code) }
     }
 
-    public mutating func currency(_ value: JSONValue?, at path: FieldPath) -> Currency? {
+    package mutating func currency(_ value: JSONValue?, at path: FieldPath) -> Currency? {
         code(value, at: path) { code throws(MoneyError) in try Currency(code: code) }
     }
 
@@ -21,7 +21,7 @@ extension JSONFieldReader {
         }
     }
 
-    public mutating func merchantIdentifier(_ value: JSONValue?, at path: FieldPath) -> String? {
+    package mutating func merchantIdentifier(_ value: JSONValue?, at path: FieldPath) -> String? {
         guard let identifier = string(value, at: path, nonEmpty: true) else { return nil }
         let issues = PaymentRequestRules.merchantIdentifierIssues(identifier)
         issues.errors.forEach { report.error(path, $0) }
@@ -30,7 +30,7 @@ extension JSONFieldReader {
     }
 
     /// Known networks, matched case-insensitively and stored canonically; duplicates folded with a warning.
-    public mutating func networks(_ value: JSONValue?, at path: FieldPath) -> [PaymentNetwork]? {
+    package mutating func networks(_ value: JSONValue?, at path: FieldPath) -> [PaymentNetwork]? {
         guard let elements = array(value, at: path) else { return nil }
         if elements.isEmpty {
             report.error(path, "must list at least one network, such as visa")
@@ -59,7 +59,7 @@ extension JSONFieldReader {
     }
 
     /// Capabilities by Apple Pay JS or PassKit name; duplicates folded with a warning.
-    public mutating func capabilities(_ value: JSONValue?, at path: FieldPath) -> MerchantCapabilities? {
+    package mutating func capabilities(_ value: JSONValue?, at path: FieldPath) -> MerchantCapabilities? {
         guard let elements = array(value, at: path) else { return nil }
         if elements.isEmpty {
             report.error(path, "must list at least one capability; supports3DS is required")
@@ -92,7 +92,7 @@ extension JSONFieldReader {
     }
 
     /// A decimal amount string in `currency`. A JSON number is rejected with the string to write instead.
-    public mutating func amount(_ value: JSONValue?, at path: FieldPath, currency: Currency?) -> Amount? {
+    package mutating func amount(_ value: JSONValue?, at path: FieldPath, currency: Currency?) -> Amount? {
         guard let value, value != .null else {
             report.error(path, "is required")
             return nil

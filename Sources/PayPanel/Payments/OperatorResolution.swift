@@ -2,7 +2,7 @@ import Foundation
 
 /// How an operator resolves what the program could not decide alone: an intent in
 /// `requires_merchant_action` (`intent`), or a refund in `requires_merchant_action` (`refund`).
-public enum OperatorResolution: Sendable, Equatable {
+package enum OperatorResolution: Sendable, Equatable {
     /// One of the four ways out of `requires_merchant_action` (docs/state-machine.md).
     case intent(IntentResolution)
     /// A refund that requires merchant action did, or did not, go through.
@@ -10,7 +10,7 @@ public enum OperatorResolution: Sendable, Equatable {
 
     /// The snake_case name stored in the history: `retry_payment`, `mark_canceled`,
     /// `mark_authorized`, `mark_succeeded`, `mark_refund_succeeded`, `mark_refund_failed`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .intent(let resolution): resolution.storedName
         case .refund(_, let succeeded): succeeded ? "mark_refund_succeeded" : "mark_refund_failed"

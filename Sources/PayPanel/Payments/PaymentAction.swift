@@ -6,7 +6,7 @@ import Foundation
 /// (`scheduleTimer`, `cancelTimer`, `emitOutbox`), and work for the executor
 /// (`CheckoutService`) to run after the commit — processor calls and the answer to the Apple
 /// Pay sheet. `isExecutorWork` tells them apart.
-public enum PaymentAction: Sendable, Equatable {
+package enum PaymentAction: Sendable, Equatable {
     /// Authorize the attempt at the processor (reference and idempotency key: the attempt id).
     /// Feed the answer back as `.processorAnswered(.authorize(attemptID:), outcome)`.
     case callProcessorAuthorize(attemptID: String, amount: Amount)
@@ -33,7 +33,7 @@ public enum PaymentAction: Sendable, Equatable {
     case emitOutbox(OutboxTopic, refundID: String?)
 
     /// True for the actions the executor runs after the commit.
-    public var isExecutorWork: Bool {
+    package var isExecutorWork: Bool {
         switch self {
         case .callProcessorAuthorize, .callProcessorCompleteChallenge, .callProcessorCapture, .voidAuthorization,
             .callProcessorRefund, .answerSheet:
@@ -45,7 +45,7 @@ public enum PaymentAction: Sendable, Equatable {
 }
 
 /// Why an authorization is voided.
-public enum VoidReason: String, Sendable, CaseIterable {
+package enum VoidReason: String, Sendable, CaseIterable {
     /// The merchant canceled (outcome tracked: the intent waits in `processing`).
     case cancel
     /// An approval arrived after the sheet had been answered with failure (outcome tracked).
@@ -90,7 +90,7 @@ public struct PaymentTimer: Sendable, Equatable {
 }
 
 /// The topics of outbox messages (Stripe webhook names where Stripe has one).
-public enum OutboxTopic: String, Sendable, CaseIterable {
+package enum OutboxTopic: String, Sendable, CaseIterable {
     case intentCreated = "payment_intent.created"
     case intentProcessing = "payment_intent.processing"
     case intentRequiresAction = "payment_intent.requires_action"

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Processor answers are passed as the processor gave them (`ProcessorOutcome`), tagged with
 /// the call they answer, so the executor needs no interpretation of its own.
-public enum PaymentEvent: Sendable, Equatable {
+package enum PaymentEvent: Sendable, Equatable {
     /// A card or an Apple Pay token was submitted: a new attempt starts authorizing.
     case attemptOpened(AttemptOpening)
     /// The processor answered a call (authorize, challenge completion, capture, void, refund).
@@ -42,7 +42,7 @@ public enum PaymentEvent: Sendable, Equatable {
     case operatorResolved(OperatorResolution, OperatorRecord)
 
     /// The snake_case name stored in the history: `attempt_opened`, `authorize_approved`, …
-    public var name: String {
+    package var name: String {
         switch self {
         case .attemptOpened: "attempt_opened"
         case .processorAnswered(let call, let outcome): "\(call.operationName)_\(outcome.eventSuffix)"
@@ -65,18 +65,18 @@ public enum PaymentEvent: Sendable, Equatable {
 
 /// A new attempt: what the executor knows when a card or token is submitted. The attempt id
 /// comes from the caller's random source (the machine makes no ids).
-public struct AttemptOpening: Sendable, Equatable {
+package struct AttemptOpening: Sendable, Equatable {
     /// `att_…`: the processor reference and idempotency key of the authorization.
-    public let attemptID: String
-    public let source: AttemptSource
-    public let card: CardSummary
+    package let attemptID: String
+    package let source: AttemptSource
+    package let card: CardSummary
     /// The amount the card or token is for; it must equal the intent's amount and currency.
-    public let amount: Amount
+    package let amount: Amount
     /// True when an Apple Pay sheet is waiting for the answer (it must get one within 30 s).
-    public let answersPaymentSheet: Bool
+    package let answersPaymentSheet: Bool
 
     /// A new attempt `attemptID` paying `amount` with `card`.
-    public init(attemptID: String, source: AttemptSource, card: CardSummary, amount: Amount, answersPaymentSheet: Bool) {
+    package init(attemptID: String, source: AttemptSource, card: CardSummary, amount: Amount, answersPaymentSheet: Bool) {
         self.attemptID = attemptID
         self.source = source
         self.card = card

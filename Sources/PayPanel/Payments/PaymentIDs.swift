@@ -2,9 +2,9 @@
 /// characters (about 143 bits) after the prefix, so ids are unguessable and never collide in
 /// practice. The random source is injected: the system generator in the program, a seeded one
 /// in tests.
-public enum PaymentIDs {
+package enum PaymentIDs {
     /// What the id names; the raw value is its prefix.
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case intent = "pi"
         case attempt = "att"
         case refund = "re"
@@ -14,10 +14,10 @@ public enum PaymentIDs {
     }
 
     /// Characters after the prefix.
-    public static let randomLength = 24
+    package static let randomLength = 24
 
     /// A new id of `kind`, drawn from `random`.
-    public static func make(_ kind: Kind, using random: inout some RandomNumberGenerator) -> String {
+    package static func make(_ kind: Kind, using random: inout some RandomNumberGenerator) -> String {
         while true {
             let body = Base62.random(length: randomLength, using: &random)
             // An id is shown and stored everywhere, so it may not hold what looks like a card
@@ -27,7 +27,7 @@ public enum PaymentIDs {
     }
 
     /// True when `text` has the shape of an id of `kind` (prefix, underscore, 24 base-62 characters).
-    public static func isWellFormed(_ text: String, kind: Kind) -> Bool {
+    package static func isWellFormed(_ text: String, kind: Kind) -> Bool {
         let prefix = kind.rawValue + "_"
         guard text.hasPrefix(prefix) else { return false }
         let body = text.utf8.dropFirst(prefix.utf8.count)

@@ -1,9 +1,9 @@
 /// The rules a payment intent obeys in every state (DESIGN §4). Tests assert them after every
 /// transition; the ledger checks them again before it writes, so a bug can never store a
 /// state that breaks them (the database's CHECK constraints are the last line).
-public enum PaymentInvariants {
+package enum PaymentInvariants {
     /// Every rule `machine` breaks, as one sentence each; empty when it is sound.
-    public static func violations(of machine: PaymentStateMachine) -> [String] {
+    package static func violations(of machine: PaymentStateMachine) -> [String] {
         let intent = machine.intent
         var broken: [String] = []
         func require(_ condition: Bool, _ rule: @autoclosure () -> String) {
@@ -50,7 +50,7 @@ public enum PaymentInvariants {
 
     /// Every rule the step from `before` to `after` breaks: terminal states never change,
     /// the version rises by one, money only moves forward.
-    public static func violations(from before: PaymentStateMachine, to after: PaymentStateMachine) -> [String] {
+    package static func violations(from before: PaymentStateMachine, to after: PaymentStateMachine) -> [String] {
         var broken = violations(of: after)
         let was = before.intent
         let now = after.intent

@@ -130,7 +130,7 @@ extension Refund: JSONRepresentable {
 extension PaymentEvent {
     /// What the history keeps of the event: its details, never card data (attempts carry only
     /// the card summary; processor texts are redacted).
-    public var data: JSONValue {
+    package var data: JSONValue {
         let object = jsonObject
         switch self {
         case .attemptOpened(let opening):

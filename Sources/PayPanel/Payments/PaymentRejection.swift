@@ -3,9 +3,9 @@ import Foundation
 /// An event the state machine refused. Nothing changed: not the intent, not the history.
 /// The executor decides what to tell the caller; a stale processor answer (one the intent has
 /// already moved past) is a rejection too, never a crash.
-public struct PaymentRejection: PayPanelError, Equatable {
+package struct PaymentRejection: PayPanelError, Equatable {
     /// Why the event was refused.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The intent is canceled, expired or succeeded (refunds aside) and never changes.
         case terminal(PaymentStatus)
         /// The event does not apply in this status.
@@ -39,16 +39,16 @@ public struct PaymentRejection: PayPanelError, Equatable {
         case timerNotApplicable(PaymentTimer.Kind, status: PaymentStatus)
     }
 
-    public let intentID: String
-    public let reason: Reason
+    package let intentID: String
+    package let reason: Reason
 
     /// The rejection of an event on `intentID` for `reason`.
-    public init(intentID: String, reason: Reason) {
+    package init(intentID: String, reason: Reason) {
         self.intentID = intentID
         self.reason = reason
     }
 
-    public var code: String {
+    package var code: String {
         switch reason {
         case .terminal, .notAllowed, .timerNotApplicable: "payment_intent_unexpected_state"
         case .operationInFlight: "payment_intent_operation_in_flight"
@@ -69,7 +69,7 @@ public struct PaymentRejection: PayPanelError, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         let intent = "payment intent \(intentID)"
         switch reason {
         case .terminal(let status):

@@ -15,16 +15,16 @@ import Foundation
 ///
 /// Timers, outbox messages and answers to the Apple Pay sheet are derived from the change of
 /// state after every event (`deriveEffects`), so no transition can forget them.
-public struct PaymentStateMachine: Sendable, Equatable {
-    public internal(set) var intent: PaymentIntent
+package struct PaymentStateMachine: Sendable, Equatable {
+    package internal(set) var intent: PaymentIntent
     /// Every attempt of the intent, oldest first.
-    public internal(set) var attempts: [Attempt]
+    package internal(set) var attempts: [Attempt]
     /// Every refund of the intent, oldest first.
-    public internal(set) var refunds: [Refund]
-    public let policy: PaymentPolicy
+    package internal(set) var refunds: [Refund]
+    package let policy: PaymentPolicy
 
     /// A machine for a stored intent.
-    public init(intent: PaymentIntent, attempts: [Attempt] = [], refunds: [Refund] = [], policy: PaymentPolicy = .standard) {
+    package init(intent: PaymentIntent, attempts: [Attempt] = [], refunds: [Refund] = [], policy: PaymentPolicy = .standard) {
         self.intent = intent
         self.attempts = attempts
         self.refunds = refunds
@@ -33,7 +33,7 @@ public struct PaymentStateMachine: Sendable, Equatable {
 
     /// A new intent waiting for a payment method (version 1), and the effects of its creation:
     /// the abandonment timer and the `payment_intent.created` message.
-    public static func create(
+    package static func create(
         id: String, amount: Amount, captureMethod: CaptureMethod, orderReference: String?, metadata: Metadata = .empty,
         at now: Date, policy: PaymentPolicy = .standard
     ) -> (machine: PaymentStateMachine, actions: [PaymentAction]) {
@@ -52,7 +52,7 @@ public struct PaymentStateMachine: Sendable, Equatable {
 
     /// Applies `event` at `now`: the dispatcher behind the per-event functions, and what the
     /// ledger calls. On success the version is one higher; on rejection nothing changed.
-    public mutating func apply(_ event: PaymentEvent, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func apply(_ event: PaymentEvent, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         var next = self
         try next.rejectIfFinal(event)
         let work: [PaymentAction]
@@ -84,73 +84,73 @@ public struct PaymentStateMachine: Sendable, Equatable {
     }
 
     /// A card or an Apple Pay token was submitted (`requires_payment_method` → `processing`).
-    public mutating func attemptOpened(_ opening: AttemptOpening, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func attemptOpened(_ opening: AttemptOpening, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.attemptOpened(opening), at: now)
     }
 
     /// The processor answered `call` with `outcome`.
-    public mutating func processorAnswered(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func processorAnswered(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.processorAnswered(call, outcome), at: now)
     }
 
     /// The cardholder passed the 3-D Secure challenge (`requires_action` → `processing`).
-    public mutating func challengePassed(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func challengePassed(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.challengePassed(attemptID: attemptID), at: now)
     }
 
     /// The cardholder failed the challenge (`requires_action` → `requires_payment_method`).
-    public mutating func challengeFailed(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func challengeFailed(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.challengeFailed(attemptID: attemptID), at: now)
     }
 
     /// The cardholder closed the challenge (`requires_action` → `requires_payment_method`).
-    public mutating func challengeAbandoned(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func challengeAbandoned(attemptID: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.challengeAbandoned(attemptID: attemptID), at: now)
     }
 
     /// The merchant captures `amount` (nil: all of it) (`requires_capture` → `processing`).
-    public mutating func captureRequested(amount: Int64?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func captureRequested(amount: Int64?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.captureRequested(amount: amount), at: now)
     }
 
     /// The merchant cancels (→ `canceled`, or → `processing` while an authorization is voided).
-    public mutating func cancelRequested(reason: CancellationReason, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func cancelRequested(reason: CancellationReason, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.cancelRequested(reason: reason), at: now)
     }
 
     /// The merchant refunds part or all of a succeeded intent.
-    public mutating func refundRequested(refundID: String, amount: Int64, reason: RefundReason?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func refundRequested(refundID: String, amount: Int64, reason: RefundReason?, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.refundRequested(refundID: refundID, amount: amount, reason: reason), at: now)
     }
 
     /// A lookup found `call` at the processor with `outcome`.
-    public mutating func reconciliationFound(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func reconciliationFound(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.reconciliationFound(call, outcome), at: now)
     }
 
     /// A lookup says the processor never received `call`.
-    public mutating func reconciliationNotFound(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func reconciliationNotFound(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.reconciliationNotFound(call), at: now)
     }
 
     /// The lookup of `call` got no answer.
-    public mutating func reconciliationUnavailable(_ call: ProcessorCall, reason: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func reconciliationUnavailable(_ call: ProcessorCall, reason: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.reconciliationUnavailable(call, reason: reason), at: now)
     }
 
     /// The executor stops reconciling `call` (→ `requires_merchant_action`).
-    public mutating func reconciliationExhausted(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func reconciliationExhausted(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.reconciliationExhausted(call), at: now)
     }
 
     /// A timer came due.
-    public mutating func timerFired(_ kind: PaymentTimer.Kind, reference: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func timerFired(_ kind: PaymentTimer.Kind, reference: String, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.timerFired(kind, reference: reference), at: now)
     }
 
     /// An operator resolved what the program could not (`requires_merchant_action` → the
     /// resolution's status; a refund that requires merchant action → succeeded or failed).
-    public mutating func operatorResolved(_ resolution: OperatorResolution, _ record: OperatorRecord, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    package mutating func operatorResolved(_ resolution: OperatorResolution, _ record: OperatorRecord, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         try apply(.operatorResolved(resolution, record), at: now)
     }
 

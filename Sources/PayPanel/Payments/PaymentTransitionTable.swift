@@ -3,10 +3,10 @@
 /// machine through every (situation × event) pair and checks that it accepts exactly the rows
 /// listed here, reaches their status and asks for their work — so the table, the document and
 /// the code cannot drift apart.
-public enum PaymentTransitionTable {
+package enum PaymentTransitionTable {
     /// A state the intent can be in, finer than the status where the status alone does not
     /// decide (which call is in flight, whether the sheet still waits).
-    public enum Situation: String, Sendable, CaseIterable {
+    package enum Situation: String, Sendable, CaseIterable {
         case new
         case challenge
         case authorizing
@@ -27,7 +27,7 @@ public enum PaymentTransitionTable {
         case expired
 
         /// The intent's status in this situation.
-        public var status: PaymentStatus {
+        package var status: PaymentStatus {
             switch self {
             case .new: .requiresPaymentMethod
             case .challenge: .requiresAction
@@ -43,7 +43,7 @@ public enum PaymentTransitionTable {
         }
 
         /// How the document names it.
-        public var label: String {
+        package var label: String {
             switch self {
             case .new: "requires_payment_method"
             case .challenge: "requires_action"
@@ -68,7 +68,7 @@ public enum PaymentTransitionTable {
     }
 
     /// An event, with the data the table's test gives it.
-    public enum Event: String, Sendable, CaseIterable {
+    package enum Event: String, Sendable, CaseIterable {
         case submit
         case approved
         case approvedOtherAmount = "approved_other_amount"
@@ -105,7 +105,7 @@ public enum PaymentTransitionTable {
         case resolveRefundFailed = "resolve_refund_failed"
 
         /// How the document names it.
-        public var label: String {
+        package var label: String {
             switch self {
             case .submit: "card or token submitted"
             case .approved: "processor approved"
@@ -147,16 +147,16 @@ public enum PaymentTransitionTable {
 
     /// One accepted transition: from a situation, on an event, to a status, with the work the
     /// executor is handed (`PaymentAction.summary`, in order) and a note.
-    public struct Rule: Sendable, Equatable {
-        public let situation: Situation
-        public let event: Event
-        public let to: PaymentStatus
-        public let work: [String]
-        public let note: String
+    package struct Rule: Sendable, Equatable {
+        package let situation: Situation
+        package let event: Event
+        package let to: PaymentStatus
+        package let work: [String]
+        package let note: String
     }
 
     /// Every accepted transition, by situation.
-    public static let rules: [Rule] = {
+    package static let rules: [Rule] = {
         var rules: [Rule] = []
         func add(_ situation: Situation, _ event: Event, _ to: PaymentStatus, _ work: [String] = [], _ note: String = "") {
             rules.append(Rule(situation: situation, event: event, to: to, work: work, note: note))
@@ -290,7 +290,7 @@ public enum PaymentTransitionTable {
     }()
 
     /// The rule for a situation and an event, if the machine accepts the event there.
-    public static func rule(_ situation: Situation, _ event: Event) -> Rule? {
+    package static func rule(_ situation: Situation, _ event: Event) -> Rule? {
         rules.first { $0.situation == situation && $0.event == event }
     }
 }
@@ -298,7 +298,7 @@ public enum PaymentTransitionTable {
 extension PaymentAction {
     /// A short name for the executor's work (the transition table's "work" column); nil for
     /// the effects the ledger persists.
-    public var summary: String? {
+    package var summary: String? {
         switch self {
         case .callProcessorAuthorize: "authorize"
         case .callProcessorCompleteChallenge: "complete challenge"

@@ -14,26 +14,26 @@
 /// (a processor's messages and ids, an input echoed in an error message) are passed through
 /// `redacted(_:)` before they are shown or stored. The database does not repeat the rule: its
 /// CHECK constraints cannot run the Luhn check (migration 0008 says why they were dropped).
-public enum SensitiveDigits {
+package enum SensitiveDigits {
     /// How many digits a card number has.
-    public static let cardNumberLengths = 13...19
+    package static let cardNumberLengths = 13...19
     /// How many digits a group of a grouped card number has (`4242 4242 …`, Amex `3782 822463 10005`).
     static let groupLengths = 3...6
     /// The separators a grouped card number is written with; one kind per number.
     static let separators: [Unicode.Scalar] = [" ", "-"]
 
     /// What `redacted(_:)` puts where a card number was.
-    public static let redaction = "[redacted]"
+    package static let redaction = "[redacted]"
 
     /// True when `text` holds a card number by the rule above.
-    public static func containsCardNumber(_ text: String) -> Bool {
+    package static func containsCardNumber(_ text: String) -> Bool {
         let scalars = Array(text.unicodeScalars)
         return !cardNumberRanges(in: scalars).isEmpty
     }
 
     /// `text` with every card number replaced by `[redacted]`; the rest (ids, UUIDs, times,
     /// other numbers) is left as it was.
-    public static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         let scalars = Array(text.unicodeScalars)
         let ranges = cardNumberRanges(in: scalars)
         guard !ranges.isEmpty else { return text }
@@ -50,7 +50,7 @@ public enum SensitiveDigits {
 
     /// Refuses `text` when it holds a card number, naming `field` (as the caller's API spells
     /// it: `order_reference`, `metadata[note]`, `--name`).
-    public static func check(_ text: String, field: String) throws(CardNumberInTextError) {
+    package static func check(_ text: String, field: String) throws(CardNumberInTextError) {
         if containsCardNumber(text) { throw CardNumberInTextError(field: field) }
     }
 

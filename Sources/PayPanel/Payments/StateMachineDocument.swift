@@ -1,12 +1,12 @@
 /// Renders docs/state-machine.md from `PaymentTransitionTable`: a Mermaid state diagram and
 /// the full transition table. A test compares the file with this output, so the document
 /// always says what the code does.
-public enum StateMachineDocument {
+package enum StateMachineDocument {
     /// The command that rewrites the document after a change to the table.
-    public static let regenerateCommand = "PAYPANEL_UPDATE_DOCS=1 swift test --filter StateMachineDocumentTests"
+    package static let regenerateCommand = "PAYPANEL_UPDATE_DOCS=1 swift test --filter StateMachineDocumentTests"
 
     /// The whole document.
-    public static func markdown() -> String {
+    package static func markdown() -> String {
         var text = """
             # The payment state machine
 

@@ -3,25 +3,25 @@ import Foundation
 /// One operation as the processor's own ledger records it, as an operator may see it beside
 /// PayPanel's attempts and refunds (the console's intent page): never a card number or a
 /// cryptogram, only the network, the last four digits, amounts and the outcome.
-public struct ProcessorLedgerRow: Sendable, Equatable {
+package struct ProcessorLedgerRow: Sendable, Equatable {
     /// The processor's id for the operation (`auth_000001`, or the processor's object id).
-    public let processorID: String
+    package let processorID: String
     /// The attempt id the operation belongs to.
-    public let reference: String
+    package let reference: String
     /// `authorize`, `capture`, `void` or `refund`.
-    public let operation: String
+    package let operation: String
     /// Refunds only: PayPanel's refund id.
-    public let refundReference: String?
-    public let amount: Int64
-    public let currency: String
+    package let refundReference: String?
+    package let amount: Int64
+    package let currency: String
     /// `approved`, `declined`, `pending` or `challenge_required`.
-    public let status: String
-    public let declineCode: String?
-    public let network: String?
-    public let last4: String?
-    public let createdAt: Date?
+    package let status: String
+    package let declineCode: String?
+    package let network: String?
+    package let last4: String?
+    package let createdAt: Date?
 
-    public init(
+    package init(
         processorID: String, reference: String, operation: String, refundReference: String?, amount: Int64, currency: String,
         status: String, declineCode: String?, network: String?, last4: String?, createdAt: Date?
     ) {
@@ -40,7 +40,7 @@ public struct ProcessorLedgerRow: Sendable, Equatable {
 }
 
 /// What the processor's ledger says about some attempts, or why it cannot be read.
-public enum ProcessorLedgerView: Sendable, Equatable {
+package enum ProcessorLedgerView: Sendable, Equatable {
     case rows([ProcessorLedgerRow])
     /// The processor has no ledger this program can read (a real processor, an old mock):
     /// said as it is, never shown as an empty ledger.
@@ -49,7 +49,7 @@ public enum ProcessorLedgerView: Sendable, Equatable {
 
 /// Reads the processor's own ledger for the console; injected by `serve` (the in-process mock's
 /// ledger file, or an HTTP processor's admin endpoint).
-public protocol ProcessorLedgerReading: Sendable {
+package protocol ProcessorLedgerReading: Sendable {
     /// The entries of these attempts, oldest first: each attempt's authorization and its
     /// captures, voids and refunds.
     func entries(ofAttempts attemptIDs: [String]) async -> ProcessorLedgerView

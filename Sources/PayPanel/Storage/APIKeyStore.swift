@@ -4,7 +4,7 @@ import Foundation
 /// revocation times. The key itself is never stored. Adopters hold the SQL
 /// (`SQLiteAPIKeyStore`); the rules (generation, hashing, constant-time matching) are
 /// `APIKeyRing`'s, written once above every store.
-public protocol APIKeyStore: AnyObject {
+package protocol APIKeyStore: AnyObject {
     /// Inserts a new key row.
     func insertAPIKey(_ record: APIKeyRecord) throws
     /// Every key, oldest first; revoked ones too when `includeRevoked`.
@@ -14,16 +14,16 @@ public protocol APIKeyStore: AnyObject {
 }
 
 /// One stored API key: everything but the key.
-public struct APIKeyRecord: Sendable, Equatable {
+package struct APIKeyRecord: Sendable, Equatable {
     /// `key_…`: shown in lists and logs in place of the key.
-    public let id: String
-    public let name: String
+    package let id: String
+    package let name: String
     /// Lower-case hex SHA-256 of the key.
-    public let keyHash: String
-    public let createdAt: Date
-    public let revokedAt: Date?
+    package let keyHash: String
+    package let createdAt: Date
+    package let revokedAt: Date?
 
-    public init(id: String, name: String, keyHash: String, createdAt: Date, revokedAt: Date?) {
+    package init(id: String, name: String, keyHash: String, createdAt: Date, revokedAt: Date?) {
         self.id = id
         self.name = name
         self.keyHash = keyHash
@@ -31,39 +31,39 @@ public struct APIKeyRecord: Sendable, Equatable {
         self.revokedAt = revokedAt
     }
 
-    public var isRevoked: Bool { revokedAt != nil }
+    package var isRevoked: Bool { revokedAt != nil }
 }
 
 /// A key just created: its row, and the key itself, which exists only in this value.
-public struct CreatedAPIKey: Sendable {
-    public let record: APIKeyRecord
+package struct CreatedAPIKey: Sendable {
+    package let record: APIKeyRecord
     /// `sk_…`. Show it once; it cannot be read back.
-    public let key: String
+    package let key: String
 }
 
 /// Why an API key operation was refused.
-public struct APIKeyError: PayPanelError, Equatable {
-    public let code: String
-    public let message: String
+package struct APIKeyError: PayPanelError, Equatable {
+    package let code: String
+    package let message: String
 }
 
 /// The rules of secret API keys above any `APIKeyStore`: keys are `sk_` and 40 random
 /// base-62 characters (about 238 bits), stored only as their SHA-256, and a presented key
 /// is compared with every active hash in constant time, so neither a timing difference nor
 /// the order of rows tells an attacker how close a guess was.
-public final class APIKeyRing {
-    public let store: any APIKeyStore
+package final class APIKeyRing {
+    package let store: any APIKeyStore
 
-    public init(store: any APIKeyStore) {
+    package init(store: any APIKeyStore) {
         self.store = store
     }
 
     /// The prefix of every secret key.
-    public static let keyPrefix = "sk_"
+    package static let keyPrefix = "sk_"
     private static let idAlphabet = Array("abcdefghijklmnopqrstuvwxyz")
 
     /// Creates and stores a new key named `name`.
-    public func create(name: String, at now: Date) throws -> CreatedAPIKey {
+    package func create(name: String, at now: Date) throws -> CreatedAPIKey {
         let trimmed = name.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.count <= 200 else {
             throw APIKeyError(code: "invalid_key_name", message: "a key name is 1 to 200 characters")
@@ -79,7 +79,7 @@ public final class APIKeyRing {
     }
 
     /// The active key `presented` is, or nil (unknown, malformed or revoked).
-    public func authenticate(_ presented: String) throws -> APIKeyRecord? {
+    package func authenticate(_ presented: String) throws -> APIKeyRecord? {
         let presentedHash = Array(Self.hash(presented).utf8)
         var match: APIKeyRecord?
         for record in try store.apiKeys(includeRevoked: false) {
@@ -91,12 +91,12 @@ public final class APIKeyRing {
     }
 
     /// Every key, oldest first.
-    public func list(includeRevoked: Bool = true) throws -> [APIKeyRecord] {
+    package func list(includeRevoked: Bool = true) throws -> [APIKeyRecord] {
         try store.apiKeys(includeRevoked: includeRevoked)
     }
 
     /// Revokes the key `id`; refused when unknown or already revoked.
-    public func revoke(id: String, at now: Date) throws {
+    package func revoke(id: String, at now: Date) throws {
         guard try store.revokeAPIKey(id: id, at: now) else {
             let shown = JSONWriter.quoted(SensitiveDigits.redacted(id))
             throw APIKeyError(code: "api_key_not_found", message: "no active API key \(shown): list the keys to see their ids")
@@ -104,17 +104,17 @@ public final class APIKeyRing {
     }
 
     /// True when there is at least one active key.
-    public func hasActiveKey() throws -> Bool {
+    package func hasActiveKey() throws -> Bool {
         !(try store.apiKeys(includeRevoked: false)).isEmpty
     }
 
     /// Lower-case hex SHA-256 of `key`.
-    public static func hash(_ key: String) -> String {
+    package static func hash(_ key: String) -> String {
         SHA256.hash(key).hexString
     }
 
     /// Equal length and bytes, taking the same time whatever the bytes.
-    public static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    package static func constantTimeEqual(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
         guard lhs.count == rhs.count else { return false }
         var difference: UInt8 = 0
         for index in lhs.indices { difference |= lhs[index] ^ rhs[index] }

@@ -19,11 +19,11 @@ public protocol CheckoutStore: AnyObject {
 }
 
 /// A checkout row this program cannot read back.
-public struct CheckoutStoreError: PayPanelError, Equatable {
-    public let checkoutID: String
-    public let detail: String
-    public var code: String { "database_corrupt_row" }
-    public var message: String {
+package struct CheckoutStoreError: PayPanelError, Equatable {
+    package let checkoutID: String
+    package let detail: String
+    package var code: String { "database_corrupt_row" }
+    package var message: String {
         "the payments database holds a checkouts row \(checkoutID) this program cannot read (\(detail)): restore the database from a backup"
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// times, errors without bound values). The rules above it are `PushOutbox`'s.
 ///
 /// Adopters: `SQLiteDeviceStore` and, with the `PostgreSQL` trait, `PostgreSQLDeviceStore`.
-public protocol DeviceStore: AnyObject {
+package protocol DeviceStore: AnyObject {
     func insertDevice(_ device: Device) throws
     func device(_ id: String) throws -> Device?
     /// The registration of `token` for `topic` in `environment`, dead or alive.
@@ -32,18 +32,18 @@ public protocol DeviceStore: AnyObject {
 }
 
 /// One APNs registration of an app on a device.
-public struct Device: Sendable, Equatable {
+package struct Device: Sendable, Equatable {
     /// `dev_…`.
-    public let id: String
+    package let id: String
     /// Lower-case hex.
-    public let token: String
-    public let topic: String
-    public let environment: APNsEnvironment
+    package let token: String
+    package let topic: String
+    package let environment: APNsEnvironment
     /// Set when APNs said the token will never work again.
-    public var dead: (reason: String, at: Date)?
-    public let createdAt: Date
+    package var dead: (reason: String, at: Date)?
+    package let createdAt: Date
 
-    public init(id: String, token: String, topic: String, environment: APNsEnvironment, dead: (reason: String, at: Date)?, createdAt: Date) {
+    package init(id: String, token: String, topic: String, environment: APNsEnvironment, dead: (reason: String, at: Date)?, createdAt: Date) {
         self.id = id
         self.token = token
         self.topic = topic
@@ -52,16 +52,16 @@ public struct Device: Sendable, Equatable {
         self.createdAt = createdAt
     }
 
-    public var isDead: Bool { dead != nil }
+    package var isDead: Bool { dead != nil }
 
-    public static func == (lhs: Device, rhs: Device) -> Bool {
+    package static func == (lhs: Device, rhs: Device) -> Bool {
         lhs.id == rhs.id && lhs.token == rhs.token && lhs.topic == rhs.topic && lhs.environment == rhs.environment
             && lhs.dead?.reason == rhs.dead?.reason && lhs.dead?.at == rhs.dead?.at && lhs.createdAt == rhs.createdAt
     }
 }
 
 /// Where a delivery stands.
-public enum PushDeliveryStatus: String, Sendable, CaseIterable {
+package enum PushDeliveryStatus: String, Sendable, CaseIterable {
     /// Not answered for good yet: due at `nextAttemptAt`.
     case pending
     /// APNs accepted it (200).
@@ -75,18 +75,18 @@ public enum PushDeliveryStatus: String, Sendable, CaseIterable {
 }
 
 /// A delivery about to be queued.
-public struct NewPushDelivery: Sendable, Equatable {
-    public let apnsID: String
-    public let deviceID: String
-    public let checkoutID: String?
-    public let collapseID: String?
-    public let payload: [UInt8]
-    public let expiresAt: Date?
+package struct NewPushDelivery: Sendable, Equatable {
+    package let apnsID: String
+    package let deviceID: String
+    package let checkoutID: String?
+    package let collapseID: String?
+    package let payload: [UInt8]
+    package let expiresAt: Date?
     /// `.pending`, or `.skipped` with a reason.
-    public let status: PushDeliveryStatus
-    public let reason: String?
+    package let status: PushDeliveryStatus
+    package let reason: String?
 
-    public init(apnsID: String, deviceID: String, checkoutID: String?, collapseID: String?, payload: [UInt8], expiresAt: Date?,
+    package init(apnsID: String, deviceID: String, checkoutID: String?, collapseID: String?, payload: [UInt8], expiresAt: Date?,
                 status: PushDeliveryStatus = .pending, reason: String? = nil) {
         self.apnsID = apnsID
         self.deviceID = deviceID
@@ -100,21 +100,21 @@ public struct NewPushDelivery: Sendable, Equatable {
 }
 
 /// A stored delivery.
-public struct PushDelivery: Sendable, Equatable {
-    public let id: Int64
-    public let apnsID: String
-    public let deviceID: String
-    public let checkoutID: String?
-    public let collapseID: String?
-    public let payload: [UInt8]
-    public let expiresAt: Date?
-    public var status: PushDeliveryStatus
+package struct PushDelivery: Sendable, Equatable {
+    package let id: Int64
+    package let apnsID: String
+    package let deviceID: String
+    package let checkoutID: String?
+    package let collapseID: String?
+    package let payload: [UInt8]
+    package let expiresAt: Date?
+    package var status: PushDeliveryStatus
     /// APNs' reason, or PayPanel's (`retries_exhausted`, `expired`, `apns_not_configured`).
-    public var reason: String?
-    public var attempts: Int
-    public var nextAttemptAt: Date?
+    package var reason: String?
+    package var attempts: Int
+    package var nextAttemptAt: Date?
 
-    public init(id: Int64, apnsID: String, deviceID: String, checkoutID: String?, collapseID: String?, payload: [UInt8],
+    package init(id: Int64, apnsID: String, deviceID: String, checkoutID: String?, collapseID: String?, payload: [UInt8],
                 expiresAt: Date?, status: PushDeliveryStatus, reason: String?, attempts: Int, nextAttemptAt: Date?) {
         self.id = id
         self.apnsID = apnsID
@@ -131,8 +131,8 @@ public struct PushDelivery: Sendable, Equatable {
 }
 
 /// How one attempt ended, as stored.
-public struct PushAttemptResult: Sendable, Equatable {
-    public enum Outcome: String, Sendable {
+package struct PushAttemptResult: Sendable, Equatable {
+    package enum Outcome: String, Sendable {
         case inFlight = "in_flight"
         case sent
         case deviceDead = "device_dead"
@@ -142,17 +142,17 @@ public struct PushAttemptResult: Sendable, Equatable {
         case tokenRefused = "token_refused"
     }
 
-    public let outcome: Outcome
-    public let httpStatus: Int?
-    public let reason: String?
+    package let outcome: Outcome
+    package let httpStatus: Int?
+    package let reason: String?
     /// The delivery's state after this attempt.
-    public let deliveryStatus: PushDeliveryStatus
+    package let deliveryStatus: PushDeliveryStatus
     /// When to try again (with `.pending`).
-    public let nextAttemptAt: Date?
+    package let nextAttemptAt: Date?
     /// 410's `timestamp`: since when APNs knows the token is invalid (the device's dead time).
-    public let invalidSince: Date?
+    package let invalidSince: Date?
 
-    public init(outcome: Outcome, httpStatus: Int?, reason: String?, deliveryStatus: PushDeliveryStatus, nextAttemptAt: Date?,
+    package init(outcome: Outcome, httpStatus: Int?, reason: String?, deliveryStatus: PushDeliveryStatus, nextAttemptAt: Date?,
                 invalidSince: Date? = nil) {
         self.invalidSince = invalidSince
         self.outcome = outcome
@@ -164,11 +164,11 @@ public struct PushAttemptResult: Sendable, Equatable {
 }
 
 /// One recorded attempt.
-public struct PushAttempt: Sendable, Equatable {
-    public let attempt: Int
-    public let startedAt: Date
-    public let finishedAt: Date?
-    public let outcome: PushAttemptResult.Outcome
-    public let httpStatus: Int?
-    public let reason: String?
+package struct PushAttempt: Sendable, Equatable {
+    package let attempt: Int
+    package let startedAt: Date
+    package let finishedAt: Date?
+    package let outcome: PushAttemptResult.Outcome
+    package let httpStatus: Int?
+    package let reason: String?
 }

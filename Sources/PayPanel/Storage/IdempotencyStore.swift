@@ -21,15 +21,15 @@ import Synchronization
 /// lock and replay the winner's result, so they never see "in progress". `run` (or `reserve`
 /// / `complete` / `giveUp`) is for operations that call the processor between transactions:
 /// the claim is committed first, so a concurrent duplicate sees it and is refused.
-public final class IdempotencyStore {
+package final class IdempotencyStore {
     /// The payments store, so keys commit with what they protect.
-    public let store: any PaymentStore
+    package let store: any PaymentStore
     /// How long a key is remembered (24 h).
-    public let lifetime: TimeInterval
+    package let lifetime: TimeInterval
     /// A claim older than this is taken to belong to a crashed process and may be reclaimed;
     /// the reclaiming run sees the crashed run's `resourceID` and must resume, not restart.
     /// (A run that fails without crashing gives its claim up at once: `giveUp`.)
-    public let inProgressLease: TimeInterval
+    package let inProgressLease: TimeInterval
 
     /// The `lockedAt` of a claim no run holds: its run failed after attaching a resource and
     /// gave it up (`giveUp`). The next request with the key takes it over without waiting for
@@ -44,21 +44,21 @@ public final class IdempotencyStore {
     private let owedGiveUps = Mutex<[IdempotencyClaim]>([])
 
     /// Keys kept in `store`.
-    public init(store: any PaymentStore, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
+    package init(store: any PaymentStore, lifetime: TimeInterval = 24 * 3600, inProgressLease: TimeInterval = 5 * 60) {
         self.store = store
         self.lifetime = lifetime
         self.inProgressLease = inProgressLease
     }
 
     /// The longest key accepted (Stripe's limit).
-    public static let maximumKeyLength = 255
+    package static let maximumKeyLength = 255
 
     // MARK: - One transaction
 
     /// Runs `body` once per `(key, scope)`: checks the key, runs the body and stores its result
     /// in ONE write transaction, the one `body` is handed. Without a key the body simply runs
     /// (in a transaction of its own).
-    public func perform(
+    package func perform(
         key: String?, scope: String, parameters: JSONValue, at now: Date,
         _ body: (any PaymentStoreTransaction) throws -> IdempotentResult
     ) throws -> IdempotentResponse {
@@ -92,7 +92,7 @@ public final class IdempotencyStore {
     /// rethrown as it was, unless giving the claim up failed too: then it comes wrapped in
     /// `IdempotencyClaimNotGivenUp`, which says so. Runs on the caller's actor
     /// (`CheckoutService`), so the store never leaves it.
-    public func run(
+    package func run(
         key: String?, scope: String, parameters: JSONValue, clock: any WallClock,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (IdempotencyClaim?) async throws -> IdempotentResult
@@ -123,7 +123,7 @@ public final class IdempotencyStore {
     /// `idempotency_key_reused` or `idempotency_in_progress`. `lease` replaces
     /// `inProgressLease` for this operation (a caller whose operations cannot all resume keeps
     /// a longer one for those).
-    public func reserve(
+    package func reserve(
         key: String, scope: String, parameters: JSONValue, at now: Date, lease: TimeInterval? = nil
     ) throws -> IdempotencyReservation {
         try IdempotencyStore.validate(key)
@@ -156,7 +156,7 @@ public final class IdempotencyStore {
     }
 
     /// Stores the claim's result; later requests with the key replay it.
-    public func complete(_ claim: IdempotencyClaim, with result: IdempotentResult, at now: Date) throws {
+    package func complete(_ claim: IdempotencyClaim, with result: IdempotentResult, at now: Date) throws {
         try store.write { transaction in
             try transaction.completeIdempotencyClaim(
                 key: claim.key, scope: claim.scope, requestHash: claim.requestHash, result: Self.stored(result), at: now)
@@ -178,7 +178,7 @@ public final class IdempotencyStore {
     /// fails: the claim then stays in progress as it was, and is given up again before this
     /// store's next reservation (`owedGiveUps`); after a crash, the lease frees it.
     @discardableResult
-    public func giveUp(_ claim: IdempotencyClaim) throws -> GivenUpClaim {
+    package func giveUp(_ claim: IdempotencyClaim) throws -> GivenUpClaim {
         do {
             return try writeGiveUp(claim)
         } catch {
@@ -229,7 +229,7 @@ public final class IdempotencyStore {
     /// Records what the claimed operation created (e.g. the attempt id) as its recovery
     /// point, so a run that reclaims the key after a crash resumes it instead of starting over.
     /// Pass the transaction that creates the resource, so the two commit together.
-    public func attach(resourceID: String, to claim: IdempotencyClaim, in transaction: (any PaymentStoreTransaction)? = nil) throws {
+    package func attach(resourceID: String, to claim: IdempotencyClaim, in transaction: (any PaymentStoreTransaction)? = nil) throws {
         if let transaction {
             try transaction.attachIdempotencyResource(resourceID, key: claim.key, scope: claim.scope)
         } else {
@@ -239,7 +239,7 @@ public final class IdempotencyStore {
 
     /// Forgets keys first used `lifetime` or longer before `now`; returns how many.
     @discardableResult
-    public func purgeExpired(at now: Date) throws -> Int {
+    package func purgeExpired(at now: Date) throws -> Int {
         try store.write { transaction in
             try transaction.purgeIdempotencyRecords(createdAtOrBefore: now.addingTimeInterval(-lifetime))
         }
@@ -312,7 +312,7 @@ public final class IdempotencyStore {
 
     /// SHA-256 of the parameters' compact JSON: equal parameters, built the same way, give
     /// the same hash.
-    public static func requestHash(_ parameters: JSONValue) -> String {
+    package static func requestHash(_ parameters: JSONValue) -> String {
         SHA256.hash(JSONWriter.string(parameters)).hexString
     }
 
@@ -320,7 +320,7 @@ public final class IdempotencyStore {
     /// the databases count them), or holding a control character (C0, DEL, C1). Anything else
     /// printable is a key, whatever its digits: a UUID, a nanosecond timestamp, even a card
     /// number, which is never stored as it is (`storedKey(_:)`).
-    public static func validate(_ key: String) throws(IdempotencyError) {
+    package static func validate(_ key: String) throws(IdempotencyError) {
         let problem: String? =
             if key.isEmpty { "is empty" }
             else if key.unicodeScalars.count > maximumKeyLength { "is longer than \(maximumKeyLength) characters" }
@@ -334,7 +334,7 @@ public final class IdempotencyStore {
     /// SHA-256 of its UTF-8 bytes in hex. Lookups go through the same function, so a key is
     /// found whatever form it has; keys stored before this rule held no card number (the old
     /// rule refused every run of 12 digits), so they already have the form this gives them.
-    public static func storedKey(_ key: String) -> String {
+    package static func storedKey(_ key: String) -> String {
         guard SensitiveDigits.containsCardNumber(key) || key.hasPrefix(digestPrefix) else { return key }
         return digestPrefix + SHA256.hash(key).hexString
     }

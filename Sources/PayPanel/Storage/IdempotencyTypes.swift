@@ -1,7 +1,7 @@
 import Foundation
 
 /// The result of an idempotent operation, as stored and replayed.
-public enum IdempotentResult: Sendable, Equatable {
+package enum IdempotentResult: Sendable, Equatable {
     /// It worked; `body` is the response (e.g. the intent's JSON).
     case succeeded(JSONValue)
     /// It ran and failed (a decline, a refused refund): replayed as the same failure.
@@ -9,15 +9,15 @@ public enum IdempotentResult: Sendable, Equatable {
 }
 
 /// What an idempotent call returns: the result, and whether it is a replay.
-public struct IdempotentResponse: Sendable, Equatable {
-    public let result: IdempotentResult
+package struct IdempotentResponse: Sendable, Equatable {
+    package let result: IdempotentResult
     /// True when the result was stored by an earlier request with the same key.
-    public let replayed: Bool
+    package let replayed: Bool
     /// When the key was first used.
-    public let firstUsedAt: Date
+    package let firstUsedAt: Date
 
     /// A response, fresh or replayed.
-    public init(result: IdempotentResult, replayed: Bool, firstUsedAt: Date) {
+    package init(result: IdempotentResult, replayed: Bool, firstUsedAt: Date) {
         self.result = result
         self.replayed = replayed
         self.firstUsedAt = firstUsedAt
@@ -25,7 +25,7 @@ public struct IdempotentResponse: Sendable, Equatable {
 }
 
 /// What `IdempotencyStore.reserve` found.
-public enum IdempotencyReservation: Sendable, Equatable {
+package enum IdempotencyReservation: Sendable, Equatable {
     /// The key is yours: run the operation, then `complete` (or `release`).
     case claimed(IdempotencyClaim)
     /// The operation ran before: return this.
@@ -33,25 +33,25 @@ public enum IdempotencyReservation: Sendable, Equatable {
 }
 
 /// A claimed idempotency key, held while its operation runs.
-public struct IdempotencyClaim: Sendable, Equatable {
-    public let key: String
-    public let scope: String
-    public let requestHash: String
+package struct IdempotencyClaim: Sendable, Equatable {
+    package let key: String
+    package let scope: String
+    package let requestHash: String
     /// When the key was first used (expiry counts from here).
-    public let createdAt: Date
+    package let createdAt: Date
     /// Set when this claim took over from a run that crashed or failed: what that run had
     /// attached (e.g. its attempt id). Resume it; do not start a second one.
-    public let recoveredResourceID: String?
+    package let recoveredResourceID: String?
     /// True when this claim took over from a run that crashed or failed.
-    public let isRecovery: Bool
+    package let isRecovery: Bool
     /// When this run took the key (its lease starts there), at the store's precision. A run
     /// gives the key up only while the row still carries this time: a run that outlived its
     /// lease never gives up the claim of the run that took the key over meanwhile.
-    public let lockedAt: Date
+    package let lockedAt: Date
 }
 
 /// What `IdempotencyStore.giveUp` did with the claim of a run that did not finish.
-public enum GivenUpClaim: Sendable, Equatable {
+package enum GivenUpClaim: Sendable, Equatable {
     /// Nothing was attached, so nothing was started: the key was deleted, and a retry with it
     /// runs the operation for real.
     case released
@@ -69,19 +69,19 @@ public enum GivenUpClaim: Sendable, Equatable {
 /// claim up, which it does before its next reservation once the database takes writes again;
 /// if the process stops first, a retry after `lease` takes the key over and resumes what the
 /// run had started (or runs the operation, when nothing was).
-public struct IdempotencyClaimNotGivenUp: PayPanelError {
-    public let key: String
+package struct IdempotencyClaimNotGivenUp: PayPanelError {
+    package let key: String
     /// What the run threw.
-    public let failure: any Error
+    package let failure: any Error
     /// Why the claim could not be given up.
-    public let giveUpFailure: any Error
+    package let giveUpFailure: any Error
     /// How long the claim keeps the key, counted from when the run took it.
-    public let lease: TimeInterval
+    package let lease: TimeInterval
 
     /// The failure's own code, so callers that act on it keep working.
-    public var code: String { (failure as? any PayPanelError)?.code ?? "idempotency_claim_not_given_up" }
+    package var code: String { (failure as? any PayPanelError)?.code ?? "idempotency_claim_not_given_up" }
 
-    public var message: String {
+    package var message: String {
         let shown = JSONWriter.quoted(SensitiveDigits.redacted(key))
         let giveUp = (giveUpFailure as? any PayPanelError)?.message ?? String(describing: type(of: giveUpFailure))
         let reason = (failure as? any PayPanelError)?.message ?? "the operation failed (\(type(of: failure)))"
@@ -90,9 +90,9 @@ public struct IdempotencyClaimNotGivenUp: PayPanelError {
 }
 
 /// An idempotency key that cannot be used for this request. Nothing was run or stored.
-public struct IdempotencyError: PayPanelError, Equatable {
+package struct IdempotencyError: PayPanelError, Equatable {
     /// Why the key cannot be used.
-    public enum Reason: Sendable, Equatable {
+    package enum Reason: Sendable, Equatable {
         /// The key was used with different parameters.
         case reused(firstUsedAt: Date, scope: String)
         /// A request with the key is still running.
@@ -102,10 +102,10 @@ public struct IdempotencyError: PayPanelError, Equatable {
         case unreadableResult
     }
 
-    public let key: String
-    public let reason: Reason
+    package let key: String
+    package let reason: Reason
 
-    public var code: String {
+    package var code: String {
         switch reason {
         case .reused: "idempotency_key_reused"
         case .inProgress: "idempotency_in_progress"
@@ -114,7 +114,7 @@ public struct IdempotencyError: PayPanelError, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         let shown = JSONWriter.quoted(SensitiveDigits.redacted(key))
         switch reason {
         case .reused(let firstUsedAt, let scope):

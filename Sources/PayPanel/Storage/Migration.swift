@@ -1,25 +1,25 @@
 /// One forward-only schema change: a `Migrations/NNNN_name.sql` file embedded at build time.
 /// Once shipped it is never edited; its checksum is recorded so an edit is noticed.
-public struct Migration: Sendable, Equatable {
+package struct Migration: Sendable, Equatable {
     /// The file name without `.sql`, e.g. `0001_init`. Sorting by it gives the order.
-    public let identifier: String
-    public let sql: String
+    package let identifier: String
+    package let sql: String
 
-    public init(identifier: String, sql: String) {
+    package init(identifier: String, sql: String) {
         self.identifier = identifier
         self.sql = sql
     }
 
     /// SHA-256 of the SQL text, hex.
-    public var checksum: String { SHA256.hash(sql).hexString }
+    package var checksum: String { SHA256.hash(sql).hexString }
 
     /// The first line a migration starts with when it rebuilds tables (SQLite cannot change a
     /// table's constraints in place): the SQLite migrator then runs it with foreign keys off
     /// and checks every reference before it commits, SQLite's own procedure for such changes.
-    public static let rebuildsTablesMarker = "-- paypanel: rebuilds tables"
+    package static let rebuildsTablesMarker = "-- paypanel: rebuilds tables"
 
     /// True when the file starts with `rebuildsTablesMarker`.
-    public var rebuildsTables: Bool { sql.hasPrefix(Self.rebuildsTablesMarker) }
+    package var rebuildsTables: Bool { sql.hasPrefix(Self.rebuildsTablesMarker) }
 }
 
 /// The ordered migrations of one database kind: `main` (the payments database, top-level
@@ -30,9 +30,9 @@ public struct MigrationSet: Sendable {
     /// The `PRAGMA application_id` the set's first migration stamps on the file, so one kind
     /// of database is never mistaken for another.
     public let applicationID: Int32
-    public let migrations: [Migration]
+    package let migrations: [Migration]
 
-    public init(name: String, applicationID: Int32, migrations: [Migration]) {
+    package init(name: String, applicationID: Int32, migrations: [Migration]) {
         self.name = name
         self.applicationID = applicationID
         self.migrations = migrations.sorted { $0.identifier < $1.identifier }

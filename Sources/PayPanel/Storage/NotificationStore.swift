@@ -12,7 +12,7 @@ import Foundation
 ///   `SELECT … FOR UPDATE SKIP LOCKED` or a serializable transaction).
 /// - Ids and delivery sequences are 64-bit integers; times are stored as epoch milliseconds.
 /// - Delivery sequences are 1, 2, 3… in delivery order across every writer of the store.
-public protocol NotificationStore: AnyObject {
+package protocol NotificationStore: AnyObject {
     /// Runs `body` in one write transaction; commits when it returns, rolls back when it
     /// throws. A write inside another write of the same store joins it.
     func write<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T
@@ -23,7 +23,7 @@ public protocol NotificationStore: AnyObject {
 
 /// What can be done inside one transaction of a `NotificationStore`. Only valid inside the
 /// `write`/`read` call that handed it out.
-public protocol NotificationStoreTransaction {
+package protocol NotificationStoreTransaction {
     /// Stores `request` (pending, created at `createdAt`, revealing `reveals` when given) and
     /// returns its new id.
     func insertNotification(_ request: NotificationRequest, reveals: Int64?, createdAt: Date) throws -> Int64

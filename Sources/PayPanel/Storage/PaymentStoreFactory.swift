@@ -8,7 +8,7 @@ import Foundation
 /// Adopters: `SQLiteStoreFactory` (a file; each store its own connection) and, with the
 /// `PostgreSQL` trait, `PostgreSQLStoreFactory` (one schema; every store shares one small
 /// connection pool).
-public protocol PaymentStoreFactory: Sendable {
+package protocol PaymentStoreFactory: Sendable {
     func openPaymentStore() throws -> sending any PaymentStore
     func openCheckoutStore() throws -> sending any CheckoutStore
     func openAPIKeyStore() throws -> sending any APIKeyStore
@@ -28,7 +28,7 @@ public protocol PaymentStoreFactory: Sendable {
 
 extension PaymentStoreFactory {
     /// A store that knows no faults of its own: its reason, with none named.
-    public func readiness() -> StoreNotReady? {
+    package func readiness() -> StoreNotReady? {
         notReadyReason().map { StoreNotReady(fault: nil, reason: $0) }
     }
 }
@@ -52,15 +52,15 @@ public struct SQLiteStoreFactory: PaymentStoreFactory {
         try SQLitePaymentStore(path: path, clock: clock)
     }
 
-    public func openAPIKeyStore() throws -> sending any APIKeyStore {
+    package func openAPIKeyStore() throws -> sending any APIKeyStore {
         SQLiteAPIKeyStore(database: try Database.openMigrated(path: path, set: .main, clock: clock))
     }
 
-    public func openWebhookStore() throws -> sending any WebhookStore {
+    package func openWebhookStore() throws -> sending any WebhookStore {
         SQLiteWebhookStore(database: try Database.openMigrated(path: path, set: .main, clock: clock))
     }
 
-    public func openDeviceStore() throws -> sending any DeviceStore {
+    package func openDeviceStore() throws -> sending any DeviceStore {
         SQLiteDeviceStore(database: try Database.openMigrated(path: path, set: .main, clock: clock))
     }
 
@@ -73,7 +73,7 @@ public struct SQLiteStoreFactory: PaymentStoreFactory {
     /// after a write failed on a full disk, there is room again; and the database answers with
     /// this program's migrations. The reasons name no path (anyone who reaches `/readyz` reads
     /// them); the failing writes' errors, in the server's log, do.
-    public func readiness() -> StoreNotReady? {
+    package func readiness() -> StoreNotReady? {
         // First what the server's own connections know: a fresh connection opened here would
         // happily start a new, empty WAL in place of a deleted one.
         for gate in WriteGate.gates(openedAt: path) {

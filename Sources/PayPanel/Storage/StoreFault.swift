@@ -4,7 +4,7 @@ import Foundation
 /// the request. A front end answers it with "unavailable, retry later" (HTTP 503 with
 /// `Retry-After`) and a code naming the cause, and reports it in its readiness probe; never as an
 /// internal error, and never as a refusal of the request itself.
-public enum StoreFault: String, Sendable, Equatable, CaseIterable {
+package enum StoreFault: String, Sendable, Equatable, CaseIterable {
     /// Another writer held the database past the busy timeout.
     case busy = "database_busy"
     /// The disk (or the file system holding the database) has no room for the write.
@@ -23,12 +23,12 @@ public enum StoreFault: String, Sendable, Equatable, CaseIterable {
     case unreachable = "database_unreachable"
 
     /// The error code clients see.
-    public var code: String { rawValue }
+    package var code: String { rawValue }
 
     /// Seconds a client should wait before retrying: a lock clears in moments; the others need
     /// an operator (free space, fix permissions, restore files), so retrying sooner only adds load.
     /// A server that restarts or fails over is back in seconds.
-    public var retryAfterSeconds: Int {
+    package var retryAfterSeconds: Int {
         switch self {
         case .busy: 1
         case .unreachable: 5
@@ -38,7 +38,7 @@ public enum StoreFault: String, Sendable, Equatable, CaseIterable {
 
     /// What a client is told: the cause and what to do, naming no file (clients do not need the
     /// server's paths; the operator's log and readiness have them).
-    public var clientMessage: String {
+    package var clientMessage: String {
         switch self {
         case .busy: "the payments database is busy: retry the request (with the same Idempotency-Key)"
         case .diskFull: "the payments database's disk is full, so nothing was saved: retry later (with the same Idempotency-Key)"
@@ -52,17 +52,17 @@ public enum StoreFault: String, Sendable, Equatable, CaseIterable {
 }
 
 /// An error that may be a `StoreFault` (each store's own error type says which of its failures are).
-public protocol StoreFaultError: Error {
+package protocol StoreFaultError: Error {
     /// The condition behind this failure, or nil when it is about the operation itself.
     var storeFault: StoreFault? { get }
 }
 
 /// Why a store is not ready to serve: its fault when one is known, and a sentence for the probe.
-public struct StoreNotReady: Sendable, Equatable {
-    public let fault: StoreFault?
-    public let reason: String
+package struct StoreNotReady: Sendable, Equatable {
+    package let fault: StoreFault?
+    package let reason: String
 
-    public init(fault: StoreFault?, reason: String) {
+    package init(fault: StoreFault?, reason: String) {
         self.fault = fault
         self.reason = reason
     }

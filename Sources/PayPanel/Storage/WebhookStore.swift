@@ -4,7 +4,7 @@ import Foundation
 /// Adopters hold the SQL (`SQLiteWebhookStore`, `PostgreSQLWebhookStore`); the rules (what becomes an event, who gets
 /// it, when to retry, how secrets are sealed) are `WebhookRelay`'s and `WebhookEndpoints`',
 /// written once above every store. Every method is one transaction.
-public protocol WebhookStore: AnyObject {
+package protocol WebhookStore: AnyObject {
     // MARK: Events
 
     /// Outbox messages (payments and checkouts) not yet published as events, oldest first.
@@ -52,7 +52,7 @@ public protocol WebhookStore: AnyObject {
 }
 
 /// Where a page of events starts.
-public enum EventPage: Sendable, Equatable {
+package enum EventPage: Sendable, Equatable {
     case first
     /// Events older than the event with this id.
     case olderThan(String)
@@ -61,19 +61,19 @@ public enum EventPage: Sendable, Equatable {
 }
 
 /// An outbox message waiting to become an event.
-public enum UnpublishedMessage: Sendable {
+package enum UnpublishedMessage: Sendable {
     case payment(OutboxMessage)
     case checkout(CheckoutMessage)
 }
 
 /// A checkout's change of status as the `checkout_outbox` trigger recorded it.
-public struct CheckoutMessage: Sendable {
-    public let id: Int64
-    public let topic: String
+package struct CheckoutMessage: Sendable {
+    package let id: Int64
+    package let topic: String
     /// The checkout as it was then.
-    public let checkout: Checkout
+    package let checkout: Checkout
 
-    public init(id: Int64, topic: String, checkout: Checkout) {
+    package init(id: Int64, topic: String, checkout: Checkout) {
         self.id = id
         self.topic = topic
         self.checkout = checkout
@@ -81,22 +81,22 @@ public struct CheckoutMessage: Sendable {
 }
 
 /// An event to publish.
-public struct NewEvent: Sendable, Equatable {
-    public enum Source: String, Sendable {
+package struct NewEvent: Sendable, Equatable {
+    package enum Source: String, Sendable {
         case outbox
         case checkoutOutbox = "checkout_outbox"
     }
 
-    public let id: String
-    public let type: String
-    public let objectID: String
-    public let createdAt: Date
-    public let source: Source
-    public let sourceID: Int64
+    package let id: String
+    package let type: String
+    package let objectID: String
+    package let createdAt: Date
+    package let source: Source
+    package let sourceID: Int64
     /// The event's JSON, exactly as delivered.
-    public let body: String
+    package let body: String
 
-    public init(id: String, type: String, objectID: String, createdAt: Date, source: Source, sourceID: Int64, body: String) {
+    package init(id: String, type: String, objectID: String, createdAt: Date, source: Source, sourceID: Int64, body: String) {
         self.id = id
         self.type = type
         self.objectID = objectID
@@ -108,15 +108,15 @@ public struct NewEvent: Sendable, Equatable {
 }
 
 /// A published event.
-public struct StoredEvent: Sendable, Equatable {
-    public let id: String
-    public let type: String
-    public let objectID: String
-    public let createdAt: Date
+package struct StoredEvent: Sendable, Equatable {
+    package let id: String
+    package let type: String
+    package let objectID: String
+    package let createdAt: Date
     /// The event's JSON, exactly as delivered.
-    public let body: String
+    package let body: String
 
-    public init(id: String, type: String, objectID: String, createdAt: Date, body: String) {
+    package init(id: String, type: String, objectID: String, createdAt: Date, body: String) {
         self.id = id
         self.type = type
         self.objectID = objectID
@@ -126,27 +126,27 @@ public struct StoredEvent: Sendable, Equatable {
 }
 
 /// An endpoint row: its secrets sealed (`WebhookSecretBox`), never in clear.
-public struct WebhookEndpointRecord: Sendable, Equatable {
-    public enum Status: String, Sendable {
+package struct WebhookEndpointRecord: Sendable, Equatable {
+    package enum Status: String, Sendable {
         case enabled
         case disabled
     }
 
-    public let id: String
-    public let url: String
+    package let id: String
+    package let url: String
     /// Event types, or `["*"]` for all.
-    public let eventTypes: [String]
-    public var status: Status
-    public var disabledReason: String?
-    public var sealedSecret: [UInt8]
-    public var secretVersion: Int64
+    package let eventTypes: [String]
+    package var status: Status
+    package var disabledReason: String?
+    package var sealedSecret: [UInt8]
+    package var secretVersion: Int64
     /// The previous secret during a rotation, and until when it still signs.
-    public var previousSealedSecret: [UInt8]?
-    public var previousSecretVersion: Int64?
-    public var previousExpiresAt: Date?
-    public let createdAt: Date
+    package var previousSealedSecret: [UInt8]?
+    package var previousSecretVersion: Int64?
+    package var previousExpiresAt: Date?
+    package let createdAt: Date
 
-    public init(
+    package init(
         id: String, url: String, eventTypes: [String], status: Status, disabledReason: String?, sealedSecret: [UInt8],
         secretVersion: Int64, previousSealedSecret: [UInt8]?, previousSecretVersion: Int64?, previousExpiresAt: Date?, createdAt: Date
     ) {
@@ -164,38 +164,38 @@ public struct WebhookEndpointRecord: Sendable, Equatable {
     }
 
     /// True when this endpoint wants events of `type`.
-    public func wants(_ type: String) -> Bool {
+    package func wants(_ type: String) -> Bool {
         eventTypes.contains("*") || eventTypes.contains(type)
     }
 }
 
 /// A delivery the relay took, with what it needs to send it.
-public struct ClaimedDelivery: Sendable {
-    public let deliveryID: Int64
+package struct ClaimedDelivery: Sendable {
+    package let deliveryID: Int64
     /// Attempts made before this one.
-    public let attemptsMade: Int
-    public let event: StoredEvent
-    public let endpoint: WebhookEndpointRecord
+    package let attemptsMade: Int
+    package let event: StoredEvent
+    package let endpoint: WebhookEndpointRecord
 }
 
 /// One event to one endpoint.
-public struct WebhookDeliveryRecord: Sendable, Equatable {
-    public enum Status: String, Sendable {
+package struct WebhookDeliveryRecord: Sendable, Equatable {
+    package enum Status: String, Sendable {
         case pending
         case delivered
         case failed
     }
 
-    public let id: Int64
-    public let eventID: String
-    public let endpointID: String
-    public let status: Status
-    public let attempts: Int
-    public let nextAttemptAt: Date?
-    public let lastResponseCode: Int?
-    public let lastError: String?
+    package let id: Int64
+    package let eventID: String
+    package let endpointID: String
+    package let status: Status
+    package let attempts: Int
+    package let nextAttemptAt: Date?
+    package let lastResponseCode: Int?
+    package let lastError: String?
 
-    public init(
+    package init(
         id: Int64, eventID: String, endpointID: String, status: Status, attempts: Int, nextAttemptAt: Date?, lastResponseCode: Int?,
         lastError: String?
     ) {
@@ -211,8 +211,8 @@ public struct WebhookDeliveryRecord: Sendable, Equatable {
 }
 
 /// What one attempt did.
-public struct WebhookAttemptRecord: Sendable, Equatable {
-    public enum Outcome: String, Sendable {
+package struct WebhookAttemptRecord: Sendable, Equatable {
+    package enum Outcome: String, Sendable {
         /// 2xx.
         case delivered
         /// It failed and will be tried again.
@@ -223,17 +223,17 @@ public struct WebhookAttemptRecord: Sendable, Equatable {
         case disabled
     }
 
-    public let deliveryID: Int64
+    package let deliveryID: Int64
     /// 1 for the first attempt.
-    public let attempt: Int
-    public let startedAt: Date
-    public let durationMilliseconds: Int64
-    public let responseCode: Int?
-    public let outcome: Outcome
+    package let attempt: Int
+    package let startedAt: Date
+    package let durationMilliseconds: Int64
+    package let responseCode: Int?
+    package let outcome: Outcome
     /// Why it failed, without the secret or the body (`timeout`, `connection refused`, …).
-    public let error: String?
+    package let error: String?
 
-    public init(
+    package init(
         deliveryID: Int64, attempt: Int, startedAt: Date, durationMilliseconds: Int64, responseCode: Int?, outcome: Outcome, error: String?
     ) {
         self.deliveryID = deliveryID
@@ -247,17 +247,17 @@ public struct WebhookAttemptRecord: Sendable, Equatable {
 }
 
 /// The new state of a delivery after an attempt.
-public struct DeliveryUpdate: Sendable, Equatable {
-    public let deliveryID: Int64
-    public let status: WebhookDeliveryRecord.Status
-    public let attempts: Int
+package struct DeliveryUpdate: Sendable, Equatable {
+    package let deliveryID: Int64
+    package let status: WebhookDeliveryRecord.Status
+    package let attempts: Int
     /// When pending: the next attempt.
-    public let nextAttemptAt: Date?
-    public let responseCode: Int?
-    public let error: String?
-    public let at: Date
+    package let nextAttemptAt: Date?
+    package let responseCode: Int?
+    package let error: String?
+    package let at: Date
 
-    public init(
+    package init(
         deliveryID: Int64, status: WebhookDeliveryRecord.Status, attempts: Int, nextAttemptAt: Date?, responseCode: Int?, error: String?, at: Date
     ) {
         self.deliveryID = deliveryID
@@ -271,13 +271,13 @@ public struct DeliveryUpdate: Sendable, Equatable {
 }
 
 /// A webhook store or endpoint operation that failed, saying what to do.
-public struct WebhookStoreError: PayPanelError, Equatable {
-    public let code: String
-    public let message: String
+package struct WebhookStoreError: PayPanelError, Equatable {
+    package let code: String
+    package let message: String
     /// The endpoint's field an `invalid_…` error is about (`url`, `events`), for an API's `param`.
-    public let field: String?
+    package let field: String?
 
-    public init(_ message: String, code: String = "webhook_error", field: String? = nil) {
+    package init(_ message: String, code: String = "webhook_error", field: String? = nil) {
         self.code = code
         self.message = message
         self.field = field

@@ -5,12 +5,12 @@
 /// skipped, because `byte % 62` over all 256 values would make the first eight characters of
 /// the alphabet one and a quarter times as likely as the others, which takes bits from a secret
 /// and makes ids less uniform than they claim.
-public enum Base62 {
-    public static let alphabet: [UInt8] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+package enum Base62 {
+    package static let alphabet: [UInt8] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
 
     /// `length` characters drawn from `random` (the system generator for real ids, a seeded one
     /// in tests: the same seed gives the same ids).
-    public static func random(length: Int, using random: inout some RandomNumberGenerator) -> String {
+    package static func random(length: Int, using random: inout some RandomNumberGenerator) -> String {
         var characters: [UInt8] = []
         characters.reserveCapacity(length)
         for _ in 0..<length {
@@ -21,7 +21,7 @@ public enum Base62 {
     }
 
     /// `length` characters from a source of random bytes (OpenSSL's, for secrets).
-    public static func random(length: Int, from source: any RandomByteSource) -> String {
+    package static func random(length: Int, from source: any RandomByteSource) -> String {
         var buffer: [UInt8] = []
         var next = 0
         return text(length: length) {
@@ -37,7 +37,7 @@ public enum Base62 {
     /// `length` characters derived from `seed`: the same seed always gives the same text, and
     /// different seeds text as uniform as random. The bytes are SHA-256 of the seed and a block
     /// number, as many blocks as the skipped bytes need.
-    public static func derived(from seed: String, length: Int) -> String {
+    package static func derived(from seed: String, length: Int) -> String {
         var block = 0
         var buffer: [UInt8] = []
         var next = 0

@@ -4,15 +4,15 @@
 ///
 /// Measured per grapheme cluster (`Character`), so `e` + U+0301 is one column, a family emoji
 /// joined with ZWJ is two, and a flag (two regional indicators) is two.
-public enum DisplayWidth {
+package enum DisplayWidth {
     /// The columns `text` occupies on one line. Control characters count as zero: callers
     /// should pass text through `sanitizedForTerminal` first.
-    public static func of(_ text: some StringProtocol) -> Int {
+    package static func of(_ text: some StringProtocol) -> Int {
         text.reduce(0) { $0 + of($1) }
     }
 
     /// The columns one grapheme cluster occupies: 0, 1 or 2.
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         let scalars = character.unicodeScalars
         guard let first = scalars.first else { return 0 }
         // An emoji cluster is two columns whatever follows: ZWJ sequences, skin tones, flags,
@@ -91,7 +91,7 @@ extension String {
     /// `keepingLineBreaks` (a body's paragraphs), otherwise they become a space too.
     ///
     /// Notification text comes from outside, so it is sanitized before it is drawn.
-    public func sanitizedForTerminal(keepingLineBreaks: Bool = false) -> String {
+    package func sanitizedForTerminal(keepingLineBreaks: Bool = false) -> String {
         var result = String.UnicodeScalarView()
         var previousWasCarriageReturn = false
         for scalar in unicodeScalars {

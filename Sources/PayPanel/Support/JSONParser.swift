@@ -4,18 +4,18 @@
 /// payment tokens): no comments, no trailing commas, no duplicate keys, no lone surrogates,
 /// no invalid UTF-8, no control characters inside strings, and a bounded nesting depth so
 /// hostile input cannot exhaust the stack.
-public struct JSONParser {
+package struct JSONParser {
     /// The default nesting limit: far deeper than any legitimate document here.
-    public static let defaultMaximumDepth = 64
+    package static let defaultMaximumDepth = 64
 
-    public let maximumDepth: Int
+    package let maximumDepth: Int
 
-    public init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
+    package init(maximumDepth: Int = JSONParser.defaultMaximumDepth) {
         self.maximumDepth = maximumDepth
     }
 
     /// Parses one JSON document; trailing whitespace is allowed, anything else after it is not.
-    public func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+    package func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         let buffer = Array(bytes)
         var reader = Reader(bytes: buffer, maximumDepth: maximumDepth)
         reader.skipWhitespace()
@@ -27,20 +27,20 @@ public struct JSONParser {
         return value
     }
 
-    public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    package func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         try parse(Array(text.utf8))
     }
 }
 
 /// Why a document is not acceptable JSON, and where (1-based line and column).
-public struct JSONParseError: PayPanelError, Equatable {
-    public let reason: String
-    public let offset: Int
-    public let line: Int
-    public let column: Int
+package struct JSONParseError: PayPanelError, Equatable {
+    package let reason: String
+    package let offset: Int
+    package let line: Int
+    package let column: Int
 
-    public var code: String { "invalid_json" }
-    public var message: String { "invalid JSON at line \(line), column \(column): \(reason)" }
+    package var code: String { "invalid_json" }
+    package var message: String { "invalid JSON at line \(line), column \(column): \(reason)" }
 }
 
 private struct Reader {

@@ -223,6 +223,6 @@ extension JSONValue {
 }
 
 /// A type with a JSON form for machine output (`--json`).
-public protocol JSONRepresentable {
+package protocol JSONRepresentable {
     var json: JSONValue { get }
 }

@@ -1,12 +1,12 @@
 /// Writes `JSONValue`s as text: compact (the form whose UTF-8 size APNs limits) or pretty
 /// (two-space indent, for people). Members keep their order; `/` and non-ASCII are not escaped.
-public enum JSONWriter {
-    public enum Style: Sendable {
+package enum JSONWriter {
+    package enum Style: Sendable {
         case compact
         case pretty
     }
 
-    public static func string(_ value: JSONValue, style: Style = .compact) -> String {
+    package static func string(_ value: JSONValue, style: Style = .compact) -> String {
         var output = ""
         write(value, style: style, indent: 0, into: &output)
         return output
@@ -48,7 +48,7 @@ public enum JSONWriter {
     /// line. A message stays one readable line whatever the input: past `limit` characters the
     /// rest is cut (`"AAAA…" (300000 characters)`), and digit runs that could be a card number
     /// are redacted (`SensitiveDigits`), since the input may be anything a payer typed.
-    public static func quoted(_ text: String, limit: Int = 100) -> String {
+    package static func quoted(_ text: String, limit: Int = 100) -> String {
         let scalars = text.unicodeScalars
         var shown = SensitiveDigits.redacted(String(String.UnicodeScalarView(scalars.prefix(limit + 1))))
         var output = ""

@@ -2,10 +2,10 @@ internal import COpenSSL
 
 /// SHA-256 through OpenSSL's EVP interface (with the digest fetched once: see
 /// `FetchedAlgorithms`).
-public enum SHA256 {
-    public static let byteCount = 32
+package enum SHA256 {
+    package static let byteCount = 32
 
-    public static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func hash(_ bytes: some Collection<UInt8>) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: byteCount)
         let input = Array(bytes)
         let ok = input.withUnsafeBytes { inputBuffer in
@@ -21,14 +21,14 @@ public enum SHA256 {
         return digest
     }
 
-    public static func hash(_ text: String) -> [UInt8] {
+    package static func hash(_ text: String) -> [UInt8] {
         hash(Array(text.utf8))
     }
 }
 
 extension Collection<UInt8> {
     /// Lower-case hexadecimal.
-    public var hexString: String {
+    package var hexString: String {
         let digits: [Character] = Array("0123456789abcdef")
         var text = ""
         text.reserveCapacity(count * 2)
@@ -42,7 +42,7 @@ extension Collection<UInt8> {
 
 extension Array where Element == UInt8 {
     /// Decodes hexadecimal (either case); nil for odd length or a non-hex character.
-    public init?(hexString: some StringProtocol) {
+    package init?(hexString: some StringProtocol) {
         let utf8 = Array(hexString.utf8)
         guard utf8.count % 2 == 0 else { return nil }
         func value(_ byte: UInt8) -> UInt8? {

@@ -2,16 +2,16 @@
 /// demos and the mock's latency jitter. Written out rather than taken from elsewhere so that a
 /// seed gives the same sequence on every platform and Swift version. Not for anything secret:
 /// secrets and ids come from `SystemRandomNumberGenerator` or OpenSSL (`RandomByteSource`).
-public struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
+package struct SeededRandomNumberGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose sequence is fixed by `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var mixed = state
         mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9

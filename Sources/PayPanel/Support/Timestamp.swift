@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Accepted: `2026-11-29T14:05:00Z`, `2026-11-29T14:05:00.250Z`, `2026-11-29T16:05:00+02:00`.
 /// Written: `2026-11-29T14:05:00Z` (milliseconds only when there are some).
-public enum Timestamp {
-    public static func parse(_ text: String) throws(TimestampError) -> Date {
+package enum Timestamp {
+    package static func parse(_ text: String) throws(TimestampError) -> Date {
         let bytes = Array(text.utf8)
         var position = 0
         func fail() -> TimestampError { TimestampError(text: text) }
@@ -76,7 +76,7 @@ public enum Timestamp {
     }
 
     /// `2026-11-29T14:05:00Z`, or `2026-11-29T14:05:00.250Z` when there are milliseconds.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let totalMilliseconds = epochMilliseconds(date)
         let milliseconds = Int(((totalMilliseconds % 1000) + 1000) % 1000)
         let totalSeconds = (totalMilliseconds - Int64(milliseconds)) / 1000
@@ -89,11 +89,11 @@ public enum Timestamp {
     }
 
     /// Milliseconds since 1970-01-01T00:00:00Z, the integer form times are stored in.
-    public static func epochMilliseconds(_ date: Date) -> Int64 {
+    package static func epochMilliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
-    public static func date(epochMilliseconds: Int64) -> Date {
+    package static func date(epochMilliseconds: Int64) -> Date {
         Date(timeIntervalSince1970: TimeInterval(epochMilliseconds) / 1000)
     }
 
@@ -140,10 +140,10 @@ public enum Timestamp {
 }
 
 /// A timestamp that is not strict ISO-8601.
-public struct TimestampError: PayPanelError, Equatable {
-    public let text: String
-    public var code: String { "invalid_timestamp" }
-    public var message: String {
+package struct TimestampError: PayPanelError, Equatable {
+    package let text: String
+    package var code: String { "invalid_timestamp" }
+    package var message: String {
         "\(JSONWriter.quoted(text)) is not an ISO-8601 time: write it like 2026-11-29T14:05:00Z or 2026-11-29T16:05:00+02:00"
     }
 }

@@ -85,14 +85,14 @@ public struct ValidationReport: Sendable, Equatable, JSONRepresentable {
 
 /// Reads fields out of a JSON object while recording every type problem in a report, so a
 /// validator can keep going and report all violations at once.
-public struct JSONFieldReader {
-    public var report = ValidationReport()
+package struct JSONFieldReader {
+    package var report = ValidationReport()
 
-    public init() {}
+    package init() {}
 
     /// The value at `path` converted by `extract`, or nil after recording why not: "is required"
     /// when absent or null (and `required`), "must be <kind>, not <type>" when `extract` fails.
-    public mutating func typed<T>(
+    package mutating func typed<T>(
         _ value: JSONValue?, at path: FieldPath, required: Bool, kind: String, _ extract: (JSONValue) -> T?
     ) -> T? {
         guard let value, value != .null else {
@@ -107,17 +107,17 @@ public struct JSONFieldReader {
     }
 
     /// The object at `path`, or nil after recording an error.
-    public mutating func object(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> JSONObject? {
+    package mutating func object(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> JSONObject? {
         typed(value, at: path, required: required, kind: "an object") { $0.objectValue }
     }
 
     /// The array at `path`, or nil after recording an error.
-    public mutating func array(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> [JSONValue]? {
+    package mutating func array(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> [JSONValue]? {
         typed(value, at: path, required: required, kind: "an array") { $0.arrayValue }
     }
 
     /// The string at `path`, or nil after recording an error. `nonEmpty` also rejects "".
-    public mutating func string(
+    package mutating func string(
         _ value: JSONValue?, at path: FieldPath, required: Bool = true, nonEmpty: Bool = false
     ) -> String? {
         guard let string = typed(value, at: path, required: required, kind: "a string", { $0.stringValue }) else {
@@ -133,7 +133,7 @@ public struct JSONFieldReader {
     /// The string at `path` as `string` reads it, refused (nil, after recording why) when it
     /// holds a card number (`SensitiveDigits`) or is not printable on one line
     /// (`PrintableText`): free text someone typed, shown on a panel or a sheet.
-    public mutating func freeText(
+    package mutating func freeText(
         _ value: JSONValue?, at path: FieldPath, required: Bool = true, nonEmpty: Bool = false
     ) -> String? {
         guard let text = string(value, at: path, required: required, nonEmpty: nonEmpty) else { return nil }
@@ -150,7 +150,7 @@ public struct JSONFieldReader {
 
     /// The integer at `path` (a JSON number that equals an integer fitting in Int64: `5`, `5.0`),
     /// or nil after an error.
-    public mutating func integer(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Int64? {
+    package mutating func integer(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Int64? {
         guard let number = typed(value, at: path, required: required, kind: "an integer", { $0.numberValue }) else {
             return nil
         }
@@ -162,14 +162,14 @@ public struct JSONFieldReader {
     }
 
     /// The boolean at `path`, or nil after recording an error.
-    public mutating func bool(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Bool? {
+    package mutating func bool(_ value: JSONValue?, at path: FieldPath, required: Bool = true) -> Bool? {
         typed(value, at: path, required: required, kind: "true or false") { $0.boolValue }
     }
 
     /// Warns about members the format does not define (they are ignored, not an error). Names
     /// compare by their UTF-8 bytes, as lookups do: a known name spelled with a canonically
     /// equivalent character (a Kelvin sign for "K") is unknown, since it is never read.
-    public mutating func warnUnknownKeys(_ object: JSONObject, known: Set<String>, at path: FieldPath) {
+    package mutating func warnUnknownKeys(_ object: JSONObject, known: Set<String>, at path: FieldPath) {
         for key in object.keys where !JSONMemberName.isOne(of: known, key) {
             report.warning(path.appending(key), "unknown key, ignored")
         }
@@ -178,7 +178,7 @@ public struct JSONFieldReader {
 
 extension String {
     /// The string without leading and trailing Unicode white space.
-    public func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })

@@ -5,12 +5,12 @@ import Foundation
 /// (`paypanel processor serve`) posts to `serve`, with no libcurl needed at run time.
 ///
 /// No TLS: only libcrypto is linked, so `https://` is not for this client.
-public enum PlainHTTPPost {
+package enum PlainHTTPPost {
     /// The longest answer body read; a webhook receiver's answer is not looked at beyond its status.
     static let maximumBodyBytes = 64 * 1024
 
     /// Posts `body` to `url` (`http://host[:port]/path`), giving up after `timeout`.
-    public static func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
+    package static func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
         guard let target = Target(url) else { return .failed("not an http:// URL") }
         let deadline = ContinuousClock.now.advanced(by: timeout)
         return await withCheckedContinuation { continuation in
@@ -80,14 +80,14 @@ public enum PlainHTTPPost {
 
 /// A `WebhookTransport` that sends `http://` on `PlainHTTPPost` and hands `https://` to
 /// `secure` (URLSession, in the program), or refuses it when there is none.
-public struct PlainHTTPWebhookTransport: WebhookTransport {
+package struct PlainHTTPWebhookTransport: WebhookTransport {
     let secure: (any WebhookTransport)?
 
-    public init(secure: (any WebhookTransport)? = nil) {
+    package init(secure: (any WebhookTransport)? = nil) {
         self.secure = secure
     }
 
-    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
+    package func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
         if url.lowercased().hasPrefix("https://") {
             guard let secure else { return .failed("https is not supported by this sender (no TLS): use an http:// endpoint") }
             return await secure.post(url: url, headers: headers, body: body, timeout: timeout)

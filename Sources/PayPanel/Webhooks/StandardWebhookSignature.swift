@@ -4,25 +4,25 @@ import Foundation
 /// `"{webhook-id}.{webhook-timestamp}.{body}"`, the signature `v1,<base64 HMAC-SHA256>` under
 /// the secret's bytes, and the `webhook-signature` header a space-separated list of them, so a
 /// rotation can sign with the old and the new secret at once.
-public enum StandardWebhookSignature {
+package enum StandardWebhookSignature {
     /// How far a receiver lets `webhook-timestamp` be from its clock (the spec's example: 5 min).
-    public static let defaultTolerance: TimeInterval = 300
+    package static let defaultTolerance: TimeInterval = 300
 
     /// `v1,<base64>` of `id.timestamp.body` under `secret`.
-    public static func sign(id: String, timestamp: Int64, body: [UInt8], secret: WebhookSecret) -> String {
+    package static func sign(id: String, timestamp: Int64, body: [UInt8], secret: WebhookSecret) -> String {
         let content = Array("\(id).\(timestamp).".utf8) + body
         return "v1," + Base64.encode(HMACSHA256.mac(key: secret.bytes, message: content))
     }
 
     /// The `webhook-signature` header: one signature per secret, newest first.
-    public static func header(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> String {
+    package static func header(id: String, timestamp: Int64, body: [UInt8], secrets: [WebhookSecret]) -> String {
         secrets.map { sign(id: id, timestamp: timestamp, body: body, secret: $0) }.joined(separator: " ")
     }
 
     /// Checks a delivery as a receiver must: the three headers present, the timestamp within
     /// `tolerance` of `now` (replays of old deliveries fail), and one of the listed `v1`
     /// signatures equal, in constant time, to the one `secret` gives. Returns the webhook-id.
-    public static func verify(
+    package static func verify(
         id: String?, timestamp: String?, signatures: String?, body: [UInt8], secret: WebhookSecret, now: Date,
         tolerance: TimeInterval = defaultTolerance
     ) throws(WebhookSignatureError) -> String {

@@ -2,16 +2,16 @@ import Foundation
 
 /// The processor's scheme, Stripe's: `Stripe-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256>`
 /// over `"<t>.<body>"`, several `v1=` allowed (a secret rotation), a tolerance of 300 s.
-public enum StripeWebhookSignature {
-    public static let defaultTolerance: TimeInterval = 300
+package enum StripeWebhookSignature {
+    package static let defaultTolerance: TimeInterval = 300
 
     /// The header for `body` at `timestamp` (for the processor side and for tests).
-    public static func header(timestamp: Int64, body: [UInt8], secret: String) -> String {
+    package static func header(timestamp: Int64, body: [UInt8], secret: String) -> String {
         "t=\(timestamp),v1=" + HMACSHA256.mac(key: Array(secret.utf8), message: Array("\(timestamp).".utf8) + body).hexString
     }
 
     /// Checks the header against `body` and `secret` at `now`; returns the signed timestamp.
-    public static func verify(
+    package static func verify(
         header: String?, body: [UInt8], secret: String, now: Date, tolerance: TimeInterval = defaultTolerance
     ) throws(WebhookSignatureError) -> Int64 {
         let (timestamp, candidates) = try parse(header: header, now: now, tolerance: tolerance)
@@ -27,7 +27,7 @@ public enum StripeWebhookSignature {
     /// What can be checked before the body has arrived: the header is there, well formed, and
     /// its timestamp within `tolerance` of `now`. A server refuses a request failing this
     /// without reading its body; `verify` repeats it and checks the signature itself.
-    public static func checkHeader(_ header: String?, now: Date, tolerance: TimeInterval = defaultTolerance) throws(WebhookSignatureError) {
+    package static func checkHeader(_ header: String?, now: Date, tolerance: TimeInterval = defaultTolerance) throws(WebhookSignatureError) {
         _ = try parse(header: header, now: now, tolerance: tolerance)
     }
 

@@ -17,18 +17,18 @@ import Glibc
 /// each delivery (`rebindingSuspicion`); an answer that now holds a non-public address disables
 /// the endpoint, so a rebinding host gets at most one blind request through. A production
 /// deployment should still send webhooks through an egress proxy that filters addresses.
-public struct WebhookDestinationPolicy: Sendable {
-    public let allowPrivate: Bool
+package struct WebhookDestinationPolicy: Sendable {
+    package let allowPrivate: Bool
     private let resolve: @Sendable (String) -> [IPAddress]?
 
     /// `resolve` defaults to the system resolver (`getaddrinfo`); tests give fixed answers.
-    public init(allowPrivate: Bool, resolve: (@Sendable (String) -> [IPAddress]?)? = nil) {
+    package init(allowPrivate: Bool, resolve: (@Sendable (String) -> [IPAddress]?)? = nil) {
         self.allowPrivate = allowPrivate
         self.resolve = resolve ?? { IPAddress.resolve($0) }
     }
 
     /// What the check decided about one URL.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         case refused(String)
         /// Allowed; `checkedName` is the host name whose every address was checked (nil when
         /// nothing was resolved: an address literal, or `allowPrivate`).
@@ -36,13 +36,13 @@ public struct WebhookDestinationPolicy: Sendable {
     }
 
     /// Nil when `url` may be posted to, else the reason it may not.
-    public func refusal(for url: String) -> String? {
+    package func refusal(for url: String) -> String? {
         if case .refused(let reason) = check(url) { return reason }
         return nil
     }
 
     /// Checks `url`: its scheme, and every address its host resolves to.
-    public func check(_ url: String) -> Decision {
+    package func check(_ url: String) -> Decision {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host, !host.isEmpty
         else { return .refused("not an absolute http(s) URL") }
@@ -62,7 +62,7 @@ public struct WebhookDestinationPolicy: Sendable {
     /// After a delivery to a checked host name: the name resolved again. Nil when every
     /// address is still public (or the name no longer resolves: no evidence either way); else
     /// why the delivery may have gone to an address the check never saw.
-    public func rebindingSuspicion(checkedName: String) -> String? {
+    package func rebindingSuspicion(checkedName: String) -> String? {
         guard let addresses = resolve(checkedName), let bad = addresses.first(where: { !$0.isPublic }) else { return nil }
         return "the host \(JSONWriter.quoted(checkedName)) resolved to a public address when checked and to \(bad) right after the delivery (DNS rebinding?): the endpoint is disabled; re-enable it only if the host is yours"
     }
@@ -77,17 +77,17 @@ public struct WebhookDestinationPolicy: Sendable {
 }
 
 /// An IPv4 or IPv6 address, as bytes.
-public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
+package struct IPAddress: Sendable, Equatable, CustomStringConvertible {
     /// 4 or 16 bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == 4 || bytes.count == 16 else { return nil }
         self.bytes = bytes
     }
 
     /// Parses a dotted IPv4 or a textual IPv6 address; nil for anything else (a host name).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         var v4 = in_addr()
         if inet_pton(AF_INET, text, &v4) == 1 {
             self.bytes = withUnsafeBytes(of: &v4) { Array($0) }
@@ -102,7 +102,7 @@ public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Every address `host` resolves to, or nil when it does not.
-    public static func resolve(_ host: String) -> [IPAddress]? {
+    package static func resolve(_ host: String) -> [IPAddress]? {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -127,7 +127,7 @@ public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// False for every range a webhook must never reach.
-    public var isPublic: Bool {
+    package var isPublic: Bool {
         if bytes.count == 4 { return Self.isPublicV4(bytes) }
         let b = bytes
         // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): judge the IPv4 inside.
@@ -156,7 +156,7 @@ public struct IPAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
     }

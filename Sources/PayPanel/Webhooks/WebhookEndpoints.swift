@@ -3,22 +3,22 @@ import Foundation
 /// Webhook endpoints above any `WebhookStore`: creation (URL and event types checked, a new
 /// secret sealed), listing, removal, secret rotation and replays. The secret in clear exists
 /// only in the value `create` and `rotateSecret` return, and in the relay's memory while it signs.
-public final class WebhookEndpoints {
-    public let store: any WebhookStore
+package final class WebhookEndpoints {
+    package let store: any WebhookStore
     let box: WebhookSecretBox
     let random: any RandomByteSource
 
     /// How long the previous secret keeps signing after a rotation, so receivers can switch.
-    public static let rotationOverlap: TimeInterval = 24 * 3600
+    package static let rotationOverlap: TimeInterval = 24 * 3600
 
-    public init(store: any WebhookStore, box: WebhookSecretBox, random: any RandomByteSource = SystemRandomBytes()) {
+    package init(store: any WebhookStore, box: WebhookSecretBox, random: any RandomByteSource = SystemRandomBytes()) {
         self.store = store
         self.box = box
         self.random = random
     }
 
     /// Creates an enabled endpoint for `url` receiving `eventTypes` (`["*"]` for all).
-    public func create(url: String, eventTypes: [String], at now: Date) throws -> CreatedWebhookEndpoint {
+    package func create(url: String, eventTypes: [String], at now: Date) throws -> CreatedWebhookEndpoint {
         try Self.checkURL(url)
         let types = eventTypes.isEmpty ? ["*"] : eventTypes
         if let unknown = types.first(where: { !EventTypes.isSubscribable($0) }) {
@@ -43,21 +43,21 @@ public final class WebhookEndpoints {
         try SensitiveDigits.check(url, field: "url")
     }
 
-    public func endpoint(_ id: String) throws -> WebhookEndpointRecord {
+    package func endpoint(_ id: String) throws -> WebhookEndpointRecord {
         guard let endpoint = try store.endpoint(id) else { throw Self.notFound(id) }
         return endpoint
     }
 
-    public func list() throws -> [WebhookEndpointRecord] { try store.endpoints() }
+    package func list() throws -> [WebhookEndpointRecord] { try store.endpoints() }
 
-    public func remove(_ id: String, at now: Date) throws {
+    package func remove(_ id: String, at now: Date) throws {
         guard try store.deleteEndpoint(id, at: now) else { throw Self.notFound(id) }
     }
 
     /// A new secret for `id`; the previous one keeps signing (both signatures are sent) for
     /// `rotationOverlap`. A disabled endpoint is enabled again: rotating is what an owner does
     /// when they come back to it.
-    public func rotateSecret(_ id: String, at now: Date) throws -> CreatedWebhookEndpoint {
+    package func rotateSecret(_ id: String, at now: Date) throws -> CreatedWebhookEndpoint {
         var endpoint = try endpoint(id)
         let secret = WebhookSecret.generate(random: random)
         endpoint.previousSealedSecret = endpoint.sealedSecret
@@ -73,7 +73,7 @@ public final class WebhookEndpoints {
 
     /// Sends `eventID` again, now, to `endpointID`, or to every enabled endpoint that wants its
     /// type. Returns the endpoints it was queued for.
-    public func replay(eventID: String, endpointID: String?, at now: Date) throws -> [String] {
+    package func replay(eventID: String, endpointID: String?, at now: Date) throws -> [String] {
         guard let event = try store.event(eventID) else {
             throw WebhookStoreError("no event \(JSONWriter.quoted(SensitiveDigits.redacted(eventID))): list them with 'paypanel events list'", code: "event_not_found")
         }
@@ -110,14 +110,14 @@ public final class WebhookEndpoints {
 }
 
 /// An endpoint just created or rotated, with its secret: the only time the secret is shown.
-public struct CreatedWebhookEndpoint: Sendable {
-    public let record: WebhookEndpointRecord
-    public let secret: WebhookSecret
+package struct CreatedWebhookEndpoint: Sendable {
+    package let record: WebhookEndpointRecord
+    package let secret: WebhookSecret
 }
 
 extension WebhookEndpointRecord {
     /// `{"object":"webhook_endpoint","id","url","events","status",…}`; `secret` only on creation.
-    public func apiJSON(secret: WebhookSecret? = nil) -> JSONValue {
+    package func apiJSON(secret: WebhookSecret? = nil) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("object", "webhook_endpoint"), ("id", .string(id)), ("url", .string(url)),
             ("events", .array(eventTypes.map(JSONValue.string))), ("status", .string(status.rawValue)),

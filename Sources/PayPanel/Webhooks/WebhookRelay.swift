@@ -17,7 +17,7 @@ import Foundation
 ///    retried on `schedule` (a 429 or 503's `Retry-After` honoured), failed after the last try.
 ///
 /// Time comes from the injected clock, so a test fast-forwards three days of retries.
-public actor WebhookRelay {
+package actor WebhookRelay {
     let store: any WebhookStore
     let endpoints: WebhookEndpoints
     let transport: any WebhookTransport
@@ -32,15 +32,15 @@ public actor WebhookRelay {
     private var passRunning = false
 
     /// The request timeout the spec recommends (15 to 30 s).
-    public static let timeout: Duration = .seconds(15)
+    package static let timeout: Duration = .seconds(15)
     /// How long a claimed delivery is left alone: the timeout and a minute to record it.
-    public static let lease: TimeInterval = 15 + 60
-    public static let concurrency = 8
+    package static let lease: TimeInterval = 15 + 60
+    package static let concurrency = 8
 
     /// A relay on `store` (which it owns from now on: give it a connection of its own).
     /// `render` gives an outbox message's `data.object` in the API's shape. `randomSeed` makes
     /// event ids and jitter reproducible in tests.
-    public init(
+    package init(
         store: sending any WebhookStore, box: WebhookSecretBox, transport: any WebhookTransport, policy: WebhookDestinationPolicy,
         clock: any WallClock, schedule: WebhookRetrySchedule = .standard, randomSeed: UInt64? = nil,
         render: @escaping @Sendable (UnpublishedMessage) -> JSONValue,
@@ -60,7 +60,7 @@ public actor WebhookRelay {
 
     /// Starts a pass unless one is running, and returns at once: the worker's hook, so a slow
     /// endpoint (15 s) never holds up timers and reconciliation.
-    public func kick(report: @escaping @Sendable (RelayPassReport?, (any Error)?) -> Void) {
+    package func kick(report: @escaping @Sendable (RelayPassReport?, (any Error)?) -> Void) {
         guard !passRunning else { return }
         passRunning = true
         Task {
@@ -78,7 +78,7 @@ public actor WebhookRelay {
 
     /// One pass: publish, claim, send, record. Returns what it did.
     @discardableResult
-    public func runPass(limit: Int = 64) async throws -> RelayPassReport {
+    package func runPass(limit: Int = 64) async throws -> RelayPassReport {
         var report = RelayPassReport()
         report.published = try publishPending().count
         let now = clock.now()
@@ -201,7 +201,7 @@ public actor WebhookRelay {
     }
 
     /// Publishes every pending outbox message as an event (up to `limit` per call).
-    public func publishPending(limit: Int = 500) throws -> [StoredEvent] {
+    package func publishPending(limit: Int = 500) throws -> [StoredEvent] {
         let messages = try store.unpublishedMessages(limit: limit)
         guard !messages.isEmpty else { return [] }
         let events = messages.map(makeEvent)
@@ -235,14 +235,14 @@ struct PreparedRequest: Sendable {
 }
 
 /// What a pass did, for the worker's log line.
-public struct RelayPassReport: Sendable, Equatable {
-    public var published = 0
-    public var delivered = 0
-    public var retrying = 0
-    public var failed = 0
-    public var disabled = 0
+package struct RelayPassReport: Sendable, Equatable {
+    package var published = 0
+    package var delivered = 0
+    package var retrying = 0
+    package var failed = 0
+    package var disabled = 0
 
-    public init() {}
+    package init() {}
 
-    public var isEmpty: Bool { self == RelayPassReport() }
+    package var isEmpty: Bool { self == RelayPassReport() }
 }

@@ -5,25 +5,25 @@ import Foundation
 ///
 /// It never prints itself: `description` is `whsec_…` so a secret that reaches a log or an
 /// error by mistake shows nothing.
-public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
-    public static let prefix = "whsec_"
+package struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
+    package static let prefix = "whsec_"
     /// The length of a secret PayPanel makes: 32 bytes (256 bits).
-    public static let generatedByteCount = 32
+    package static let generatedByteCount = 32
 
     /// The HMAC key.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
-    public init(bytes: [UInt8]) {
+    package init(bytes: [UInt8]) {
         self.bytes = bytes
     }
 
     /// A new random secret.
-    public static func generate(random: any RandomByteSource = SystemRandomBytes()) -> WebhookSecret {
+    package static func generate(random: any RandomByteSource = SystemRandomBytes()) -> WebhookSecret {
         WebhookSecret(bytes: random.bytes(generatedByteCount))
     }
 
     /// Reads `whsec_<base64>`; throws when the prefix, the base64 or the length is wrong.
-    public init(parsing text: String) throws(WebhookSignatureError) {
+    package init(parsing text: String) throws(WebhookSignatureError) {
         guard text.hasPrefix(Self.prefix) else {
             throw WebhookSignatureError(.malformedSecret, "a webhook secret starts with whsec_ (copy it from 'paypanel webhooks add')")
         }
@@ -34,7 +34,7 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `whsec_<base64>`: show it once, to the endpoint's owner.
-    public var revealed: String { Self.prefix + Base64.encode(bytes) }
+    package var revealed: String { Self.prefix + Base64.encode(bytes) }
 
-    public var description: String { "whsec_…" }
+    package var description: String { "whsec_…" }
 }

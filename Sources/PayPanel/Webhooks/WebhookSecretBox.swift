@@ -5,20 +5,20 @@ import Foundation
 /// version), so every key encrypts exactly one message, which is what makes `AESGCM`'s fixed
 /// IV safe here, as it is for Apple Pay tokens. The endpoint id and version are bound into the
 /// key: a sealed secret copied onto another row does not open.
-public struct WebhookSecretBox: Sendable {
+package struct WebhookSecretBox: Sendable {
     private let masterKey: [UInt8]
 
     /// A box on a 32-byte master key.
-    public init(masterKey: [UInt8]) throws(WebhookStoreError) {
+    package init(masterKey: [UInt8]) throws(WebhookStoreError) {
         guard masterKey.count == 32 else { throw WebhookStoreError("the webhook secret key must be 32 bytes, not \(masterKey.count)") }
         self.masterKey = masterKey
     }
 
-    public func seal(_ secret: WebhookSecret, endpointID: String, version: Int64) throws -> [UInt8] {
+    package func seal(_ secret: WebhookSecret, endpointID: String, version: Int64) throws -> [UInt8] {
         try AESGCM.seal(secret.bytes, key: key(endpointID: endpointID, version: version))
     }
 
-    public func open(_ sealed: [UInt8], endpointID: String, version: Int64) throws -> WebhookSecret {
+    package func open(_ sealed: [UInt8], endpointID: String, version: Int64) throws -> WebhookSecret {
         guard let bytes = try AESGCM.open(sealed, key: key(endpointID: endpointID, version: version)) else {
             throw WebhookStoreError(
                 "the secret of webhook endpoint \(endpointID) does not open with this key file: the database was moved without its .webhook-key file, or the file was replaced")
@@ -34,12 +34,12 @@ public struct WebhookSecretBox: Sendable {
 /// The master key of `WebhookSecretBox`: 32 random bytes in a file of its own, mode 0600,
 /// beside the database (`<database>.webhook-key`), created on first use. Back it up with the
 /// database; without it the stored secrets cannot be opened (rotate them).
-public enum WebhookKeyFile {
+package enum WebhookKeyFile {
     /// The key file that goes with the database at `databasePath`.
-    public static func path(forDatabase databasePath: String) -> String { databasePath + ".webhook-key" }
+    package static func path(forDatabase databasePath: String) -> String { databasePath + ".webhook-key" }
 
     /// Reads the key at `path`, creating it (0600, random) when missing.
-    public static func loadOrCreate(path: String, random: any RandomByteSource = SystemRandomBytes()) throws -> [UInt8] {
+    package static func loadOrCreate(path: String, random: any RandomByteSource = SystemRandomBytes()) throws -> [UInt8] {
         if let data = FileManager.default.contents(atPath: path) {
             guard data.count == 32 else { throw WebhookStoreError("\(path) is not a webhook key file (it holds \(data.count) bytes, not 32)") }
             return Array(data)

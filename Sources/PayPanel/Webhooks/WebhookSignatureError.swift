@@ -1,7 +1,7 @@
 /// Why a webhook's signature was refused, or a secret could not be read. The message names
 /// the header and what to check; it never holds a secret or a computed signature.
-public struct WebhookSignatureError: PayPanelError, Equatable {
-    public enum Reason: String, Sendable {
+package struct WebhookSignatureError: PayPanelError, Equatable {
+    package enum Reason: String, Sendable {
         case malformedSecret = "invalid_webhook_secret"
         case missingHeader = "missing_signature_header"
         case malformedHeader = "invalid_signature_header"
@@ -9,13 +9,13 @@ public struct WebhookSignatureError: PayPanelError, Equatable {
         case noMatchingSignature = "signature_mismatch"
     }
 
-    public let reason: Reason
-    public let message: String
+    package let reason: Reason
+    package let message: String
 
-    public init(_ reason: Reason, _ message: String) {
+    package init(_ reason: Reason, _ message: String) {
         self.reason = reason
         self.message = message
     }
 
-    public var code: String { reason.rawValue }
+    package var code: String { reason.rawValue }
 }

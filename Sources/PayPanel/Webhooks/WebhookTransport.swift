@@ -2,14 +2,14 @@ import Foundation
 
 /// How the relay sends one delivery: an HTTP POST. Injected so tests answer in memory and the
 /// program uses `URLSession` (`URLSessionWebhookTransport`, in PayPanelServer).
-public protocol WebhookTransport: Sendable {
+package protocol WebhookTransport: Sendable {
     /// Posts `body` to `url` with `headers`, giving up after `timeout`. Never throws: a failure
     /// to get any answer is `.failed` with a short reason.
     func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult
 }
 
 /// What came back.
-public enum WebhookTransportResult: Sendable, Equatable {
+package enum WebhookTransportResult: Sendable, Equatable {
     /// An HTTP answer, with its `Retry-After` in seconds when it had one.
     case response(status: Int, retryAfter: TimeInterval?)
     /// No answer: timeout, refused connection, TLS failure, … (no secret, no body in it).
@@ -18,7 +18,7 @@ public enum WebhookTransportResult: Sendable, Equatable {
 
 extension WebhookTransportResult {
     /// Reads a `Retry-After` header: delay-seconds, or an HTTP date relative to `now`.
-    public static func retryAfterSeconds(_ value: String?, now: Date) -> TimeInterval? {
+    package static func retryAfterSeconds(_ value: String?, now: Date) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if value.utf8.count <= 10, value.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let seconds = Int(value) { return TimeInterval(seconds) }
         let formatter = DateFormatter()

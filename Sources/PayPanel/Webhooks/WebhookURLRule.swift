@@ -8,13 +8,13 @@ import Foundation
 /// language as the OpenAPI pattern `WebhookURLRule.pattern` (a test holds the two together):
 /// a URL stored here is echoed back to clients, which parse it (Python's `urlsplit` raises on
 /// `[AecD:03]`, which only looked like an IPv6 address).
-public enum WebhookURLRule {
-    public static let maximumBytes = 2048
+package enum WebhookURLRule {
+    package static let maximumBytes = 2048
 
     /// Why `url` can never be a webhook URL, or nil when it can. Where it points (loopback,
     /// private…) is decided when sending, by `WebhookDestinationPolicy`: names resolve
     /// differently over time.
-    public static func problem(_ url: String) -> String? {
+    package static func problem(_ url: String) -> String? {
         guard (8...maximumBytes).contains(url.utf8.count), let components = URLComponents(string: url),
               let scheme = components.scheme?.lowercased(), scheme == "https" || scheme == "http",
               let host = components.host, !host.isEmpty
@@ -51,7 +51,7 @@ public enum WebhookURLRule {
 
     /// The same language as a regular expression, for the OpenAPI documents: the IPv6 forms are
     /// RFC 3986's `IPv6address` (with its embedded dotted IPv4), the port 1...65535.
-    public static let pattern: String = {
+    package static let pattern: String = {
         let h16 = "[0-9A-Fa-f]{1,4}"
         let octet = "(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
         let ipv4 = "\(octet)(\\.\(octet)){3}"

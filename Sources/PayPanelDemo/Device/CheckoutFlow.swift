@@ -19,9 +19,9 @@ public struct CheckoutFlow: Sendable {
     public let configuration: CheckoutFlowConfiguration
     public internal(set) var screen: CheckoutScreen = .banner
     /// The notification's panel: its text, amounts and selection (updated in place).
-    public internal(set) var panel: NotificationPanelState
+    package internal(set) var panel: NotificationPanelState
     /// The panel button with keyboard focus.
-    public internal(set) var panelFocus: PanelButton = .buyWithApplePay
+    package internal(set) var panelFocus: PanelButton = .buyWithApplePay
     public internal(set) var sheet: PaymentSheet?
     public internal(set) var form: CardForm?
     public internal(set) var challenge: ChallengePrompt?
@@ -68,7 +68,7 @@ public struct CheckoutFlow: Sendable {
     /// A panel update (a second notification for the same order) while the checkout is open.
     /// Applied whatever the screen; an open sheet keeps its request (Apple Pay's is fixed once
     /// shown) and the new amounts count from the next payment.
-    public mutating func applyPanelUpdate(_ payload: PushPayload) -> PanelUpdateOutcome {
+    package mutating func applyPanelUpdate(_ payload: PushPayload) -> PanelUpdateOutcome {
         let outcome = panel.apply(payload)
         switch outcome {
         case .applied(let update): notes.append(.panelUpdated(update))
@@ -79,7 +79,7 @@ public struct CheckoutFlow: Sendable {
 
     /// The notes gathered since the last call (intents created and canceled, declines, panel
     /// updates, the sealed token), oldest first.
-    public mutating func takeNotes() -> [CheckoutNote] {
+    package mutating func takeNotes() -> [CheckoutNote] {
         defer { notes.removeAll() }
         return notes
     }

@@ -2,7 +2,7 @@ import Foundation
 import PayPanel
 
 /// Something that happened besides the screen change, for the transcript and `--json`.
-public enum CheckoutNote: Sendable {
+package enum CheckoutNote: Sendable {
     case intentCreated(PaymentIntent)
     case intentCanceled(PaymentIntent)
     /// The device sealed an Apple Pay token (the backend then verified and decrypted it).
@@ -15,7 +15,7 @@ public enum CheckoutNote: Sendable {
 extension CheckoutNote {
     /// The note as an event: `intent_created`, `intent_canceled`, `token_sealed`, `declined`,
     /// `panel_updated`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         switch self {
         case .intentCreated(let intent):
             return .orderedObject([
@@ -50,7 +50,7 @@ extension CheckoutNote {
     }
 
     /// The note as one line of a transcript.
-    public var text: String {
+    package var text: String {
         switch self {
         case .intentCreated(let intent):
             "Intent \(intent.id) created for \(intent.amount) (\(intent.captureMethod.rawValue) capture\(intent.orderReference.map { ", order \($0)" } ?? ""))."

@@ -33,7 +33,7 @@ public struct RemoteCheckoutError: PayPanelError, Equatable {
 /// errors are JSON envelopes). It speaks plain http only (no TLS library is linked): a
 /// server on loopback or a trusted network, as a demo needs.
 public struct ServerConnection: Sendable {
-    public let base: MediaLocation.WebURL
+    package let base: MediaLocation.WebURL
     let client = HTTPClient(maximumRedirects: 0)
     static let maximumAnswerBytes = 1 << 20
 

@@ -25,11 +25,11 @@ public struct ChaosAnswerAudit: Sendable {
     public let answers: [ChaosAnswer]
     /// The processor's ledger in serve's references (`SoakLedger.translated`): each effect's
     /// `reference` is an attempt id, a refund's `refundReference` serve's refund id.
-    public let effects: [ProcessorEffect]
+    package let effects: [ProcessorEffect]
     /// serve's attempts of each intent (from its database): what a capture or cancel is about.
     public let attemptsOfIntent: [String: [String]]
 
-    public init(answers: [ChaosAnswer], effects: [ProcessorEffect], attemptsOfIntent: [String: [String]]) {
+    package init(answers: [ChaosAnswer], effects: [ProcessorEffect], attemptsOfIntent: [String: [String]]) {
         self.answers = answers
         self.effects = effects
         self.attemptsOfIntent = attemptsOfIntent

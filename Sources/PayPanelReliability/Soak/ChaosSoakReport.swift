@@ -68,7 +68,7 @@ public struct ChaosSoakReport: Sendable, JSONRepresentable {
     /// Problems of the run itself: unexpected exits, unclean stops, unsettled intents, card data in output.
     public var findings: [String] = []
     /// The both-ledger audit after everything settled.
-    public var audit = AuditReport()
+    package var audit = AuditReport()
     /// The whole run, start to audit.
     public var elapsed = 0.0
 

@@ -26,7 +26,7 @@ public final class ConcurrencySoak {
     }
 
     /// Runs every round, a final reconcile (`finalTime`: past every grace period) and the audit.
-    public func run(
+    package func run(
         finalTime: Date, readLedger: (Date) throws -> [ProcessorEffect], progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> ConcurrencySoakReport {
         let started = ContinuousClock.now
@@ -199,7 +199,7 @@ public struct ConcurrencySoakReport: Sendable, JSONRepresentable {
     public var sharedIntents: [String] = []
     public var keylessIntents: [String] = []
     public var findings: [String] = []
-    public var audit = AuditReport()
+    package var audit = AuditReport()
     public var seconds = 0.0
     /// Standard error of every process, for the card-data scan (not in the JSON).
     public var stderrs: [String] = []

@@ -39,7 +39,7 @@ public final class CrashSoak {
 
     /// Runs every iteration, the final reconciliation and the audit. `readLedger` reads the
     /// processor's ledger at a time; `progress` is told after each iteration.
-    public func run(
+    package func run(
         readLedger: (Date) throws -> [ProcessorEffect], progress: (_ done: Int, _ total: Int) -> Void = { _, _ in }
     ) throws -> CrashSoakReport {
         let clock = ContinuousClock()

@@ -58,7 +58,7 @@ public struct CrashSoakReport: Sendable, JSONRepresentable {
     /// Problems with the requests themselves: crashes, hangs, busy errors.
     public var findings: [String] = []
     /// The audit after the final reconciliation.
-    public var audit = AuditReport()
+    package var audit = AuditReport()
     /// Wall time of the whole soak.
     public var seconds = 0.0
     /// Standard error of every request, for the card-data scan (not in the JSON).

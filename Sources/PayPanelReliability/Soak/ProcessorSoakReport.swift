@@ -62,7 +62,7 @@ public struct ProcessorSoakReport: Sendable, JSONRepresentable {
     /// Problems of the run itself: unexpected exits, stuck intents, refused calls.
     public var findings: [String] = []
     /// The audit after everything settled.
-    public var audit = AuditReport()
+    package var audit = AuditReport()
     public var seconds = 0.0
 
     /// An empty report.

@@ -10,7 +10,7 @@ public enum SoakLedger {
     /// intent's `metadata[attempt_id]`, `acct_…/re_…` the refund reference in the refund's
     /// metadata. An entry with no such intent keeps the processor's reference, so the audit
     /// reports it as belonging to no attempt (money held or moved that serve cannot know of).
-    public static func translated(_ effect: ProcessorEffect, attempts: [String: String], refunds: [String: String]) -> ProcessorEffect {
+    package static func translated(_ effect: ProcessorEffect, attempts: [String: String], refunds: [String: String]) -> ProcessorEffect {
         func withoutAccount(_ reference: String) -> Substring {
             reference.firstIndex(of: "/").map { reference[reference.index(after: $0)...] } ?? Substring(reference)
         }

@@ -13,7 +13,7 @@ public struct ProcessorLedgerAPI: APIRouteProvider {
     let credential: any RouteCredential
 
     /// The route over `api`'s service, under its secret key.
-    public init(api: PaymentsAPI, ledger: any ProcessorLedgerReading) {
+    package init(api: PaymentsAPI, ledger: any ProcessorLedgerReading) {
         self.service = api.service
         self.ledger = ledger
         self.credential = api.secretKey

@@ -3,17 +3,17 @@ import Foundation
 /// Sends alert pushes to APNs: the provider token, the request, and the answer read into an
 /// action. It decides nothing about devices or retries over time: that is `PushOutbox`'s job;
 /// here one `send` is one delivery attempt (with at most one resend after a refused token).
-public struct APNsProvider: Sendable {
-    public let tokens: APNsProviderTokenSource
-    public let transport: any APNsTransport
+package struct APNsProvider: Sendable {
+    package let tokens: APNsProviderTokenSource
+    package let transport: any APNsTransport
     /// The environment of the device tokens this provider can reach: a token of the other
     /// environment is answered BadDeviceToken, so it is not sent at all.
-    public let environment: APNsEnvironment
+    package let environment: APNsEnvironment
     /// `https://api.push.apple.com`, the sandbox, or (tests) any base URL.
-    public let baseURL: String
+    package let baseURL: String
 
     /// `baseURL` nil: the environment's Apple host.
-    public init(tokens: APNsProviderTokenSource, transport: any APNsTransport, environment: APNsEnvironment, baseURL: String? = nil) {
+    package init(tokens: APNsProviderTokenSource, transport: any APNsTransport, environment: APNsEnvironment, baseURL: String? = nil) {
         self.tokens = tokens
         self.transport = transport
         self.environment = environment
@@ -22,7 +22,7 @@ public struct APNsProvider: Sendable {
     }
 
     /// How one attempt ended.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// APNs answered; `action` says what to do (`.refreshProviderToken` here means the new
         /// token was refused too: fail loudly).
         case answered(APNsResponse)
@@ -34,7 +34,7 @@ public struct APNsProvider: Sendable {
 
     /// One attempt: POST with the current token; after a 403 token reason, once more with a
     /// new token (`APNsProviderTokenSource.replace`).
-    public func send(_ notification: APNsNotification) async -> Outcome {
+    package func send(_ notification: APNsNotification) async -> Outcome {
         var token: APNsProviderTokenSource.Issued
         do {
             token = try tokens.current()

@@ -9,30 +9,30 @@ import Synchronization
 /// So a token is reused until it is `refreshAge` old (between the two), and a forced refresh
 /// after a 403 token reason happens once per rejected token — requests that were rejected
 /// together cause one refresh, not one each.
-public final class APNsProviderTokenSource: Sendable {
+package final class APNsProviderTokenSource: Sendable {
     /// Age at which a token is replaced: after 20 minutes, well before 60.
-    public static let refreshAge: TimeInterval = 45 * 60
+    package static let refreshAge: TimeInterval = 45 * 60
     /// Apple refuses a new token sooner than this after the previous one.
-    public static let minimumInterval: TimeInterval = 20 * 60
+    package static let minimumInterval: TimeInterval = 20 * 60
 
-    public let key: APNsSigningKey
+    package let key: APNsSigningKey
     private let clock: any WallClock
     /// The current token, and whether it was made by a forced refresh (after a 403).
     private let state = Mutex<(issued: Issued?, forced: Bool)>((nil, false))
 
     /// One issued token.
-    public struct Issued: Sendable, Equatable {
-        public let jwt: String
-        public let issuedAt: Date
+    package struct Issued: Sendable, Equatable {
+        package let jwt: String
+        package let issuedAt: Date
     }
 
-    public init(key: APNsSigningKey, clock: any WallClock) {
+    package init(key: APNsSigningKey, clock: any WallClock) {
         self.key = key
         self.clock = clock
     }
 
     /// The token to send now: the current one while younger than `refreshAge`, else a new one.
-    public func current() throws(OpenSSLError) -> Issued {
+    package func current() throws(OpenSSLError) -> Issued {
         let now = clock.now()
         return try state.withLock { (state) throws(OpenSSLError) -> Issued in
             // A clock set back (before `issuedAt`) also makes a new token: its iat must not be in the future.
@@ -50,7 +50,7 @@ public final class APNsProviderTokenSource: Sendable {
     /// by such a forced refresh less than `minimumInterval` ago and is the one refused: a second
     /// refusal of a fresh token means the key, key id or team id is wrong, and more tokens would
     /// only earn 429 `TooManyProviderTokenUpdates`.
-    public func replace(rejected: Issued) throws(OpenSSLError) -> Issued? {
+    package func replace(rejected: Issued) throws(OpenSSLError) -> Issued? {
         let now = clock.now()
         return try state.withLock { (state) throws(OpenSSLError) -> Issued? in
             if let token = state.issued, token != rejected { return token }
@@ -73,8 +73,8 @@ public final class APNsProviderTokenSource: Sendable {
 }
 
 /// Base64url without padding (RFC 7515 §2), as JWTs use it.
-public enum Base64URL {
-    public static func encode(_ bytes: [UInt8]) -> String {
+package enum Base64URL {
+    package static func encode(_ bytes: [UInt8]) -> String {
         var text = Base64.encode(bytes)
         text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         while text.hasSuffix("=") { text.removeLast() }
@@ -82,7 +82,7 @@ public enum Base64URL {
     }
 
     /// Nil for characters outside the url-safe alphabet or an impossible length.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         guard text.utf8.allSatisfy({ $0 != UInt8(ascii: "+") && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "=") }) else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         guard standard.utf8.count % 4 != 1 else { return nil }

@@ -3,7 +3,7 @@ import Foundation
 /// What PayPanel does with each answer of APNs (Apple's "Handling notification responses from
 /// APNs": the status and the `reason` of the JSON body). Reasons are recorded as APNs sent
 /// them, never guessed; an unknown reason falls back on what its status means.
-public enum APNsAction: String, Sendable, Equatable {
+package enum APNsAction: String, Sendable, Equatable {
     /// 200: delivered to APNs.
     case sent
     /// The device token will never work again (400 BadDeviceToken / DeviceTokenNotForTopic,
@@ -20,16 +20,16 @@ public enum APNsAction: String, Sendable, Equatable {
 }
 
 /// One answer of APNs, read.
-public struct APNsResponse: Sendable, Equatable {
-    public let status: Int
+package struct APNsResponse: Sendable, Equatable {
+    package let status: Int
     /// The `apns-id` header APNs answered with (the one PayPanel sent).
-    public let apnsID: String?
+    package let apnsID: String?
     /// The `reason` of the JSON error body.
-    public let reason: String?
+    package let reason: String?
     /// 410's `timestamp` (milliseconds since the epoch): since when the token is invalid.
-    public let invalidSince: Date?
+    package let invalidSince: Date?
 
-    public init(status: Int, apnsID: String?, reason: String?, invalidSince: Date?) {
+    package init(status: Int, apnsID: String?, reason: String?, invalidSince: Date?) {
         self.status = status
         self.apnsID = apnsID
         self.reason = reason
@@ -38,7 +38,7 @@ public struct APNsResponse: Sendable, Equatable {
 
     /// Reads a response: its status, its `apns-id` and its body (`{"reason": …, "timestamp": …}`).
     /// A body that is not that JSON leaves the reason nil; the status still decides.
-    public init(status: Int, apnsID: String?, body: [UInt8]) {
+    package init(status: Int, apnsID: String?, body: [UInt8]) {
         var reason: String?
         var invalidSince: Date?
         if !body.isEmpty, body.count <= 4096, case .object(let object)? = try? JSONParser(maximumDepth: 4).parse(body) {
@@ -55,13 +55,13 @@ public struct APNsResponse: Sendable, Equatable {
     }
 
     /// What to do about this answer.
-    public var action: APNsAction { APNsReasonTable.action(status: status, reason: reason) }
+    package var action: APNsAction { APNsReasonTable.action(status: status, reason: reason) }
 }
 
 /// Apple's table of reasons, each with PayPanel's action.
-public enum APNsReasonTable {
+package enum APNsReasonTable {
     /// Every reason Apple documents, by status, with the action taken.
-    public static let reasons: [(status: Int, reason: String, action: APNsAction)] = [
+    package static let reasons: [(status: Int, reason: String, action: APNsAction)] = [
         (400, "BadCollapseId", .reject), (400, "BadDeviceToken", .deviceDead), (400, "BadExpirationDate", .reject),
         (400, "BadMessageId", .reject), (400, "BadPriority", .reject), (400, "BadTopic", .reject),
         (400, "DeviceTokenNotForTopic", .deviceDead), (400, "DuplicateHeaders", .reject), (400, "IdleTimeout", .retry),
@@ -80,7 +80,7 @@ public enum APNsReasonTable {
     ]
 
     /// The action for `status` and `reason`: the table's, else the status's meaning.
-    public static func action(status: Int, reason: String?) -> APNsAction {
+    package static func action(status: Int, reason: String?) -> APNsAction {
         if status == 200 { return .sent }
         if let reason, let row = reasons.first(where: { $0.status == status && $0.reason == reason }) { return row.action }
         switch status {

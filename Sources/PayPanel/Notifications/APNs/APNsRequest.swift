@@ -1,14 +1,14 @@
 import Foundation
 
 /// Where pushes go: Apple's development (sandbox) or production host, or any URL (tests, a proxy).
-public enum APNsEnvironment: String, Sendable, CaseIterable {
+package enum APNsEnvironment: String, Sendable, CaseIterable {
     /// Apps signed for development (Xcode builds): api.sandbox.push.apple.com.
     case development
     /// TestFlight and App Store builds: api.push.apple.com.
     case production
 
     /// The base URL of the provider API.
-    public var baseURL: String {
+    package var baseURL: String {
         switch self {
         case .development: "https://api.sandbox.push.apple.com"
         case .production: "https://api.push.apple.com"
@@ -17,22 +17,22 @@ public enum APNsEnvironment: String, Sendable, CaseIterable {
 }
 
 /// One alert push, ready to send: everything of `POST /3/device/<token>` but the provider token.
-public struct APNsNotification: Sendable, Equatable {
+package struct APNsNotification: Sendable, Equatable {
     /// The device token, lower-case hex.
-    public let deviceToken: String
+    package let deviceToken: String
     /// The app's bundle id (`apns-topic`).
-    public let topic: String
+    package let topic: String
     /// A UUID chosen and kept by PayPanel (`apns-id`): a resend after a crash carries the same one.
-    public let apnsID: String
+    package let apnsID: String
     /// `apns-collapse-id`: a later push with the same id replaces this one on the device.
-    public let collapseID: String?
+    package let collapseID: String?
     /// `apns-expiration`: APNs stops trying to deliver after this; nil sends 0 (deliver once, now or never).
-    public let expiration: Date?
+    package let expiration: Date?
     /// The payload, validated by `PushPayloadReader` (≤ 4096 bytes).
-    public let payload: [UInt8]
+    package let payload: [UInt8]
 
     /// Checks what APNs would refuse anyway, with a message that says which field.
-    public init(deviceToken: String, topic: String, apnsID: String, collapseID: String?, expiration: Date?, payload: [UInt8])
+    package init(deviceToken: String, topic: String, apnsID: String, collapseID: String?, expiration: Date?, payload: [UInt8])
         throws(APNsRequestError)
     {
         guard let token = DeviceToken(deviceToken) else {
@@ -57,10 +57,10 @@ public struct APNsNotification: Sendable, Equatable {
     }
 
     /// `/3/device/<token>`.
-    public var path: String { "/3/device/\(deviceToken)" }
+    package var path: String { "/3/device/\(deviceToken)" }
 
     /// The request headers, without `authorization`.
-    public var headers: [(name: String, value: String)] {
+    package var headers: [(name: String, value: String)] {
         var headers: [(String, String)] = [
             ("apns-topic", topic), ("apns-push-type", "alert"), ("apns-priority", "10"),
             ("apns-expiration", String(expiration.map { max(0, Int64($0.timeIntervalSince1970.rounded(.down))) } ?? 0)),
@@ -74,11 +74,11 @@ public struct APNsNotification: Sendable, Equatable {
 
 /// A device token as APNs gives it to the app: bytes, sent as hex. Today 32 bytes; Apple says
 /// not to assume a length, so 32 to 100 bytes are accepted.
-public struct DeviceToken: Sendable, Equatable {
+package struct DeviceToken: Sendable, Equatable {
     /// Lower-case hex.
-    public let hex: String
+    package let hex: String
 
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let lower = text.lowercased()
         guard lower.utf8.count % 2 == 0, (64...200).contains(lower.utf8.count),
             lower.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
@@ -88,8 +88,8 @@ public struct DeviceToken: Sendable, Equatable {
 }
 
 /// The bundle id rules for `apns-topic`.
-public enum APNsTopic {
-    public static func isValid(_ topic: String) -> Bool {
+package enum APNsTopic {
+    package static func isValid(_ topic: String) -> Bool {
         !topic.isEmpty && topic.utf8.count <= 255 && !topic.hasPrefix(".")
             && topic.utf8.allSatisfy { byte in
                 (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
@@ -99,18 +99,18 @@ public enum APNsTopic {
 }
 
 /// A push PayPanel refuses to build.
-public struct APNsRequestError: PayPanelError, Equatable {
-    public let message: String
-    public var code: String { "apns_request_invalid" }
+package struct APNsRequestError: PayPanelError, Equatable {
+    package let message: String
+    package var code: String { "apns_request_invalid" }
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 }
 
 /// Moves one request to APNs and back. The real one is `URLSessionAPNsTransport` (HTTP/2 over
 /// TLS); unit tests inject a fake that answers from a script.
-public protocol APNsTransport: Sendable {
+package protocol APNsTransport: Sendable {
     /// POSTs `body` to `url` with `headers`; the answer's status, `apns-id` header and body.
     /// Throws when no answer came (connection refused, TLS failure, timeout): the push may or
     /// may not have reached APNs, so the caller resends with the same `apns-id`.
@@ -118,12 +118,12 @@ public protocol APNsTransport: Sendable {
 }
 
 /// What came back.
-public struct APNsHTTPAnswer: Sendable, Equatable {
-    public let status: Int
-    public let apnsID: String?
-    public let body: [UInt8]
+package struct APNsHTTPAnswer: Sendable, Equatable {
+    package let status: Int
+    package let apnsID: String?
+    package let body: [UInt8]
 
-    public init(status: Int, apnsID: String?, body: [UInt8]) {
+    package init(status: Int, apnsID: String?, body: [UInt8]) {
         self.status = status
         self.apnsID = apnsID
         self.body = body
@@ -131,11 +131,11 @@ public struct APNsHTTPAnswer: Sendable, Equatable {
 }
 
 /// No answer from APNs.
-public struct APNsTransportError: PayPanelError, Equatable {
-    public let message: String
-    public var code: String { "apns_unreachable" }
+package struct APNsTransportError: PayPanelError, Equatable {
+    package let message: String
+    package var code: String { "apns_unreachable" }
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 }

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// The file must be readable by its owner only (mode 0600 or stricter): whoever reads it can
 /// push to every app of the team. The key never appears in a message, a log or an error.
-public struct APNsSigningKey: Sendable {
+package struct APNsSigningKey: Sendable {
     /// The 10-character key id Apple shows for the key (the JWT header's `kid`).
-    public let keyID: String
+    package let keyID: String
     /// The 10-character team id (the JWT's `iss`).
-    public let teamID: String
+    package let teamID: String
     let privateKey: ECPrivateKey
 
     /// A key already in memory (tests).
-    public init(keyID: String, teamID: String, privateKey: ECPrivateKey) throws(APNsConfigurationError) {
+    package init(keyID: String, teamID: String, privateKey: ECPrivateKey) throws(APNsConfigurationError) {
         try Self.checkIdentifier(keyID, what: "key id")
         try Self.checkIdentifier(teamID, what: "team id")
         self.keyID = keyID
@@ -23,7 +23,7 @@ public struct APNsSigningKey: Sendable {
 
     /// Reads the `.p8` file at `path`: a regular file, mode 0600 or stricter, holding one
     /// unencrypted P-256 private key.
-    public init(p8File path: String, keyID: String, teamID: String) throws(APNsConfigurationError) {
+    package init(p8File path: String, keyID: String, teamID: String) throws(APNsConfigurationError) {
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw APNsConfigurationError("the APNs key file \(path) cannot be read: \(String(cString: strerror(errno)))")
@@ -62,11 +62,11 @@ public struct APNsSigningKey: Sendable {
 }
 
 /// Why the APNs provider cannot be set up. The message names the setting; never the key.
-public struct APNsConfigurationError: PayPanelError, Equatable {
-    public let message: String
-    public var code: String { "apns_configuration_invalid" }
+package struct APNsConfigurationError: PayPanelError, Equatable {
+    package let message: String
+    package var code: String { "apns_configuration_invalid" }
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 }

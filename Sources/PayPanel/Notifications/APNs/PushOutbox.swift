@@ -8,20 +8,20 @@ import Foundation
 /// claim lapses it is sent again with the same `apns-id`, so APNs and the device can tell it
 /// is the same push. An actor: one owner for its store; several processes on one database
 /// are kept apart by the claim, which is taken inside a write transaction.
-public actor PushOutbox {
+package actor PushOutbox {
     let store: any DeviceStore
     /// Nil when the server has no APNs credentials: deliveries are recorded as skipped.
-    public nonisolated let provider: APNsProvider?
+    package nonisolated let provider: APNsProvider?
     let clock: any WallClock
     var random: PaymentIDGenerator
 
     /// Attempts before a delivery fails for good.
-    public static let maximumAttempts = 8
+    package static let maximumAttempts = 8
     /// How long a claimed delivery is left to its sender before another may resend it: longer
     /// than any one attempt can take (the transport's deadline, twice with a token refresh).
-    public static let claimDuration: TimeInterval = 60
+    package static let claimDuration: TimeInterval = 60
 
-    public init(store: sending any DeviceStore, provider: APNsProvider?, clock: any WallClock, randomSeed: UInt64? = nil) {
+    package init(store: sending any DeviceStore, provider: APNsProvider?, clock: any WallClock, randomSeed: UInt64? = nil) {
         self.store = store
         self.provider = provider
         self.clock = clock
@@ -32,7 +32,7 @@ public actor PushOutbox {
 
     /// Registers `token` for `topic` in `environment`; the same registration again returns the
     /// existing device. A token APNs called dead is refused: it never works again.
-    public func register(token: String, topic: String, environment: APNsEnvironment) throws -> Device {
+    package func register(token: String, topic: String, environment: APNsEnvironment) throws -> Device {
         guard let parsed = DeviceToken(token) else {
             throw PushError(.invalidDevice, "token must be the device token in hex (64 to 200 hex digits), as the app's registration gave it", field: "token")
         }
@@ -51,15 +51,15 @@ public actor PushOutbox {
         return device
     }
 
-    public func device(_ id: String) throws -> Device? { try store.device(id) }
+    package func device(_ id: String) throws -> Device? { try store.device(id) }
 
-    public func devices() throws -> [Device] { try store.devices() }
+    package func devices() throws -> [Device] { try store.devices() }
 
     // MARK: - Deliveries
 
     /// Queues `payload` for the device `deviceID` and makes the first attempt at once.
     /// Without a provider the delivery is recorded as skipped (`apns_not_configured`).
-    public func push(_ payload: [UInt8], to deviceID: String, checkoutID: String?, collapseID: String?, expiresAt: Date?) async throws
+    package func push(_ payload: [UInt8], to deviceID: String, checkoutID: String?, collapseID: String?, expiresAt: Date?) async throws
         -> PushDelivery
     {
         guard let device = try store.device(deviceID) else {
@@ -78,15 +78,15 @@ public actor PushOutbox {
     }
 
     /// The latest push to a checkout.
-    public func latestDelivery(checkoutID: String) throws -> PushDelivery? { try store.latestDelivery(checkoutID: checkoutID) }
+    package func latestDelivery(checkoutID: String) throws -> PushDelivery? { try store.latestDelivery(checkoutID: checkoutID) }
 
-    public func delivery(_ id: Int64) throws -> PushDelivery? { try store.delivery(id) }
+    package func delivery(_ id: Int64) throws -> PushDelivery? { try store.delivery(id) }
 
-    public func attempts(deliveryID: Int64) throws -> [PushAttempt] { try store.attempts(deliveryID: deliveryID) }
+    package func attempts(deliveryID: Int64) throws -> [PushAttempt] { try store.attempts(deliveryID: deliveryID) }
 
     /// The worker's pass: every due delivery gets an attempt. Returns the deliveries attempted,
     /// in their new state.
-    public func drain(limit: Int = 100) async throws -> [PushDelivery] {
+    package func drain(limit: Int = 100) async throws -> [PushDelivery] {
         guard provider != nil else { return [] }
         var attempted: [PushDelivery] = []
         for id in try store.dueDeliveryIDs(at: clock.now(), limit: limit) {
@@ -177,7 +177,7 @@ public actor PushOutbox {
     }
 
     /// Seconds to wait after attempt `attempt` (1-based): 5, 10, 20, … at most 600.
-    public static func backoff(afterAttempt attempt: Int) -> TimeInterval {
+    package static func backoff(afterAttempt attempt: Int) -> TimeInterval {
         min(600, 5 * pow(2, Double(max(0, attempt - 1))))
     }
 
@@ -188,20 +188,20 @@ public actor PushOutbox {
 }
 
 /// Why a push or a device registration was refused.
-public struct PushError: PayPanelError, Equatable {
-    public enum Kind: String, Sendable {
+package struct PushError: PayPanelError, Equatable {
+    package enum Kind: String, Sendable {
         case invalidDevice = "invalid_device"
         case deviceNotFound = "device_not_found"
         case deviceDead = "device_dead"
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
     /// The registration's field that was wrong (`token`, `topic`), for an API's `param`.
-    public let field: String?
-    public var code: String { kind.rawValue }
+    package let field: String?
+    package var code: String { kind.rawValue }
 
-    public init(_ kind: Kind, _ message: String, field: String? = nil) {
+    package init(_ kind: Kind, _ message: String, field: String? = nil) {
         self.kind = kind
         self.message = message
         self.field = field

@@ -6,17 +6,17 @@ import FoundationNetworking
 /// The APNs transport: URLSession, HTTP/2 over TLS (negotiated by ALPN), one connection kept
 /// for all requests. Answers are bounded (APNs' error bodies are a few dozen bytes) and every
 /// request has a deadline.
-public final class URLSessionAPNsTransport: APNsTransport {
+package final class URLSessionAPNsTransport: APNsTransport {
     private let client = BoundedURLSession(maximumRedirects: 0)
-    public let timeout: Duration
+    package let timeout: Duration
     /// APNs' bodies are tiny JSON; anything bigger is not APNs.
     static let maximumAnswerBytes = 16 * 1024
 
-    public init(timeout: Duration = .seconds(15)) {
+    package init(timeout: Duration = .seconds(15)) {
         self.timeout = timeout
     }
 
-    public func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws(APNsTransportError) -> APNsHTTPAnswer {
+    package func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws(APNsTransportError) -> APNsHTTPAnswer {
         guard let target = URL(string: url), target.scheme == "https" || target.scheme == "http" else {
             throw APNsTransportError("\(url) is not an http(s) URL")
         }

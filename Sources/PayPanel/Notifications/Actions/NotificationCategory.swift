@@ -1,16 +1,16 @@
 /// A notification category and the actions it offers, as registered with
 /// `UNUserNotificationCenter.setNotificationCategories`.
-public struct NotificationCategory: Sendable, Equatable {
-    public let identifier: String
-    public let actions: [NotificationAction]
+package struct NotificationCategory: Sendable, Equatable {
+    package let identifier: String
+    package let actions: [NotificationAction]
 
-    public init(identifier: String, actions: [NotificationAction]) {
+    package init(identifier: String, actions: [NotificationAction]) {
         self.identifier = identifier
         self.actions = actions
     }
 
     /// The payment panel: Buy with Apple Pay, or Pay in app.
-    public static let paymentAction = NotificationCategory(
+    package static let paymentAction = NotificationCategory(
         identifier: PushPayloadReader.paymentActionCategory,
         actions: [
             NotificationAction(identifier: PanelButton.buyWithApplePay.rawValue, title: PanelButton.buyWithApplePay.title),
@@ -18,43 +18,43 @@ public struct NotificationCategory: Sendable, Equatable {
         ])
 
     /// A notification whose body is hidden until the user asks: Show me.
-    public static let reveal = NotificationCategory(
+    package static let reveal = NotificationCategory(
         identifier: "REVEAL",
         actions: [NotificationAction(identifier: NotificationAction.showMe, title: "Show me")])
 
     /// Every category PayPanel registers.
-    public static let all: [NotificationCategory] = [.paymentAction, .reveal]
+    package static let all: [NotificationCategory] = [.paymentAction, .reveal]
 
     /// The registered category named `identifier`, or nil.
-    public static func named(_ identifier: String) -> NotificationCategory? {
+    package static func named(_ identifier: String) -> NotificationCategory? {
         all.first { $0.identifier == identifier }
     }
 
     /// This category's action named `identifier`, or nil.
-    public func action(named identifier: String) -> NotificationAction? {
+    package func action(named identifier: String) -> NotificationAction? {
         actions.first { $0.identifier == identifier }
     }
 
     /// "buy-apple-pay or pay-in-app", for messages.
-    public var actionList: String {
+    package var actionList: String {
         let names = actions.map(\.identifier)
         return names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names[names.count - 1] : names.first ?? "none"
     }
 }
 
 /// One button a category puts under its notifications.
-public struct NotificationAction: Sendable, Equatable {
-    public let identifier: String
-    public let title: String
+package struct NotificationAction: Sendable, Equatable {
+    package let identifier: String
+    package let title: String
     /// Brings the app to the foreground (Pay in app) rather than acting in place.
-    public let opensApp: Bool
+    package let opensApp: Bool
 
-    public init(identifier: String, title: String, opensApp: Bool = false) {
+    package init(identifier: String, title: String, opensApp: Bool = false) {
         self.identifier = identifier
         self.title = title
         self.opensApp = opensApp
     }
 
     /// The REVEAL category's action: re-deliver the notification with its body shown.
-    public static let showMe = "show-me"
+    package static let showMe = "show-me"
 }

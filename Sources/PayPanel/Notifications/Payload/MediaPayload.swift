@@ -53,9 +53,9 @@ public enum MediaPayloadField: Sendable, Equatable {
 /// Reads the Getui `payload` key. Never throws and never traps: every problem is reported with
 /// its path (`payload`, `payload.imageUrl`), because the string comes from a push sender and a
 /// notification must still be delivered when it is broken.
-public enum MediaPayloadReader {
+package enum MediaPayloadReader {
     /// Reads `value` (the member at `path`, normally `payload`), recording problems in `report`.
-    public static func read(_ value: JSONValue?, at path: FieldPath, into report: inout ValidationReport)
+    package static func read(_ value: JSONValue?, at path: FieldPath, into report: inout ValidationReport)
         -> MediaPayloadField
     {
         guard let value, value != .null else { return .absent }

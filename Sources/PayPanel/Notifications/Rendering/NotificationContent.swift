@@ -1,10 +1,10 @@
 /// The text a notification shows: what a banner and the top of the expanded panel display.
-public struct NotificationContent: Sendable, Equatable, JSONRepresentable {
-    public var title: String?
-    public var subtitle: String?
-    public var body: String?
+package struct NotificationContent: Sendable, Equatable, JSONRepresentable {
+    package var title: String?
+    package var subtitle: String?
+    package var body: String?
 
-    public init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
+    package init(title: String? = nil, subtitle: String? = nil, body: String? = nil) {
         self.title = title
         self.subtitle = subtitle
         self.body = body
@@ -12,32 +12,32 @@ public struct NotificationContent: Sendable, Equatable, JSONRepresentable {
 
     /// The alert of `aps`: title, subtitle and body, or the localization keys when the text is
     /// left to the app (shown as the key, since only the app has the strings).
-    public init(aps: APS) {
+    package init(aps: APS) {
         let alert = aps.alert
         title = alert?.title ?? alert?.titleLocKey
         subtitle = alert?.subtitle ?? alert?.subtitleLocKey
         body = alert?.body ?? alert?.locKey
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         ["title": .optional(title), "subtitle": .optional(subtitle), "body": .optional(body)]
     }
 }
 
 /// One line of a rendered banner or panel, with what it shows, so a terminal can style it
 /// (bold title, highlighted focus) while plain output just prints `text`.
-public struct RenderedLine: Sendable, Equatable {
-    public var text: String
-    public var role: LineRole
+package struct RenderedLine: Sendable, Equatable {
+    package var text: String
+    package var role: LineRole
 
-    public init(_ text: String, role: LineRole) {
+    package init(_ text: String, role: LineRole) {
         self.text = text
         self.role = role
     }
 }
 
 /// What a rendered line shows.
-public enum LineRole: Sendable, Equatable {
+package enum LineRole: Sendable, Equatable {
     /// Box-drawing border.
     case frame
     case title
@@ -55,12 +55,12 @@ public enum LineRole: Sendable, Equatable {
 }
 
 /// The expanded panel's two buttons and the notification actions they send.
-public enum PanelButton: String, Sendable, CaseIterable {
+package enum PanelButton: String, Sendable, CaseIterable {
     case buyWithApplePay = "buy-apple-pay"
     case payInApp = "pay-in-app"
 
     /// The label shown on the button.
-    public var title: String {
+    package var title: String {
         switch self {
         case .buyWithApplePay: "Buy with Apple Pay"
         case .payInApp: "Pay in app"
@@ -70,31 +70,31 @@ public enum PanelButton: String, Sendable, CaseIterable {
 
 extension Array where Element == RenderedLine {
     /// The lines as plain text, one per line, each ending with a newline.
-    public var plainText: String {
+    package var plainText: String {
         map { $0.text + "\n" }.joined()
     }
 }
 
 /// Layout settings shared by the banner and the panel.
-public struct RenderOptions: Sendable, Equatable {
+package struct RenderOptions: Sendable, Equatable {
     /// Total width in columns, borders included; clamped to at least `minimumWidth`.
-    public var width: Int
+    package var width: Int
     /// A compact banner: two body lines instead of four.
-    public var compact: Bool
+    package var compact: Bool
 
-    public init(width: Int = RenderOptions.defaultWidth, compact: Bool = false) {
+    package init(width: Int = RenderOptions.defaultWidth, compact: Bool = false) {
         self.width = max(width, RenderOptions.minimumWidth)
         self.compact = compact
     }
 
     /// About a phone banner's width in a terminal.
-    public static let defaultWidth = 44
+    package static let defaultWidth = 44
     /// Narrower than this, a button label no longer fits.
-    public static let minimumWidth = 26
+    package static let minimumWidth = 26
     /// Body lines in a banner (iOS shows up to four).
-    public static let bannerBodyLines = 4
+    package static let bannerBodyLines = 4
     /// Body lines in a compact banner.
-    public static let compactBannerBodyLines = 2
+    package static let compactBannerBodyLines = 2
 
     /// Columns between the borders and their padding.
     package var innerWidth: Int { width - 4 }

@@ -6,19 +6,19 @@ import Foundation
 /// extension, keeping the selected amount when it is still offered.
 ///
 /// A value type: the checkout owns one and re-renders it with `NotificationRenderer`.
-public struct NotificationPanelState: Sendable, Equatable {
-    public private(set) var content: NotificationContent
-    public private(set) var panel: PanelConfig
+package struct NotificationPanelState: Sendable, Equatable {
+    package private(set) var content: NotificationContent
+    package private(set) var panel: PanelConfig
     /// The segmented control; the checkout moves the selection through it.
-    public var selector: AmountSelector
-    public private(set) var threadID: String?
+    package var selector: AmountSelector
+    package private(set) var threadID: String?
     /// How many updates were applied.
-    public private(set) var updateCount = 0
+    package private(set) var updateCount = 0
     /// The last update applied, for the "Updated" notice.
-    public private(set) var lastUpdate: PanelUpdate?
+    package private(set) var lastUpdate: PanelUpdate?
 
     /// The panel of a payment-action notification. Fails when the payload has no panel.
-    public init(payload: PushPayload) throws(PanelError) {
+    package init(payload: PushPayload) throws(PanelError) {
         guard let panel = payload.panel else {
             throw PanelError("the notification has no panel: only \(PushPayloadReader.paymentActionCategory) payloads with a panel key can be expanded")
         }
@@ -29,14 +29,14 @@ public struct NotificationPanelState: Sendable, Equatable {
     }
 
     /// True when `payload` is about this panel: the same thread-id, or the same order reference.
-    public func matches(_ payload: PushPayload) -> Bool {
+    package func matches(_ payload: PushPayload) -> Bool {
         if let threadID, threadID == payload.aps.threadID { return true }
         if let reference = panel.orderReference, reference == payload.panel?.orderReference { return true }
         return false
     }
 
     /// True when the panel has an expiry and `now` is at or after it.
-    public func isExpired(at now: Date) -> Bool {
+    package func isExpired(at now: Date) -> Bool {
         guard let expiresAt = panel.expiresAt else { return false }
         return now >= expiresAt
     }
@@ -45,7 +45,7 @@ public struct NotificationPanelState: Sendable, Equatable {
     /// amounts (the selection is kept when its amount is still offered, otherwise the update's
     /// default segment is selected). An update for another panel, or from another merchant for
     /// the same order, changes nothing.
-    public mutating func apply(_ payload: PushPayload) -> PanelUpdateOutcome {
+    package mutating func apply(_ payload: PushPayload) -> PanelUpdateOutcome {
         guard matches(payload) else {
             return .notForThisPanel("thread-id \(payload.aps.threadID ?? "none") and order \(payload.panel?.orderReference ?? "none") do not match this panel (thread-id \(threadID ?? "none"), order \(panel.orderReference ?? "none"))")
         }
@@ -83,20 +83,20 @@ public struct NotificationPanelState: Sendable, Equatable {
 }
 
 /// What one applied update changed.
-public struct PanelUpdate: Sendable, Equatable {
+package struct PanelUpdate: Sendable, Equatable {
     /// 1 for the first update of the panel.
-    public let number: Int
-    public let contentChanged: Bool
-    public let amountsChanged: Bool
-    public let previousSelection: Amount
-    public let selection: Amount
+    package let number: Int
+    package let contentChanged: Bool
+    package let amountsChanged: Bool
+    package let previousSelection: Amount
+    package let selection: Amount
     /// True when the user's selected amount is still selected.
-    public let selectionKept: Bool
+    package let selectionKept: Bool
     /// The amounts now offered, "10.00, 20.00 or 50.00 USD".
-    public let optionList: String
+    package let optionList: String
 
     /// One sentence for the panel's notice line.
-    public var summary: String {
+    package var summary: String {
         var parts: [String] = []
         if amountsChanged { parts.append("amounts are now \(optionList)") }
         if contentChanged { parts.append("new text") }
@@ -109,7 +109,7 @@ public struct PanelUpdate: Sendable, Equatable {
 }
 
 /// The result of offering a notification to an open panel.
-public enum PanelUpdateOutcome: Sendable, Equatable {
+package enum PanelUpdateOutcome: Sendable, Equatable {
     case applied(PanelUpdate)
     /// Another panel's notification: shown as its own banner, not applied.
     case notForThisPanel(String)

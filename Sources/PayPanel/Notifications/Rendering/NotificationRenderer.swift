@@ -6,9 +6,9 @@ import Foundation
 /// and the two buttons). Widths are display columns, so CJK and emoji text lines up.
 ///
 /// The library only lays out; the CLI prints the lines and the checkout styles them by role.
-public enum NotificationRenderer {
+package enum NotificationRenderer {
     /// The banner for `content`.
-    public static func banner(_ content: NotificationContent, options: RenderOptions = RenderOptions()) -> [RenderedLine] {
+    package static func banner(_ content: NotificationContent, options: RenderOptions = RenderOptions()) -> [RenderedLine] {
         var lines = [Frame.top(options)]
         lines += textLines(content, options: options,
                            bodyLines: options.compact ? RenderOptions.compactBannerBodyLines : RenderOptions.bannerBodyLines)
@@ -18,7 +18,7 @@ public enum NotificationRenderer {
 
     /// The expanded panel for `state`. `focus` marks the button that has keyboard focus;
     /// with `now` past the panel's expiry the buttons are replaced by an expiry notice.
-    public static func expandedPanel(
+    package static func expandedPanel(
         _ state: NotificationPanelState, options: RenderOptions = RenderOptions(), focus: PanelButton? = nil,
         now: Date? = nil
     ) -> [RenderedLine] {
@@ -76,7 +76,7 @@ public enum NotificationRenderer {
     /// The segmented control: every amount in a cell of the same width, the selected one in
     /// brackets (`[ 10.00 ]`) so the selection shows without colour. Cells that do not fit on
     /// one row continue on the next. Public so a terminal can draw the control on its own.
-    public static func segmentRows(_ selector: AmountSelector, innerWidth: Int) -> [String] {
+    package static func segmentRows(_ selector: AmountSelector, innerWidth: Int) -> [String] {
         let labels = selector.options.map(\.decimalString)
         let labelWidth = labels.map { DisplayWidth.of($0) }.max() ?? 0
         let cellWidth = labelWidth + 4

@@ -2,13 +2,13 @@
 /// out its body: words wrap at spaces, CJK text (which has no spaces) may break between any two
 /// characters, a word longer than a line is split, and line breaks in the text start new lines.
 /// Widths are display columns (`DisplayWidth`), not characters or bytes.
-public enum TextWrapper {
+package enum TextWrapper {
     /// The ellipsis that ends a cut line: one column.
-    public static let ellipsis: Character = "…"
+    package static let ellipsis: Character = "…"
 
     /// Lines of `text` at most `width` columns wide (`width` below 1 counts as 1). With
     /// `maximumLines`, the text is cut to that many lines and the last one ends with "…".
-    public static func wrap(_ text: String, width: Int, maximumLines: Int? = nil) -> WrappedText {
+    package static func wrap(_ text: String, width: Int, maximumLines: Int? = nil) -> WrappedText {
         let width = max(width, 1)
         var lines: [String] = []
         let paragraphs = text.sanitizedForTerminal(keepingLineBreaks: true)
@@ -118,22 +118,22 @@ public enum TextWrapper {
 }
 
 /// Text broken into lines, and whether it had to be cut to fit.
-public struct WrappedText: Sendable, Equatable {
-    public let lines: [String]
+package struct WrappedText: Sendable, Equatable {
+    package let lines: [String]
     /// True when lines were dropped and the last kept line ends with "…".
-    public let isTruncated: Bool
+    package let isTruncated: Bool
 }
 
 extension String {
     /// The string padded with spaces on the right to `width` display columns (unchanged when
     /// it is already that wide or wider).
-    public func padded(toColumns width: Int) -> String {
+    package func padded(toColumns width: Int) -> String {
         let missing = width - DisplayWidth.of(self)
         return missing > 0 ? self + String(repeating: " ", count: missing) : self
     }
 
     /// The string cut to at most `width` display columns, ending with "…" when it was cut.
-    public func truncated(toColumns width: Int) -> String {
+    package func truncated(toColumns width: Int) -> String {
         guard DisplayWidth.of(self) > width else { return self }
         return TextWrapper.endingWithEllipsis(self, width: width)
     }

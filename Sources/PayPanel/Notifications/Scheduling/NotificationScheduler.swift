@@ -7,22 +7,22 @@ import Foundation
 /// Delivery claims rows in one store write transaction, so several `notify deliver`
 /// processes on one database show each notification exactly once. Time comes from the injected
 /// clock (`--now`). Like its store, a scheduler has one owner and is not `Sendable`.
-public final class NotificationScheduler {
-    public let store: any NotificationStore
-    public let clock: any WallClock
+package final class NotificationScheduler {
+    package let store: any NotificationStore
+    package let clock: any WallClock
     /// How long after show-me the revealed notification arrives.
-    public let revealDelay: TimeInterval
+    package let revealDelay: TimeInterval
 
-    public static let defaultRevealDelay: TimeInterval = 3
+    package static let defaultRevealDelay: TimeInterval = 3
 
-    public init(store: any NotificationStore, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
+    package init(store: any NotificationStore, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
         self.store = store
         self.clock = clock
         self.revealDelay = revealDelay
     }
 
     /// A scheduler on the embedded store of an open, migrated payments database.
-    public convenience init(database: Database, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
+    package convenience init(database: Database, clock: any WallClock, revealDelay: TimeInterval = NotificationScheduler.defaultRevealDelay) {
         self.init(store: SQLiteNotificationStore(database: database), clock: clock, revealDelay: revealDelay)
     }
 
@@ -31,7 +31,7 @@ public final class NotificationScheduler {
     /// Stores `request` and returns it with its id. A hidden body needs the REVEAL category, or
     /// nothing could ever show it.
     @discardableResult
-    public func schedule(_ request: NotificationRequest) throws -> ScheduledNotification {
+    package func schedule(_ request: NotificationRequest) throws -> ScheduledNotification {
         try check(request)
         let now = clock.now()
         return try store.write { tx in try insert(request, reveals: nil, at: now, in: tx) }
@@ -67,7 +67,7 @@ public final class NotificationScheduler {
     /// Delivers every notification due at the clock's now (deliver-at ≤ now), oldest first, at
     /// most `limit`. Each is claimed — delivered-at and the next delivery sequence set — in
     /// one write transaction, so no other process delivers it too.
-    public func deliverDue(limit: Int? = nil) throws -> [ScheduledNotification] {
+    package func deliverDue(limit: Int? = nil) throws -> [ScheduledNotification] {
         let now = clock.now()
         return try store.write { tx in
             let due = try tx.dueNotificationIDs(at: now, limit: limit)
@@ -84,13 +84,13 @@ public final class NotificationScheduler {
 
     /// The highest delivery sequence so far (0 when nothing was delivered): where a poller that
     /// only wants new deliveries starts.
-    public func latestDeliverySequence() throws -> Int64 {
+    package func latestDeliverySequence() throws -> Int64 {
         try store.read { tx in try tx.latestDeliverySequence() }
     }
 
     /// Notifications delivered after `sequence` for the panel with `threadID` or
     /// `orderReference`, in delivery order: what an open checkout polls for panel updates.
-    public func delivered(after sequence: Int64, threadID: String?, orderReference: String?) throws -> [ScheduledNotification] {
+    package func delivered(after sequence: Int64, threadID: String?, orderReference: String?) throws -> [ScheduledNotification] {
         try store.read { tx in try tx.notificationsDelivered(after: sequence, threadID: threadID, orderReference: orderReference) }
     }
 
@@ -98,7 +98,7 @@ public final class NotificationScheduler {
 
     /// Answers delivered notification `id` with `actionIdentifier`, once. show-me on a hidden
     /// body schedules the same notification with the body shown, `revealDelay` seconds later.
-    public func respond(id: Int64, action actionIdentifier: String) throws -> NotificationResponse {
+    package func respond(id: Int64, action actionIdentifier: String) throws -> NotificationResponse {
         let now = clock.now()
         return try store.write { tx in
             guard let current = try tx.notification(id: id) else { throw NotificationSchedulingError.notFound(id) }
@@ -145,17 +145,17 @@ public final class NotificationScheduler {
     // MARK: - Reading
 
     /// The notification with `id`, or nil.
-    public func notification(id: Int64) throws -> ScheduledNotification? {
+    package func notification(id: Int64) throws -> ScheduledNotification? {
         try store.read { tx in try tx.notification(id: id) }
     }
 
     /// Every notification, or only those in `state`, by id.
-    public func list(state: ScheduledNotification.State? = nil) throws -> [ScheduledNotification] {
+    package func list(state: ScheduledNotification.State? = nil) throws -> [ScheduledNotification] {
         try store.read { tx in try tx.notifications(in: state) }
     }
 
     /// The pending notification due soonest, or nil when nothing is pending.
-    public func nextPending() throws -> ScheduledNotification? {
+    package func nextPending() throws -> ScheduledNotification? {
         try store.read { tx in try tx.nextPendingNotification() }
     }
 }

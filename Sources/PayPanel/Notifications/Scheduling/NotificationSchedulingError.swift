@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a scheduled-notification operation was refused. Nothing was changed.
-public enum NotificationSchedulingError: PayPanelError, Equatable {
+package enum NotificationSchedulingError: PayPanelError, Equatable {
     case invalidRequest(String)
     case notFound(Int64)
     case notDelivered(id: Int64, deliverAt: Date)
@@ -9,7 +9,7 @@ public enum NotificationSchedulingError: PayPanelError, Equatable {
     case noActions(id: Int64, category: String?)
     case unknownAction(action: String, category: NotificationCategory)
 
-    public var code: String {
+    package var code: String {
         switch self {
         case .invalidRequest: "invalid_notification"
         case .notFound: "notification_not_found"
@@ -20,7 +20,7 @@ public enum NotificationSchedulingError: PayPanelError, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch self {
         case .invalidRequest(let reason):
             "cannot schedule the notification: \(reason)"

@@ -1,20 +1,20 @@
 import Foundation
 
 /// A notification to schedule: when, what it says, and what it carries.
-public struct NotificationRequest: Sendable, Equatable {
-    public var deliverAt: Date
-    public var category: String?
-    public var content: NotificationContent
+package struct NotificationRequest: Sendable, Equatable {
+    package var deliverAt: Date
+    package var category: String?
+    package var content: NotificationContent
     /// Deliver with the body replaced by a placeholder until the user picks show-me.
-    public var bodyHidden: Bool
-    public var threadID: String?
-    public var orderReference: String?
+    package var bodyHidden: Bool
+    package var threadID: String?
+    package var orderReference: String?
     /// App data carried with the notification (`userInfo`).
-    public var userInfo: JSONObject
+    package var userInfo: JSONObject
     /// The full APNs payload, for a payment-action push (a panel or a panel update).
-    public var payload: JSONObject?
+    package var payload: JSONObject?
 
-    public init(
+    package init(
         deliverAt: Date, category: String? = nil, content: NotificationContent, bodyHidden: Bool = false,
         threadID: String? = nil, orderReference: String? = nil, userInfo: JSONObject = JSONObject(),
         payload: JSONObject? = nil
@@ -31,7 +31,7 @@ public struct NotificationRequest: Sendable, Equatable {
 
     /// A request that delivers `payload` as sent: its alert, category, thread-id, order
     /// reference and the whole document (so a panel update reaches an open checkout intact).
-    public init(payload: PushPayload, deliverAt: Date, bodyHidden: Bool = false, userInfo: JSONObject = JSONObject()) {
+    package init(payload: PushPayload, deliverAt: Date, bodyHidden: Bool = false, userInfo: JSONObject = JSONObject()) {
         self.init(
             deliverAt: deliverAt, category: payload.aps.category, content: NotificationContent(aps: payload.aps),
             bodyHidden: bodyHidden, threadID: payload.aps.threadID, orderReference: payload.orderReference,
@@ -40,45 +40,45 @@ public struct NotificationRequest: Sendable, Equatable {
 }
 
 /// A scheduled notification as stored, with where it is in its life.
-public struct ScheduledNotification: Sendable, Equatable, JSONRepresentable {
-    public enum State: String, Sendable {
+package struct ScheduledNotification: Sendable, Equatable, JSONRepresentable {
+    package enum State: String, Sendable {
         case pending, delivered, responded
     }
 
-    public let id: Int64
-    public let request: NotificationRequest
-    public let createdAt: Date
-    public let deliveredAt: Date?
+    package let id: Int64
+    package let request: NotificationRequest
+    package let createdAt: Date
+    package let deliveredAt: Date?
     /// 1, 2, 3… in the order notifications were delivered; what a poller resumes after.
-    public let deliverySequence: Int64?
-    public let respondedAt: Date?
-    public let responseAction: String?
+    package let deliverySequence: Int64?
+    package let respondedAt: Date?
+    package let responseAction: String?
     /// The hidden notification this one reveals (show-me).
-    public let revealsID: Int64?
+    package let revealsID: Int64?
 
-    public var state: State {
+    package var state: State {
         if respondedAt != nil { return .responded }
         return deliveredAt != nil ? .delivered : .pending
     }
 
     /// What shows before show-me in place of a hidden body.
-    public static let hiddenBodyPlaceholder = "Hidden: choose Show me to see it."
+    package static let hiddenBodyPlaceholder = "Hidden: choose Show me to see it."
 
     /// The content as the device shows it: a hidden body is replaced by the placeholder.
-    public var displayedContent: NotificationContent {
+    package var displayedContent: NotificationContent {
         var content = request.content
         if request.bodyHidden { content.body = ScheduledNotification.hiddenBodyPlaceholder }
         return content
     }
 
     /// The stored payment-action payload, read back (nil when there is none or it no longer reads).
-    public var pushPayload: PushPayload? {
+    package var pushPayload: PushPayload? {
         guard let document = request.payload else { return nil }
         return PushPayloadReader.read(json: .object(document)).deliverablePayload
     }
 
     /// The notification without its hidden body: the form printed by `deliver` and `list`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         let content = displayedContent
         var object = JSONObject()
         object["id"] = .number(id)
@@ -103,15 +103,15 @@ public struct ScheduledNotification: Sendable, Equatable, JSONRepresentable {
 }
 
 /// What answering a notification did.
-public struct NotificationResponse: Sendable, Equatable, JSONRepresentable {
-    public let notification: ScheduledNotification
-    public let action: NotificationAction
+package struct NotificationResponse: Sendable, Equatable, JSONRepresentable {
+    package let notification: ScheduledNotification
+    package let action: NotificationAction
     /// The re-delivery show-me scheduled, when the body was hidden.
-    public let reveal: ScheduledNotification?
+    package let reveal: ScheduledNotification?
     /// One sentence on what happens next.
-    public let outcome: String
+    package let outcome: String
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object = JSONObject()
         object["id"] = .number(notification.id)
         object["action"] = .string(action.identifier)

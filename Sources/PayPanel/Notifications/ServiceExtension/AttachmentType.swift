@@ -2,17 +2,17 @@
 /// (`UNNotificationAttachment`): images (PNG, JPEG, GIF) up to 10 MB, video (MPEG-4, MPEG, AVI)
 /// up to 50 MB, audio (MP3, WAV, AIFF, M4A) up to 5 MB. MB is read as 1,000,000 bytes, the
 /// stricter reading, so nothing kept here is refused by a device.
-public enum AttachmentType: String, Sendable, CaseIterable {
+package enum AttachmentType: String, Sendable, CaseIterable {
     case png, jpeg, gif
     case mp4, mpeg, avi
     case mp3, wav, aiff, m4a
 
     /// What a type is, for the size limit and for which `payload` key may carry it.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         case image, video, audio
 
         /// The largest attachment of this kind a device accepts, in bytes.
-        public var maximumBytes: Int {
+        package var maximumBytes: Int {
             switch self {
             case .image: 10_000_000
             case .video: 50_000_000
@@ -21,7 +21,7 @@ public enum AttachmentType: String, Sendable, CaseIterable {
         }
     }
 
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .png, .jpeg, .gif: .image
         case .mp4, .mpeg, .avi: .video
@@ -30,7 +30,7 @@ public enum AttachmentType: String, Sendable, CaseIterable {
     }
 
     /// The MIME type, for messages and the JSON output.
-    public var mimeType: String {
+    package var mimeType: String {
         switch self {
         case .png: "image/png"
         case .jpeg: "image/jpeg"
@@ -46,7 +46,7 @@ public enum AttachmentType: String, Sendable, CaseIterable {
     }
 
     /// The file extensions that declare this type (lower case, without the dot).
-    public var fileExtensions: [String] {
+    package var fileExtensions: [String] {
         switch self {
         case .png: ["png"]
         case .jpeg: ["jpg", "jpeg"]
@@ -62,7 +62,7 @@ public enum AttachmentType: String, Sendable, CaseIterable {
     }
 
     /// The type a file extension declares (`jpg` → jpeg), or nil for anything else.
-    public init?(fileExtension: String) {
+    package init?(fileExtension: String) {
         let lowered = fileExtension.lowercased()
         guard let match = AttachmentType.allCases.first(where: { $0.fileExtensions.contains(lowered) }) else { return nil }
         self = match
@@ -70,7 +70,7 @@ public enum AttachmentType: String, Sendable, CaseIterable {
 
     /// The type the content really is, from its first bytes ("magic numbers"), or nil when it
     /// is none of the attachment types. The name of a file proves nothing; its bytes do.
-    public static func sniff(_ bytes: some Collection<UInt8>) -> AttachmentType? {
+    package static func sniff(_ bytes: some Collection<UInt8>) -> AttachmentType? {
         let head = Array(bytes.prefix(16))
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             head.count >= offset + prefix.count && Array(head[offset..<offset + prefix.count]) == prefix
@@ -105,11 +105,11 @@ public enum AttachmentType: String, Sendable, CaseIterable {
 
 /// The keys of the Getui `payload` string that carry media, in the order the extension picks
 /// them: an image, else a video (on Wi-Fi only), else a GIF.
-public enum MediaSlot: String, Sendable, CaseIterable {
+package enum MediaSlot: String, Sendable, CaseIterable {
     case image, video, gif
 
     /// The key in the payload string (`imageUrl`).
-    public var key: String {
+    package var key: String {
         switch self {
         case .image: "imageUrl"
         case .video: "videoUrl"
@@ -118,7 +118,7 @@ public enum MediaSlot: String, Sendable, CaseIterable {
     }
 
     /// The types this key may carry: `imageUrl` any image, `videoUrl` any video, `gifUrl` a GIF.
-    public var allowedTypes: [AttachmentType] {
+    package var allowedTypes: [AttachmentType] {
         switch self {
         case .image: [.png, .jpeg, .gif]
         case .video: [.mp4, .mpeg, .avi]
@@ -127,12 +127,12 @@ public enum MediaSlot: String, Sendable, CaseIterable {
     }
 
     /// The most bytes worth fetching for this key: the limit of its kind.
-    public var maximumBytes: Int {
+    package var maximumBytes: Int {
         allowedTypes.map(\.kind.maximumBytes).max() ?? 0
     }
 
     /// The location this key holds in `media`.
-    public func location(in media: MediaPayload) -> String? {
+    package func location(in media: MediaPayload) -> String? {
         switch self {
         case .image: media.imageURL
         case .video: media.videoURL

@@ -1,14 +1,14 @@
 /// What the device shows after the service extension: the content, the attachment it kept (or
 /// nil), and why it fell back to the best attempt when it did.
-public struct DeliveredNotification: Sendable, Equatable, JSONRepresentable {
-    public var content: NotificationContent
-    public var attachment: NotificationAttachment?
+package struct DeliveredNotification: Sendable, Equatable, JSONRepresentable {
+    package var content: NotificationContent
+    package var attachment: NotificationAttachment?
     /// Set when the best attempt was delivered instead of what the payload asked for.
-    public var fallback: MutationFallback?
+    package var fallback: MutationFallback?
     /// False when the push had no `mutable-content: 1`, so the extension never ran.
-    public var extensionRan: Bool
+    package var extensionRan: Bool
 
-    public init(content: NotificationContent, attachment: NotificationAttachment?, fallback: MutationFallback?, extensionRan: Bool) {
+    package init(content: NotificationContent, attachment: NotificationAttachment?, fallback: MutationFallback?, extensionRan: Bool) {
         self.content = content
         self.attachment = attachment
         self.fallback = fallback
@@ -16,7 +16,7 @@ public struct DeliveredNotification: Sendable, Equatable, JSONRepresentable {
     }
 
     /// `{"title","subtitle","body","attachment":{…}|null,"fallbackReason","fallbackCode","extensionRan"}`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object = JSONObject()
         object["title"] = .optional(content.title)
         object["subtitle"] = .optional(content.subtitle)
@@ -30,17 +30,17 @@ public struct DeliveredNotification: Sendable, Equatable, JSONRepresentable {
 }
 
 /// A kept attachment, as `UNNotificationAttachment` describes one.
-public struct NotificationAttachment: Sendable, Equatable, JSONRepresentable {
+package struct NotificationAttachment: Sendable, Equatable, JSONRepresentable {
     /// The key it came from: `image`, `video` or `gif`.
-    public var identifier: String
+    package var identifier: String
     /// The file on disk: the local file itself, or the saved download.
-    public var file: String
-    public var type: AttachmentType
-    public var byteCount: Int
+    package var file: String
+    package var type: AttachmentType
+    package var byteCount: Int
     /// Where it was fetched from.
-    public var source: String
+    package var source: String
 
-    public init(identifier: String, file: String, type: AttachmentType, byteCount: Int, source: String) {
+    package init(identifier: String, file: String, type: AttachmentType, byteCount: Int, source: String) {
         self.identifier = identifier
         self.file = file
         self.type = type
@@ -48,7 +48,7 @@ public struct NotificationAttachment: Sendable, Equatable, JSONRepresentable {
         self.source = source
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         [
             "identifier": .string(identifier), "file": .string(file), "type": .string(type.mimeType),
             "byteCount": .number(byteCount), "source": .string(source),
@@ -57,9 +57,9 @@ public struct NotificationAttachment: Sendable, Equatable, JSONRepresentable {
 }
 
 /// Why the best attempt was delivered: a stable code and a sentence for people.
-public struct MutationFallback: Error, Sendable, Equatable {
+package struct MutationFallback: Error, Sendable, Equatable {
     /// Codes of the extension's own decisions; fetch failures use `MediaFetchError.Kind` codes.
-    public enum Code: String, Sendable {
+    package enum Code: String, Sendable {
         case payloadMalformed = "payload_malformed"
         case videoNeedsWifi = "video_needs_wifi"
         case unsupportedType = "unsupported_type"
@@ -69,10 +69,10 @@ public struct MutationFallback: Error, Sendable, Equatable {
         case deadlineExceeded = "deadline_exceeded"
     }
 
-    public let code: String
-    public let reason: String
+    package let code: String
+    package let reason: String
 
-    public init(code: String, reason: String) {
+    package init(code: String, reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -2,28 +2,28 @@ import Foundation
 
 /// Fetches the bytes of a media attachment. Injected into `NotificationServiceExtension`, so unit
 /// tests never touch the network or the disk; the real one is `StandardMediaFetcher`.
-public protocol MediaFetcher: Sendable {
+package protocol MediaFetcher: Sendable {
     /// The bytes at `location`: at most `maximumBytes`, within `timeout`. Must give up (throw
     /// `.timedOut`) when the time is spent rather than run on.
     func fetch(_ location: MediaLocation, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> FetchedMedia
 }
 
 /// What a fetch returned.
-public struct FetchedMedia: Sendable, Equatable {
-    public var bytes: [UInt8]
+package struct FetchedMedia: Sendable, Equatable {
+    package var bytes: [UInt8]
     /// The file the bytes were read from, when they are already on disk (a path or file URL);
     /// nil for downloads, which the extension stores itself.
-    public var localFile: String?
+    package var localFile: String?
 
-    public init(bytes: [UInt8], localFile: String? = nil) {
+    package init(bytes: [UInt8], localFile: String? = nil) {
         self.bytes = bytes
         self.localFile = localFile
     }
 }
 
 /// Why a fetch failed. `kind` is stable (tests and programs use it); `message` is for people.
-public struct MediaFetchError: PayPanelError, Equatable {
-    public enum Kind: String, Sendable {
+package struct MediaFetchError: PayPanelError, Equatable {
+    package enum Kind: String, Sendable {
         /// The deadline passed (connecting, resolving, or reading).
         case timedOut = "fetch_timed_out"
         /// Nothing answers there: connection refused, host unknown, file missing.
@@ -42,32 +42,32 @@ public struct MediaFetchError: PayPanelError, Equatable {
         case protocolError = "fetch_protocol_error"
     }
 
-    public let kind: Kind
-    public let message: String
+    package let kind: Kind
+    package let message: String
 
-    public init(_ kind: Kind, _ message: String) {
+    package init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
     }
 
-    public var code: String { kind.rawValue }
+    package var code: String { kind.rawValue }
 }
 
 /// The fetcher the CLI uses: paths and `file://` URLs from the attachments directory, `http://`
 /// with `HTTPClient`, and `https://` with `HTTPSMediaClient` (URLSession: TLS with the system's
 /// trusted certificates, which PayPanel's own socket client cannot do without libssl).
-public struct StandardMediaFetcher: MediaFetcher {
-    public let files: LocalFileFetcher
-    public let http: HTTPClient
-    public let https: HTTPSMediaClient
+package struct StandardMediaFetcher: MediaFetcher {
+    package let files: LocalFileFetcher
+    package let http: HTTPClient
+    package let https: HTTPSMediaClient
 
-    public init(attachmentsDirectory: String, http: HTTPClient = HTTPClient(), https: HTTPSMediaClient = HTTPSMediaClient()) {
+    package init(attachmentsDirectory: String, http: HTTPClient = HTTPClient(), https: HTTPSMediaClient = HTTPSMediaClient()) {
         self.files = LocalFileFetcher(root: attachmentsDirectory)
         self.http = http
         self.https = https
     }
 
-    public func fetch(_ location: MediaLocation, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> FetchedMedia {
+    package func fetch(_ location: MediaLocation, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> FetchedMedia {
         switch location {
         case .path(let path), .file(let path):
             return try files.read(path, maximumBytes: maximumBytes)
@@ -83,14 +83,14 @@ public struct StandardMediaFetcher: MediaFetcher {
 /// Reads local media, only from inside one directory: a push payload comes from outside and
 /// must not make the device read `/etc/passwd` or `../../secrets`. Relative paths are resolved
 /// in the directory; absolute paths and `file://` URLs must point into it (after symlinks).
-public struct LocalFileFetcher: Sendable {
-    public let root: String
+package struct LocalFileFetcher: Sendable {
+    package let root: String
 
-    public init(root: String) {
+    package init(root: String) {
         self.root = root
     }
 
-    public func read(_ path: String, maximumBytes: Int) throws(MediaFetchError) -> FetchedMedia {
+    package func read(_ path: String, maximumBytes: Int) throws(MediaFetchError) -> FetchedMedia {
         let joined = path.hasPrefix("/") ? path : (root as NSString).appendingPathComponent(path)
         // Lexically first, so `../x` is refused whether or not it exists; then after symlinks.
         let rootLexical = (root as NSString).standardizingPath

@@ -4,7 +4,7 @@ import PayPanelHTTP
 /// Where a media attachment comes from: a path, a `file://` URL, or an `http://` / `https://`
 /// URL. Parsed strictly by hand (Foundation's `URL` accepts too much, and differs between
 /// platforms): no credentials in URLs, no spaces or control characters, ports 1–65535.
-public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
+package enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
     /// A path; relative ones are resolved in the attachments directory.
     case path(String)
     /// A `file://` URL's path (percent-decoded).
@@ -13,22 +13,22 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
     case web(WebURL)
 
     /// The parts of an http(s) URL the fetcher needs.
-    public struct WebURL: Sendable, Equatable, CustomStringConvertible {
-        public var isSecure: Bool
+    package struct WebURL: Sendable, Equatable, CustomStringConvertible {
+        package var isSecure: Bool
         /// A host name, an IPv4 address, or an IPv6 address without brackets.
-        public var host: String
-        public var port: Int
+        package var host: String
+        package var port: Int
         /// The path and query as sent in the request line (`/offer.png?v=2`), never empty.
-        public var target: String
+        package var target: String
 
-        public init(isSecure: Bool, host: String, port: Int, target: String) {
+        package init(isSecure: Bool, host: String, port: Int, target: String) {
             self.isSecure = isSecure
             self.host = host
             self.port = port
             self.target = target
         }
 
-        public var description: String {
+        package var description: String {
             let shownHost = host.contains(":") ? "[\(host)]" : host
             let defaultPort = isSecure ? 443 : 80
             return "\(isSecure ? "https" : "http")://\(shownHost)\(port == defaultPort ? "" : ":\(port)")\(target)"
@@ -41,7 +41,7 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .path(let path): path
         case .file(let path): "file://\(path)"
@@ -51,7 +51,7 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The lower-cased file extension of the last path segment (`png`), or nil. The query and
     /// fragment of a URL do not count: `offer.png?size=2x` is a png.
-    public var fileExtension: String? {
+    package var fileExtension: String? {
         let path: String
         switch self {
         case .path(let value), .file(let value): path = value
@@ -64,7 +64,7 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Parses `text`; the failure says what is wrong with it.
-    public static func parse(_ text: String) -> Result<MediaLocation, MediaLocationError> {
+    package static func parse(_ text: String) -> Result<MediaLocation, MediaLocationError> {
         if text.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) {
             return .failure(MediaLocationError(text: text, reason: "contains spaces or control characters; percent-encode them"))
         }
@@ -176,9 +176,9 @@ public enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Why a media location cannot be used.
-public struct MediaLocationError: PayPanelError, Equatable {
-    public let text: String
-    public let reason: String
-    public var code: String { "invalid_media_location" }
-    public var message: String { "\(JSONWriter.quoted(text)) is not a usable media location: \(reason)" }
+package struct MediaLocationError: PayPanelError, Equatable {
+    package let text: String
+    package let reason: String
+    package var code: String { "invalid_media_location" }
+    package var message: String { "\(JSONWriter.quoted(text)) is not a usable media location: \(reason)" }
 }

@@ -10,26 +10,26 @@
 /// Whatever goes wrong — malformed string, unreachable server, timeout, wrong type, too big —
 /// the best attempt is delivered: the original content with the subtitle, and a
 /// `fallback` saying why. `mutate` never throws.
-public struct NotificationServiceExtension: Sendable {
+package struct NotificationServiceExtension: Sendable {
     /// The network the device is on; video is only fetched on Wi-Fi.
-    public enum Network: String, Sendable, CaseIterable {
+    package enum Network: String, Sendable, CaseIterable {
         case wifi, cellular
     }
 
-    public var fetcher: any MediaFetcher
+    package var fetcher: any MediaFetcher
     /// Where downloads are saved; local files are used in place.
-    public var store: AttachmentStore
-    public var network: Network
+    package var store: AttachmentStore
+    package var network: Network
     /// How long the fetch may take: the system kills the extension at 30 s, so the default
     /// leaves 5 s to deliver the best attempt.
-    public var deadline: Duration
-    public var clock: any MonotonicClock
+    package var deadline: Duration
+    package var clock: any MonotonicClock
 
     /// The system's budget for an extension; deadlines above it are refused by the CLI.
-    public static let systemBudget = Duration.seconds(30)
-    public static let defaultDeadline = Duration.seconds(25)
+    package static let systemBudget = Duration.seconds(30)
+    package static let defaultDeadline = Duration.seconds(25)
 
-    public init(
+    package init(
         fetcher: any MediaFetcher, store: AttachmentStore, network: Network = .wifi,
         deadline: Duration = NotificationServiceExtension.defaultDeadline, clock: any MonotonicClock = SystemMonotonicClock()
     ) {
@@ -41,7 +41,7 @@ public struct NotificationServiceExtension: Sendable {
     }
 
     /// The content the device shows for `payload`.
-    public func mutate(_ payload: PushPayload) -> DeliveredNotification {
+    package func mutate(_ payload: PushPayload) -> DeliveredNotification {
         var content = NotificationContent(aps: payload.aps)
         guard payload.aps.mutableContent else {
             return DeliveredNotification(content: content, attachment: nil, fallback: nil, extensionRan: false)

@@ -7,17 +7,17 @@ import Foundation
 ///
 /// This is the "event history replays to the current rows" check of the crash soak; it reads
 /// the database only.
-public struct HistoryReplay {
-    public let ledger: PaymentLedger
+package struct HistoryReplay {
+    package let ledger: PaymentLedger
 
     /// A replay of the histories stored through `ledger` (its policy is the machine's).
-    public init(ledger: PaymentLedger) {
+    package init(ledger: PaymentLedger) {
         self.ledger = ledger
     }
 
     /// Every disagreement between intent `intentID`'s history and its stored rows, one sentence
     /// each; empty when the history replays to exactly what is stored.
-    public func discrepancies(intentID: String) throws -> [String] {
+    package func discrepancies(intentID: String) throws -> [String] {
         guard let details = try ledger.details(intentID), let stored = try ledger.loadMachine(intentID) else {
             return ["\(intentID): not found"]
         }
@@ -79,7 +79,7 @@ public struct HistoryReplay {
     }
 
     /// `discrepancies` for every intent in the database, with how many intents were replayed.
-    public func discrepanciesOfAllIntents() throws -> (intents: Int, findings: [String]) {
+    package func discrepanciesOfAllIntents() throws -> (intents: Int, findings: [String]) {
         let ids = try ledger.store.read { try $0.allIntentIDs() }
         var findings: [String] = []
         for id in ids { findings += try discrepancies(intentID: id) }

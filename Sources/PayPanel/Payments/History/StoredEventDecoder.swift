@@ -7,17 +7,17 @@ import Foundation
 /// the card summary as text, processor texts are redacted. What the text form cannot say (a
 /// 2-digit expiry year's century, whether a token carried an ECI) is taken from `attempts`, the
 /// stored attempt rows, and only for fields the state machine copies verbatim.
-public struct StoredEventDecoder {
+package struct StoredEventDecoder {
     /// Attempts as stored, by id: the source of the card summary's ECI flag and full expiry year.
-    public let storedAttempts: [String: Attempt]
+    package let storedAttempts: [String: Attempt]
 
     /// A decoder for one intent's history, with that intent's stored attempts.
-    public init(storedAttempts: [Attempt]) {
+    package init(storedAttempts: [Attempt]) {
         self.storedAttempts = Dictionary(storedAttempts.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The event of `record`, or a `HistoryDecodingError` naming the field that does not decode.
-    public func event(_ record: PaymentEventRecord) throws(HistoryDecodingError) -> PaymentEvent {
+    package func event(_ record: PaymentEventRecord) throws(HistoryDecodingError) -> PaymentEvent {
         let data: JSONValue
         do {
             data = try JSONParser().parse(Array(record.data.utf8))
@@ -175,13 +175,13 @@ public struct StoredEventDecoder {
 }
 
 /// A history row that does not decode back into an event.
-public struct HistoryDecodingError: PayPanelError, Equatable {
-    public let version: Int64
-    public let type: String
-    public let reason: String
+package struct HistoryDecodingError: PayPanelError, Equatable {
+    package let version: Int64
+    package let type: String
+    package let reason: String
 
-    public var code: String { "history_undecodable" }
-    public var message: String { "event v\(version) (\(type)): \(reason)" }
+    package var code: String { "history_undecodable" }
+    package var message: String { "event v\(version) (\(type)): \(reason)" }
 }
 
 /// Typed reads of one event's JSON data, with errors that name the field.

@@ -3,7 +3,7 @@ import Foundation
 // Reading intents for people: one intent with its history, and lists that stream.
 extension PaymentLedger {
     /// The intent with its attempts, refunds and event history (`payments show`); nil when unknown.
-    public func details(_ intentID: String) throws -> PaymentDetails? {
+    package func details(_ intentID: String) throws -> PaymentDetails? {
         try store.read { transaction in
             guard let machine = try loadMachine(intentID, in: transaction) else { return nil }
             let events = try transaction.events(ofIntent: intentID)
@@ -14,7 +14,7 @@ extension PaymentLedger {
     /// Calls `body` with each intent, newest first, optionally only those in `status`, at most
     /// `limit`. Rows are read one at a time from one snapshot: memory does not grow with the
     /// number of intents.
-    public func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
+    package func forEachIntent(status: PaymentStatus?, limit: Int?, _ body: (PaymentIntent) throws -> Void) throws {
         try store.read { try $0.forEachIntent(status: status, limit: limit, body) }
     }
 
@@ -23,7 +23,7 @@ extension PaymentLedger {
     /// `(createdAt, id)`. `hasMore` says whether there are more in the direction of travel.
     /// With `metadata`, only intents whose metadata holds each of its pairs are listed. An
     /// unknown cursor id is `intentNotFound`.
-    public func intentPage(
+    package func intentPage(
         status: PaymentStatus?, metadata: [String: String] = [:], startingAfter: String?, endingBefore: String?, limit: Int
     ) throws -> IntentPageResult {
         try store.read { transaction in
@@ -47,7 +47,7 @@ extension PaymentLedger {
     }
 
     /// The refund `id`, or nil.
-    public func refund(id: String) throws -> Refund? {
+    package func refund(id: String) throws -> Refund? {
         try store.read { try $0.refund(id) }
     }
 }

@@ -9,7 +9,7 @@ extension PaymentLedger {
     static let dueTimersPerIntent = 100
 
     /// Timers due at `now`, earliest first; only those of intent `intentID` when given.
-    public func dueTimers(at now: Date, limit: Int = 100, intentID: String? = nil) throws -> [DueTimer] {
+    package func dueTimers(at now: Date, limit: Int = 100, intentID: String? = nil) throws -> [DueTimer] {
         try store.read { try $0.dueTimers(at: now, limit: limit, intentID: intentID) }
     }
 
@@ -18,7 +18,7 @@ extension PaymentLedger {
     /// deletion alone is committed and the rejection returned. A reconciliation timer is not
     /// consumed here: it returns the call to look up, and the lookup's result (fed back with
     /// `apply`) moves or deletes it.
-    public func fireTimer(_ timer: DueTimer, at now: Date) throws -> TimerFiring {
+    package func fireTimer(_ timer: DueTimer, at now: Date) throws -> TimerFiring {
         try store.write { transaction in
             guard try transaction.isStillDue(timer, at: now) else { return .alreadyHandled }
             if timer.kind == .reconciliation {
@@ -42,7 +42,7 @@ extension PaymentLedger {
 
     /// The processor call of intent `intentID` named by `reference` that still waits for an
     /// answer: the call in flight, or a pending refund.
-    public func awaitingCall(
+    package func awaitingCall(
         intentID: String, reference: String, in transaction: (any PaymentStoreTransaction)? = nil
     ) throws -> ProcessorCall? {
         guard let machine = try loadMachine(intentID, in: transaction) else { return nil }
@@ -50,7 +50,7 @@ extension PaymentLedger {
     }
 
     /// The call of `machine` named by `reference` that still waits for an answer.
-    public static func awaitingCall(of machine: PaymentStateMachine, reference: String) -> ProcessorCall? {
+    package static func awaitingCall(of machine: PaymentStateMachine, reference: String) -> ProcessorCall? {
         if let operation = machine.intent.inFlight, operation.attemptID == reference { return operation.call }
         if machine.refunds.contains(where: { $0.id == reference && $0.status == .pending }) {
             return .refund(refundID: reference)
@@ -60,7 +60,7 @@ extension PaymentLedger {
 
     /// Every call waiting for a processor answer, whatever its schedule (`reconcile` looks
     /// them all up): calls in flight and pending refunds, oldest first.
-    public func callsAwaitingReconciliation(limit: Int = 1000) throws -> [AwaitingCall] {
+    package func callsAwaitingReconciliation(limit: Int = 1000) throws -> [AwaitingCall] {
         try store.read { try $0.callsAwaitingReconciliation(limit: limit) }
     }
 
@@ -68,7 +68,7 @@ extension PaymentLedger {
 
     /// Records an Apple Pay token's transactionId; throws `token_replayed` if it was seen
     /// before. Inside `openAttempt` this shares the attempt's transaction.
-    public func recordTokenTransaction(
+    package func recordTokenTransaction(
         _ transactionID: String, intentID: String?, attemptID: String?, at now: Date,
         in transaction: (any PaymentStoreTransaction)? = nil
     ) throws {
@@ -88,19 +88,19 @@ extension PaymentLedger {
 
     /// Records a processor event (webhook) as processed; false when it already was, so the
     /// caller skips it. Pass the transaction that applies the event.
-    public func recordInboxEvent(
+    package func recordInboxEvent(
         source: String, eventID: String, intentID: String?, at now: Date, in transaction: (any PaymentStoreTransaction)? = nil
     ) throws -> Bool {
         try writing(transaction) { try $0.recordInboxEvent(source: source, eventID: eventID, intentID: intentID, at: now) }
     }
 
     /// Outbox messages not delivered yet, oldest first.
-    public func undeliveredOutbox(limit: Int = 100) throws -> [OutboxMessage] {
+    package func undeliveredOutbox(limit: Int = 100) throws -> [OutboxMessage] {
         try store.read { try $0.undeliveredOutbox(limit: limit) }
     }
 
     /// Marks outbox messages delivered.
-    public func markOutboxDelivered(_ ids: [Int64], at now: Date) throws {
+    package func markOutboxDelivered(_ ids: [Int64], at now: Date) throws {
         try store.write { try $0.markOutboxDelivered(ids, at: now) }
     }
 }
@@ -123,7 +123,7 @@ public struct DueTimer: Sendable, Equatable {
 }
 
 /// What firing a timer did.
-public enum TimerFiring: Sendable {
+package enum TimerFiring: Sendable {
     /// The machine accepted it; run the transition's executor work.
     case applied(PaymentTransition)
     /// The intent had moved on; the timer was deleted and nothing else changed.

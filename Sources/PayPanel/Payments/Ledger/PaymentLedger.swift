@@ -16,12 +16,12 @@ import Foundation
 ///
 /// Every method takes an optional transaction: pass one to join a larger unit of work (opening
 /// an attempt together with its idempotency recovery point), or none to run in a write of its own.
-public final class PaymentLedger {
-    public let store: any PaymentStore
-    public let policy: PaymentPolicy
+package final class PaymentLedger {
+    package let store: any PaymentStore
+    package let policy: PaymentPolicy
 
     /// A ledger on `store`; `policy` is handed to every machine it loads.
-    public init(store: any PaymentStore, policy: PaymentPolicy = .standard) {
+    package init(store: any PaymentStore, policy: PaymentPolicy = .standard) {
         self.store = store
         self.policy = policy
     }
@@ -43,7 +43,7 @@ public final class PaymentLedger {
     /// Creates the intent `id` (version 1) with its creation event, abandonment timer and
     /// `payment_intent.created` message.
     @discardableResult
-    public func create(
+    package func create(
         _ request: NewPaymentIntent, id: String, at time: Date, in transaction: (any PaymentStoreTransaction)? = nil
     ) throws -> PaymentIntent {
         let now = PaymentLedger.storedPrecision(time)
@@ -89,7 +89,7 @@ public final class PaymentLedger {
     /// timers due at `now` in the same transaction (`PaymentTransition.dueTimers`), so a caller
     /// that fires them after its last step needs no read transaction of its own.
     @discardableResult
-    public func apply(
+    package func apply(
         _ event: PaymentEvent, to intentID: String, expectedVersion: Int64?, at now: Date,
         known: PaymentStateMachine? = nil, readingDueTimers: Bool = false, in transaction: (any PaymentStoreTransaction)? = nil
     ) throws -> PaymentTransition {
@@ -113,7 +113,7 @@ public final class PaymentLedger {
     /// Opens an attempt and, for an Apple Pay token, records its transactionId in the same
     /// transaction: a replayed token is refused (`token_replayed`) and nothing is written.
     @discardableResult
-    public func openAttempt(
+    package func openAttempt(
         _ opening: AttemptOpening, intentID: String, tokenTransactionID: String?, expectedVersion: Int64?, at now: Date,
         known: PaymentStateMachine? = nil, in transaction: (any PaymentStoreTransaction)? = nil
     ) throws -> PaymentTransition {
@@ -204,7 +204,7 @@ public final class PaymentLedger {
     // MARK: - Loading
 
     /// The intent with its attempts and refunds, ready for the next event; nil when unknown.
-    public func loadMachine(_ intentID: String, in transaction: (any PaymentStoreTransaction)? = nil) throws -> PaymentStateMachine? {
+    package func loadMachine(_ intentID: String, in transaction: (any PaymentStoreTransaction)? = nil) throws -> PaymentStateMachine? {
         try reading(transaction) { transaction in
             guard let intent = try transaction.intent(intentID) else { return nil }
             return PaymentStateMachine(
@@ -214,7 +214,7 @@ public final class PaymentLedger {
     }
 
     /// `loadMachine`, throwing `payment_intent_not_found` when unknown.
-    public func requireMachine(_ intentID: String, in transaction: (any PaymentStoreTransaction)? = nil) throws -> PaymentStateMachine {
+    package func requireMachine(_ intentID: String, in transaction: (any PaymentStoreTransaction)? = nil) throws -> PaymentStateMachine {
         guard let machine = try loadMachine(intentID, in: transaction) else {
             throw PaymentStoreError(reason: .intentNotFound(intentID))
         }
@@ -222,22 +222,22 @@ public final class PaymentLedger {
     }
 
     /// The intent `id`, or nil.
-    public func intent(_ id: String) throws -> PaymentIntent? {
+    package func intent(_ id: String) throws -> PaymentIntent? {
         try store.read { try $0.intent(id) }
     }
 }
 
 /// What one accepted event did: the intent before and after, and the actions. The timers and
 /// outbox messages are already written; `executorWork` is what the caller must now run.
-public struct PaymentTransition: Sendable {
-    public let event: PaymentEvent
-    public let previousStatus: PaymentStatus
+package struct PaymentTransition: Sendable {
+    package let event: PaymentEvent
+    package let previousStatus: PaymentStatus
     /// The intent, attempts and refunds after the event (feed the next event to a copy).
-    public let machine: PaymentStateMachine
-    public let actions: [PaymentAction]
+    package let machine: PaymentStateMachine
+    package let actions: [PaymentAction]
     /// The intent's timers due at the transition's time, read in its transaction; nil unless
     /// asked for (`apply(readingDueTimers:)`) and the transition left no executor work.
-    public let dueTimers: [DueTimer]?
+    package let dueTimers: [DueTimer]?
 
     init(event: PaymentEvent, previousStatus: PaymentStatus, machine: PaymentStateMachine, actions: [PaymentAction], dueTimers: [DueTimer]?) {
         self.event = event
@@ -248,8 +248,8 @@ public struct PaymentTransition: Sendable {
     }
 
     /// The intent after the event.
-    public var intent: PaymentIntent { machine.intent }
+    package var intent: PaymentIntent { machine.intent }
 
     /// Processor calls and sheet answers to run now, in order.
-    public var executorWork: [PaymentAction] { actions.filter(\.isExecutorWork) }
+    package var executorWork: [PaymentAction] { actions.filter(\.isExecutorWork) }
 }

@@ -7,7 +7,7 @@ extension HTTPPaymentProcessor: ProcessorLedgerReading {
     /// How long the console waits for the processor (the intent page must not hang on it).
     static let ledgerTimeout: Duration = .seconds(10)
 
-    public func entries(ofAttempts attemptIDs: [String]) async -> ProcessorLedgerView {
+    package func entries(ofAttempts attemptIDs: [String]) async -> ProcessorLedgerView {
         let deadline = ContinuousClock.now + Self.ledgerTimeout
         // The mock server's ledger is keyed by its own PaymentIntent ids ("pi_…/1"): find each
         // attempt's intent at the processor first (its metadata[attempt_id]).

@@ -2,20 +2,20 @@ import Foundation
 
 /// What `serve --public-url` got from the processor: the endpoint it registered and the secret
 /// that endpoint's webhooks are signed with. The secret stays in memory only.
-public struct ProcessorWebhookRegistration: Sendable {
-    public let endpointID: String
+package struct ProcessorWebhookRegistration: Sendable {
+    package let endpointID: String
     /// `whsec_…`: never print it.
-    public let secret: String
+    package let secret: String
     /// Endpoints of earlier runs with the same URL that were deleted (their secrets were lost
     /// with those processes).
-    public let replaced: Int
+    package let replaced: Int
 }
 
 /// The registration could not be made.
-public struct ProcessorWebhookRegistrationError: PayPanelError, Equatable {
-    public let reason: String
-    public var code: String { "processor_webhook_registration_failed" }
-    public var message: String {
+package struct ProcessorWebhookRegistrationError: PayPanelError, Equatable {
+    package let reason: String
+    package var code: String { "processor_webhook_registration_failed" }
+    package var message: String {
         "registering for the processor's webhooks failed: \(reason); check --processor, --processor-key and --public-url, or give --processor-webhook-secret instead"
     }
 }
@@ -25,7 +25,7 @@ extension HTTPPaymentProcessor {
     /// processor (`POST /v1/webhook_endpoints`), after deleting the endpoints an earlier run
     /// registered with the same URL: their secrets died with that run, so their deliveries could
     /// only be refused (what they still held is covered by the reconciliation worker's lookup).
-    public func registerWebhookEndpoint(url: String, timeout: Duration = .seconds(15)) async throws(ProcessorWebhookRegistrationError) -> ProcessorWebhookRegistration {
+    package func registerWebhookEndpoint(url: String, timeout: Duration = .seconds(15)) async throws(ProcessorWebhookRegistrationError) -> ProcessorWebhookRegistration {
         let deadline = ContinuousClock.now + timeout
         var replaced = 0
         switch await call("GET", "/v1/webhook_endpoints", form: [], deadline: deadline) {

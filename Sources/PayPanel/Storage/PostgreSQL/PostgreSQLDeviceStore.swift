@@ -36,22 +36,22 @@ public final class PostgreSQLDeviceStore: DeviceStore {
     static let markDead = S(
         "devices.mark_dead", "UPDATE devices SET status = 'dead', dead_reason = $1, dead_at = $2 WHERE id = $3 AND status = 'active'")
 
-    public func insertDevice(_ device: Device) throws {
+    package func insertDevice(_ device: Device) throws {
         try single(Self.insertDeviceStatement, [
             device.id, device.token, device.topic, device.environment.rawValue, device.isDead ? "dead" : "active",
             device.dead?.reason, device.dead?.at, device.createdAt,
         ])
     }
 
-    public func device(_ id: String) throws -> Device? {
+    package func device(_ id: String) throws -> Device? {
         try single(Self.deviceByID, [id]).rows.first.map(Self.device(from:))
     }
 
-    public func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
+    package func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
         try single(Self.deviceByToken, [token, topic, environment.rawValue]).rows.first.map(Self.device(from:))
     }
 
-    public func devices() throws -> [Device] {
+    package func devices() throws -> [Device] {
         try single(Self.allDevices, []).rows.map(Self.device(from:))
     }
 
@@ -87,18 +87,18 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at, id LIMIT $2
         """)
 
-    public func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
+    package func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
         try single(Self.insertDeliveryStatement, [
             delivery.apnsID, delivery.deviceID, delivery.checkoutID, delivery.collapseID, String(decoding: delivery.payload, as: UTF8.self),
             delivery.expiresAt, delivery.status.rawValue, delivery.reason, delivery.status == .pending ? now : nil, now, now,
         ]).rows.first?.int64(0) ?? 0
     }
 
-    public func delivery(_ id: Int64) throws -> PushDelivery? {
+    package func delivery(_ id: Int64) throws -> PushDelivery? {
         try single(Self.deliveryByID, [id]).rows.first.map(Self.delivery(from:))
     }
 
-    public func latestDelivery(checkoutID: String) throws -> PushDelivery? {
+    package func latestDelivery(checkoutID: String) throws -> PushDelivery? {
         try single(Self.latestOfCheckout, [checkoutID]).rows.first.map(Self.delivery(from:))
     }
 
@@ -117,7 +117,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
     static let insertInFlight = S(
         "push.insert_in_flight", "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES ($1, $2, $3, 'in_flight')")
 
-    public func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
+    package func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
         try transactions.withTransaction(writing: true) { connection in
             guard !(try connection.execute(Self.lockClaimable, [id, now]).rows.isEmpty),
                   let row = try connection.execute(Self.claim, [claimUntil, now, id]).rows.first
@@ -136,7 +136,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
             updated_at = GREATEST(updated_at, $4) WHERE id = $5
         """)
 
-    public func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
+    package func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
         try transactions.withTransaction(writing: true) { connection in
             try connection.execute(Self.finishAttempt, [now, result.outcome.rawValue, result.httpStatus, result.reason, id, attempt])
             try connection.execute(Self.settleDelivery, [
@@ -149,7 +149,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         SELECT attempt, started_at, finished_at, outcome, http_status, reason FROM push_attempts WHERE delivery_id = $1 ORDER BY attempt
         """)
 
-    public func attempts(deliveryID: Int64) throws -> [PushAttempt] {
+    package func attempts(deliveryID: Int64) throws -> [PushAttempt] {
         try single(Self.attemptsOfDelivery, [deliveryID]).rows.map { row in
             DeviceRows.attempt(row)
         }

@@ -118,7 +118,7 @@ public struct PostgreSQLError: PayPanelError, RetryableStoreError, Equatable {
 /// took over read-only, a full disk. A refusal of the statement itself (a constraint, bad
 /// input) is not one.
 extension PostgreSQLError: StoreFaultError {
-    public var storeFault: StoreFault? {
+    package var storeFault: StoreFault? {
         switch kind {
         case .connection, .commitOutcomeUnknown: return .unreachable
         case .unsendableValue, .configuration: return nil

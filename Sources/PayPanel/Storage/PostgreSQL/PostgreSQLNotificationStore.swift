@@ -17,12 +17,12 @@ public final class PostgreSQLNotificationStore: NotificationStore {
     static let writeLock = PostgreSQLStatement(
         "notifications.lock", "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel notifications', 0))")
 
-    public func write<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
+    package func write<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
         if let current { return try body(current) }
         return try transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED", lock: true, body)
     }
 
-    public func read<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
+    package func read<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
         if let current { return try body(current) }
         return try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", lock: false, body)
     }

@@ -69,11 +69,11 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         "api_keys.active", "SELECT id, name, key_hash, created_at, revoked_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id")
     static let revokeKey = S("api_keys.revoke", "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
 
-    public func insertAPIKey(_ record: APIKeyRecord) throws {
+    package func insertAPIKey(_ record: APIKeyRecord) throws {
         try statement(Self.insertKey, [record.id, record.name, record.keyHash, record.createdAt, record.revokedAt])
     }
 
-    public func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord] {
+    package func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord] {
         try statement(includeRevoked ? Self.allKeys : Self.activeKeys, []).rows.map { row in
             APIKeyRecord(
                 id: row.string(0), name: row.string(1), keyHash: row.string(2), createdAt: PaymentRows.date(row.int64(3)),
@@ -92,7 +92,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
 
     /// `notReadyReason` with the fault behind it: a server that is down or restarting is
     /// `database_unreachable`, a standby reached after a failover `database_read_only`.
-    public func readiness() -> StoreNotReady? {
+    package func readiness() -> StoreNotReady? {
         do {
             let applied = try pool.withConnection { connection in
                 try connection.execute(Self.ping, [])

@@ -9,7 +9,7 @@ public enum PostgreSQLSchemaMigrations {
     /// Creates `schema` when missing and applies the pending migrations (under the schema's
     /// advisory lock, as every server does on start). Returns the identifiers applied now and
     /// the status after.
-    public static func migrate(url: String, schema: String, clock: any WallClock = SystemClock()) throws -> (appliedNow: [String], status: Migrator.Status) {
+    package static func migrate(url: String, schema: String, clock: any WallClock = SystemClock()) throws -> (appliedNow: [String], status: Migrator.Status) {
         let migrator = PostgreSQLMigrator(set: .postgreSQL, clock: clock)
         return try pool(url: url, schema: schema).withConnection { connection in
             let appliedNow = try migrator.migrate(connection, schema: schema)
@@ -20,7 +20,7 @@ public enum PostgreSQLSchemaMigrations {
     /// Reads only: whether `schema` exists, and what it has applied and what is pending (every
     /// migration, when it does not exist). A schema this program cannot use is refused with the
     /// same `MigrationError` as `migrate`.
-    public static func status(url: String, schema: String) throws -> (schemaExists: Bool, status: Migrator.Status) {
+    package static func status(url: String, schema: String) throws -> (schemaExists: Bool, status: Migrator.Status) {
         let migrator = PostgreSQLMigrator(set: .postgreSQL, clock: SystemClock())
         return try pool(url: url, schema: schema).withConnection { connection in
             guard try !connection.execute(schemaExists, [schema]).rows.isEmpty else {

@@ -21,7 +21,7 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
 
     public func openPaymentStore() throws -> sending any PaymentStore { try openPostgreSQLStore() }
     public func openCheckoutStore() throws -> sending any CheckoutStore { try openPostgreSQLStore() }
-    public func openAPIKeyStore() throws -> sending any APIKeyStore { try openPostgreSQLStore() }
+    package func openAPIKeyStore() throws -> sending any APIKeyStore { try openPostgreSQLStore() }
 
     /// The notification schedule, in the same schema.
     public func openNotificationStore() throws -> PostgreSQLNotificationStore {
@@ -29,18 +29,18 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
     }
 
     /// Events and webhooks, in the same schema, on the same pool.
-    public func openWebhookStore() throws -> sending any WebhookStore {
+    package func openWebhookStore() throws -> sending any WebhookStore {
         PostgreSQLWebhookStore(sharingConnectionsWith: try openPostgreSQLStore())
     }
 
     /// Devices and the push queue, in the same schema, on the same pool.
-    public func openDeviceStore() throws -> sending any DeviceStore {
+    package func openDeviceStore() throws -> sending any DeviceStore {
         PostgreSQLDeviceStore(sharingConnectionsWith: try openPostgreSQLStore())
     }
 
     public func notReadyReason() -> String? { readiness()?.reason }
 
-    public func readiness() -> StoreNotReady? {
+    package func readiness() -> StoreNotReady? {
         do {
             return try openPostgreSQLStore().readiness()
         } catch {

@@ -22,7 +22,7 @@ extension PostgreSQLWebhookStore {
         """)
     static let lease = S("webhooks.lease", "UPDATE webhook_deliveries SET next_attempt_at = $1, updated_at = $2 WHERE id = $3")
 
-    public func claimDueDeliveries(at now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedDelivery] {
+    package func claimDueDeliveries(at now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedDelivery] {
         try write { connection in
             let claimed = try connection.execute(Self.dueDeliveries, [now, Int64(limit)]).rows.map { row in
                 ClaimedDelivery(
@@ -46,7 +46,7 @@ extension PostgreSQLWebhookStore {
     static let disableEndpoint = S(
         "webhooks.disable_endpoint", "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $1 WHERE id = $2")
 
-    public func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
+    package func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
         try write { connection in
             try connection.execute(Self.insertAttempt, [
                 attempt.deliveryID, attempt.attempt, attempt.startedAt, attempt.durationMilliseconds, attempt.responseCode,
@@ -67,7 +67,7 @@ extension PostgreSQLWebhookStore {
         FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id
         """)
 
-    public func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
+    package func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
         try single(Self.deliveriesOfEvent, [eventID]).rows.map { row in
             WebhookDeliveryRecord(
                 id: row.int64(0), eventID: row.string(1), endpointID: row.string(2),
@@ -82,7 +82,7 @@ extension PostgreSQLWebhookStore {
         WHERE delivery_id = $1 ORDER BY id
         """)
 
-    public func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
+    package func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
         try single(Self.attemptsOfDelivery, [deliveryID]).rows.map { row in
             WebhookAttemptRecord(
                 deliveryID: row.int64(0), attempt: row.int(1), startedAt: PaymentRows.date(row.int64(2)), durationMilliseconds: row.int64(3),
@@ -99,7 +99,7 @@ extension PostgreSQLWebhookStore {
     /// what main's console route asks `WebhookStore` for (`SQLiteWebhookStore` has the same
     /// method). One prepared statement per object on the `(object_id, seq)` index, merged by
     /// `seq`, so no SQL is built from the number of ids.
-    public func events(aboutObjects objectIDs: [String], limit: Int) throws -> [StoredEvent] {
+    package func events(aboutObjects objectIDs: [String], limit: Int) throws -> [StoredEvent] {
         guard !objectIDs.isEmpty, limit > 0 else { return [] }
         let rows = try read { connection in
             try Set(objectIDs).flatMap { id in try connection.execute(Self.eventsAboutObject, [id, Int64(limit)]).rows }

@@ -51,7 +51,7 @@ public final class PostgreSQLWebhookStore: WebhookStore {
         FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT $1
         """)
 
-    public func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
+    package func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
         try read { connection in
             let payments = try connection.execute(Self.unpublishedPayments, [Int64(limit)]).rows.map { row in
                 UnpublishedMessage.payment(OutboxMessage(
@@ -81,7 +81,7 @@ public final class PostgreSQLWebhookStore: WebhookStore {
         INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, updated_at) VALUES ($1, $2, 'pending', $3, $4)
         """)
 
-    public func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
+    package func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
         try write { connection in
             try connection.execute(Self.publishLock, [])
             let endpoints = try connection.execute(Self.activeEndpoints, []).rows.map { try WebhookRows.endpoint($0) }
@@ -125,11 +125,11 @@ public final class PostgreSQLWebhookStore: WebhookStore {
             createdAt: PaymentRows.date(row.int64(offset + 3)), body: row.string(offset + 4))
     }
 
-    public func event(_ id: String) throws -> StoredEvent? {
+    package func event(_ id: String) throws -> StoredEvent? {
         try single(Self.eventByID, [id]).rows.first.map { Self.event($0) }
     }
 
-    public func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent] {
+    package func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent] {
         let rows: [PostgreSQLRow]
         switch page {
         case .first:
@@ -167,7 +167,7 @@ public final class PostgreSQLWebhookStore: WebhookStore {
     static let deleteEndpointStatement = S(
         "webhooks.delete_endpoint", "UPDATE webhook_endpoints SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL")
 
-    public func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
+    package func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
         try single(Self.insertEndpointStatement, [
             endpoint.id, endpoint.url, JSONWriter.string(.array(endpoint.eventTypes.map(JSONValue.string))), endpoint.status.rawValue,
             endpoint.disabledReason, endpoint.sealedSecret, endpoint.secretVersion, endpoint.previousSealedSecret,
@@ -175,15 +175,15 @@ public final class PostgreSQLWebhookStore: WebhookStore {
         ])
     }
 
-    public func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
+    package func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
         try single(Self.endpointByID, [id]).rows.first.map { try WebhookRows.endpoint($0) }
     }
 
-    public func endpoints() throws -> [WebhookEndpointRecord] {
+    package func endpoints() throws -> [WebhookEndpointRecord] {
         try single(Self.allEndpoints, []).rows.map { try WebhookRows.endpoint($0) }
     }
 
-    public func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
+    package func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
         try single(Self.updateEndpointStatement, [
             endpoint.status.rawValue, endpoint.disabledReason, endpoint.sealedSecret, endpoint.secretVersion,
             endpoint.previousSealedSecret, endpoint.previousSecretVersion, endpoint.previousExpiresAt, endpoint.id,

@@ -14,9 +14,9 @@ public final class Database {
     /// SQLite holds its pointer.
     private var handle: OpaquePointer { connection.pointer }
     /// The file path (or `:memory:`), used in error messages.
-    public let path: String
+    package let path: String
     /// How long a write waits for another process's lock before failing with "locked".
-    public let busyTimeout: Duration
+    package let busyTimeout: Duration
     private var statementCache: [String: Statement] = [:]
     private var transactionDepth = 0
     /// Shared with this process's other connections to the same file (nil in memory or
@@ -48,7 +48,7 @@ public final class Database {
 
     /// Opens (and when allowed creates) the database at `path`; `:memory:` gives a private
     /// in-memory database.
-    public init(path: String, options: Options = Options()) throws(DatabaseError) {
+    package init(path: String, options: Options = Options()) throws(DatabaseError) {
         self.path = path
         self.busyTimeout = options.busyTimeout
         let inMemory = path == ":memory:"
@@ -101,7 +101,7 @@ public final class Database {
     /// The switch needs the file to itself and SQLite does not always wait for that through
     /// the busy handler (several processes opening a new file at once), so it is retried here
     /// until the busy timeout is spent.
-    public func enableWriteAheadLog() throws(DatabaseError) {
+    package func enableWriteAheadLog() throws(DatabaseError) {
         guard path != ":memory:" else { return }
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
@@ -180,7 +180,7 @@ public final class Database {
     // MARK: - Statements
 
     /// A prepared statement for `sql`, cached on this connection.
-    public func statement(_ sql: String) throws(DatabaseError) -> Statement {
+    package func statement(_ sql: String) throws(DatabaseError) -> Statement {
         if let cached = statementCache[sql] { return cached }
         let statement = try Statement(database: self, sql: sql)
         statementCache[sql] = statement
@@ -189,7 +189,7 @@ public final class Database {
 
     /// Runs one statement that returns no rows. Outside a transaction a change is its own
     /// commit, and returns once it is durable.
-    public func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
+    package func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
         let isReadOnly = try run(sql, values)
         // `PRAGMA journal_mode = DELETE` (a tool converting a file back) makes SQLite remove the
         // WAL itself: group commit stops, and the WAL it watched is no longer a loss.
@@ -235,7 +235,7 @@ public final class Database {
     }
 
     /// Runs a script of several statements (migrations). No bound values.
-    public func executeScript(_ sql: String) throws(DatabaseError) {
+    package func executeScript(_ sql: String) throws(DatabaseError) {
         var error: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &error)
         if code != SQLITE_OK {
@@ -254,7 +254,7 @@ public final class Database {
     }
 
     /// Runs a query, calling `body` with each row. The row is only valid inside `body`.
-    public func query(
+    package func query(
         _ sql: String, _ values: [any DatabaseBindable] = [], _ body: (Row) throws -> Void
     ) throws {
         let statement = try statement(sql)
@@ -267,7 +267,7 @@ public final class Database {
     }
 
     /// The first row mapped by `transform`, or nil when there is none.
-    public func queryFirst<T>(
+    package func queryFirst<T>(
         _ sql: String, _ values: [any DatabaseBindable] = [], _ transform: (Row) throws -> T
     ) throws -> T? {
         let statement = try statement(sql)
@@ -279,7 +279,7 @@ public final class Database {
     }
 
     /// Every row mapped by `transform`.
-    public func queryAll<T>(
+    package func queryAll<T>(
         _ sql: String, _ values: [any DatabaseBindable] = [], _ transform: (Row) throws -> T
     ) throws -> [T] {
         var results: [T] = []
@@ -288,9 +288,9 @@ public final class Database {
     }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
 
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     // MARK: - Transactions
 
@@ -305,7 +305,7 @@ public final class Database {
     /// GRDB) and stops the process: joined silently, the inner write's "commit" would not be
     /// one (it commits, or rolls back, with the outer transaction), and inside a read it would
     /// try to upgrade a deferred transaction's lock. Pass the transaction you were given instead.
-    public func write<T>(_ body: () throws -> T) throws -> T {
+    package func write<T>(_ body: () throws -> T) throws -> T {
         precondition(transactionDepth == 0, Self.nestedWrite)
         do {
             // Once a flush failed or a file went missing, nothing more is committed: it would
@@ -377,11 +377,11 @@ public final class Database {
     }
 
     /// What a nested write stops the process with.
-    static let nestedWrite = "a write transaction was started inside another transaction on the same connection: pass the open transaction down instead of starting a new one"
+    package static let nestedWrite = "a write transaction was started inside another transaction on the same connection: pass the open transaction down instead of starting a new one"
 
     /// Runs `body` in a read transaction: one consistent snapshot for several queries. Inside a
     /// `write` or another `read` it joins that transaction (it reads what the write has done).
-    public func read<T>(_ body: () throws -> T) throws -> T {
+    package func read<T>(_ body: () throws -> T) throws -> T {
         if transactionDepth > 0 { return try body() }
         let result = try runTransaction(begin: "BEGIN DEFERRED", body)
         try readSettled()
@@ -413,7 +413,7 @@ public final class Database {
     }
 
     /// True inside `write` or `read`.
-    public var isInTransaction: Bool { transactionDepth > 0 }
+    package var isInTransaction: Bool { transactionDepth > 0 }
 }
 
 /// Owns one open `sqlite3` connection and closes it in `deinit`, the only place it is closed.

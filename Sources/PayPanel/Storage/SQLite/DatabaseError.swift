@@ -1,38 +1,38 @@
 /// A failed SQLite call: the extended result code, SQLite's message, the SQL (never the bound
 /// values, which may hold customer data). No file path and no front-end advice: the front end
 /// knows which file it opened and which of its options helps (the CLI adds both).
-public struct DatabaseError: PayPanelError, Equatable {
+package struct DatabaseError: PayPanelError, Equatable {
     /// The extended result code, e.g. 2067 for SQLITE_CONSTRAINT_UNIQUE (`resultCode` names it).
-    public let extendedCode: Int32
+    package let extendedCode: Int32
     /// SQLite's own message, e.g. "UNIQUE constraint failed: intents.id".
-    public let sqliteMessage: String
+    package let sqliteMessage: String
     /// The statement that failed, without bound values.
-    public let sql: String?
-    public init(extendedCode: Int32, sqliteMessage: String, sql: String?) {
+    package let sql: String?
+    package init(extendedCode: Int32, sqliteMessage: String, sql: String?) {
         self.extendedCode = extendedCode
         self.sqliteMessage = sqliteMessage
         self.sql = sql
     }
 
     /// A failure with the named result code `code`.
-    public init(_ code: SQLiteResultCode, sqliteMessage: String, sql: String?) {
+    package init(_ code: SQLiteResultCode, sqliteMessage: String, sql: String?) {
         self.init(extendedCode: code.rawValue, sqliteMessage: sqliteMessage, sql: sql)
     }
 
     /// The extended result code, named.
-    public var resultCode: SQLiteResultCode { SQLiteResultCode(rawValue: extendedCode) }
+    package var resultCode: SQLiteResultCode { SQLiteResultCode(rawValue: extendedCode) }
 
     /// The primary result code (the low byte of the extended one), named.
-    public var primaryResultCode: SQLiteResultCode { resultCode.primary }
+    package var primaryResultCode: SQLiteResultCode { resultCode.primary }
 
     /// The primary result code (the low byte of the extended one).
-    public var primaryCode: Int32 { primaryResultCode.rawValue }
+    package var primaryCode: Int32 { primaryResultCode.rawValue }
 
-    public var isBusy: Bool { primaryResultCode == .busy || primaryResultCode == .locked }
-    public var isConstraintViolation: Bool { primaryResultCode == .constraint }
-    public var isUniqueViolation: Bool { resultCode == .constraintUnique || resultCode == .constraintPrimaryKey }
+    package var isBusy: Bool { primaryResultCode == .busy || primaryResultCode == .locked }
+    package var isConstraintViolation: Bool { primaryResultCode == .constraint }
+    package var isUniqueViolation: Bool { resultCode == .constraintUnique || resultCode == .constraintPrimaryKey }
 
-    public var code: String {
+    package var code: String {
         if resultCode == .readOnlyDatabaseMoved { return "database_file_missing" }
         return switch primaryResultCode {
         case .busy, .locked: "database_locked"
@@ -46,7 +46,7 @@ public struct DatabaseError: PayPanelError, Equatable {
     }
 
     /// One line: what happened, what to do, and the SQLite detail.
-    public var message: String {
+    package var message: String {
         if resultCode == .readOnlyDatabaseMoved {
             return "a file of the database was deleted or replaced while it was open, so writes are refused: restart once the files are in place \(detail)"
         }
@@ -65,7 +65,7 @@ public struct DatabaseError: PayPanelError, Equatable {
     }
 
     /// The SQLite detail: `(SQLite error 19: …) - while executing `…``.
-    public var detail: String {
+    package var detail: String {
         var text = "(SQLite error \(extendedCode): \(sqliteMessage))"
         if let sql { text += " - while executing `\(sql.trimmingWhitespace())`" }
         return text
@@ -75,7 +75,7 @@ public struct DatabaseError: PayPanelError, Equatable {
 extension DatabaseError: StoreFaultError {
     /// The SQLite failures that are a condition of the file or its disk rather than of the
     /// statement: these make `serve` answer 503 and report itself not ready.
-    public var storeFault: StoreFault? {
+    package var storeFault: StoreFault? {
         if resultCode == .readOnlyDatabaseMoved { return .fileMissing }
         switch primaryResultCode {
         case .busy, .locked: return .busy

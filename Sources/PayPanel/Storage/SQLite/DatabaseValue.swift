@@ -1,7 +1,7 @@
 import Foundation
 
 /// A value bound to a statement parameter or read from a column.
-public enum DatabaseValue: Sendable, Equatable {
+package enum DatabaseValue: Sendable, Equatable {
     case null
     case integer(Int64)
     case real(Double)
@@ -10,43 +10,43 @@ public enum DatabaseValue: Sendable, Equatable {
 }
 
 /// A Swift value that can be bound to a statement parameter.
-public protocol DatabaseBindable {
+package protocol DatabaseBindable {
     var databaseValue: DatabaseValue { get }
 }
 
 extension Int64: DatabaseBindable {
-    public var databaseValue: DatabaseValue { .integer(self) }
+    package var databaseValue: DatabaseValue { .integer(self) }
 }
 
 extension Int: DatabaseBindable {
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    package var databaseValue: DatabaseValue { .integer(Int64(self)) }
 }
 
 extension Bool: DatabaseBindable {
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    package var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
 }
 
 extension String: DatabaseBindable {
-    public var databaseValue: DatabaseValue { .text(self) }
+    package var databaseValue: DatabaseValue { .text(self) }
 }
 
 extension Double: DatabaseBindable {
-    public var databaseValue: DatabaseValue { .real(self) }
+    package var databaseValue: DatabaseValue { .real(self) }
 }
 
 extension Array: DatabaseBindable where Element == UInt8 {
-    public var databaseValue: DatabaseValue { .blob(self) }
+    package var databaseValue: DatabaseValue { .blob(self) }
 }
 
 extension Date: DatabaseBindable {
     /// Dates are stored as integer milliseconds since the epoch (UTC).
-    public var databaseValue: DatabaseValue { .integer(Timestamp.epochMilliseconds(self)) }
+    package var databaseValue: DatabaseValue { .integer(Timestamp.epochMilliseconds(self)) }
 }
 
 extension Optional: DatabaseBindable where Wrapped: DatabaseBindable {
-    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+    package var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
 }
 
 extension DatabaseValue: DatabaseBindable {
-    public var databaseValue: DatabaseValue { self }
+    package var databaseValue: DatabaseValue { self }
 }

@@ -7,31 +7,31 @@ import Foundation
 /// not know (a newer PayPanel migrated it) or whose applied migration's text has changed.
 /// Several processes may migrate the same file at once: each migration is re-checked inside
 /// its transaction, so it is applied exactly once.
-public struct Migrator: Sendable {
-    public let set: MigrationSet
-    public let clock: any WallClock
+package struct Migrator: Sendable {
+    package let set: MigrationSet
+    package let clock: any WallClock
 
-    public init(set: MigrationSet, clock: any WallClock = SystemClock()) {
+    package init(set: MigrationSet, clock: any WallClock = SystemClock()) {
         self.set = set
         self.clock = clock
     }
 
     /// A migration as recorded in a database.
-    public struct AppliedMigration: Sendable, Equatable {
-        public let identifier: String
-        public let checksum: String
-        public let appliedAt: Date
+    package struct AppliedMigration: Sendable, Equatable {
+        package let identifier: String
+        package let checksum: String
+        package let appliedAt: Date
     }
 
     /// What a database holds compared with this program's migrations.
-    public struct Status: Sendable {
-        public let applied: [AppliedMigration]
-        public let pending: [Migration]
+    package struct Status: Sendable {
+        package let applied: [AppliedMigration]
+        package let pending: [Migration]
     }
 
     /// Applies every pending migration; returns the identifiers applied now.
     @discardableResult
-    public func migrate(_ database: Database) throws -> [String] {
+    package func migrate(_ database: Database) throws -> [String] {
         let alreadyApplied = Set(try verify(database).map(\.identifier))
         var appliedNow: [String] = []
         // An up-to-date database takes no write lock: a command on a busy file only waits when
@@ -65,7 +65,7 @@ public struct Migrator: Sendable {
     }
 
     /// Applied and pending migrations, after the same checks as `migrate`.
-    public func status(_ database: Database) throws -> Status {
+    package func status(_ database: Database) throws -> Status {
         let applied = try verify(database)
         let pending = set.migrations.filter { migration in !applied.contains { $0.identifier == migration.identifier } }
         return Status(applied: applied, pending: pending)
@@ -117,8 +117,8 @@ public struct Migrator: Sendable {
 }
 
 /// Why a database cannot be used by this program; nothing was written.
-public struct MigrationError: PayPanelError, Equatable {
-    public enum Reason: Sendable, Equatable {
+package struct MigrationError: PayPanelError, Equatable {
+    package enum Reason: Sendable, Equatable {
         case unknownMigration(String)
         case checksumChanged(String)
         case notAPayPanelDatabase(set: String)
@@ -126,13 +126,13 @@ public struct MigrationError: PayPanelError, Equatable {
         case brokenReferences(String, String)
     }
 
-    public let reason: Reason
+    package let reason: Reason
 
-    public init(reason: Reason) {
+    package init(reason: Reason) {
         self.reason = reason
     }
 
-    public var code: String {
+    package var code: String {
         switch reason {
         case .unknownMigration: "database_newer_than_program"
         case .checksumChanged: "migration_changed"
@@ -141,7 +141,7 @@ public struct MigrationError: PayPanelError, Equatable {
         }
     }
 
-    public var message: String {
+    package var message: String {
         switch reason {
         case .unknownMigration(let identifier):
             "the database was migrated by a newer PayPanel (it has migration \(identifier), which this program does not know): upgrade paypanel, or use another file"
@@ -159,7 +159,7 @@ extension Database {
     /// Opens the database at `path` and brings it up to date with `set`: what every command
     /// does before touching data. A file that is foreign, newer or changed is refused before
     /// anything is written to it (the switch to WAL included). A read-only open only verifies.
-    public static func openMigrated(
+    package static func openMigrated(
         path: String, set: MigrationSet = .main, clock: any WallClock = SystemClock(),
         options: Database.Options = Database.Options()
     ) throws -> Database {

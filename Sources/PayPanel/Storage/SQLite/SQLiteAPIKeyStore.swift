@@ -2,15 +2,15 @@ import Foundation
 
 /// `APIKeyStore` on the payments database's `api_keys` table (migration 0004). One owner,
 /// like its `Database`; the HTTP server gives it a connection of its own.
-public final class SQLiteAPIKeyStore: APIKeyStore {
-    public let database: Database
+package final class SQLiteAPIKeyStore: APIKeyStore {
+    package let database: Database
 
     /// A store on an open, migrated payments database.
-    public init(database: Database) {
+    package init(database: Database) {
         self.database = database
     }
 
-    public func insertAPIKey(_ record: APIKeyRecord) throws {
+    package func insertAPIKey(_ record: APIKeyRecord) throws {
         try database.write {
             try database.execute(
                 "INSERT INTO api_keys (id, name, key_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)",
@@ -18,7 +18,7 @@ public final class SQLiteAPIKeyStore: APIKeyStore {
         }
     }
 
-    public func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord] {
+    package func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord] {
         let filter = includeRevoked ? "" : " WHERE revoked_at IS NULL"
         return try database.read {
             try database.queryAll("SELECT id, name, key_hash, created_at, revoked_at FROM api_keys\(filter) ORDER BY created_at, id", []) { row in
@@ -30,7 +30,7 @@ public final class SQLiteAPIKeyStore: APIKeyStore {
         }
     }
 
-    public func revokeAPIKey(id: String, at now: Date) throws -> Bool {
+    package func revokeAPIKey(id: String, at now: Date) throws -> Bool {
         try database.write {
             try database.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [now, id])
             return database.changes == 1

@@ -2,11 +2,11 @@ import Foundation
 
 /// `DeviceStore` on the payments database's `devices`, `push_deliveries` and `push_attempts`
 /// tables (migration 0007). One owner, like its `Database`.
-public final class SQLiteDeviceStore: DeviceStore {
-    public let database: Database
+package final class SQLiteDeviceStore: DeviceStore {
+    package let database: Database
 
     /// A store on an open, migrated payments database.
-    public init(database: Database) {
+    package init(database: Database) {
         self.database = database
     }
 
@@ -14,7 +14,7 @@ public final class SQLiteDeviceStore: DeviceStore {
 
     private static let deviceColumns = "id, token, topic, environment, dead_reason, dead_at, created_at"
 
-    public func insertDevice(_ device: Device) throws {
+    package func insertDevice(_ device: Device) throws {
         try database.write {
             try database.execute(
                 "INSERT INTO devices (id, token, topic, environment, status, dead_reason, dead_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -23,21 +23,21 @@ public final class SQLiteDeviceStore: DeviceStore {
         }
     }
 
-    public func device(_ id: String) throws -> Device? {
+    package func device(_ id: String) throws -> Device? {
         try database.queryFirst("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [id], Self.device(from:))
     }
 
-    public func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
+    package func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
         try database.queryFirst(
             "SELECT \(Self.deviceColumns) FROM devices WHERE token = ? AND topic = ? AND environment = ?",
             [token, topic, environment.rawValue], Self.device(from:))
     }
 
-    public func devices() throws -> [Device] {
+    package func devices() throws -> [Device] {
         try database.queryAll("SELECT \(Self.deviceColumns) FROM devices ORDER BY created_at, id", [], Self.device(from:))
     }
 
-    public func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
+    package func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
         try database.write {
             try database.execute(
                 "UPDATE devices SET status = 'dead', dead_reason = ?, dead_at = ? WHERE id = ? AND status = 'active'", [reason, at, id])
@@ -60,7 +60,7 @@ public final class SQLiteDeviceStore: DeviceStore {
     private static let deliveryColumns =
         "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
 
-    public func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
+    package func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
         try database.write {
             try database.execute("""
                 INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, \
@@ -73,24 +73,24 @@ public final class SQLiteDeviceStore: DeviceStore {
         }
     }
 
-    public func delivery(_ id: Int64) throws -> PushDelivery? {
+    package func delivery(_ id: Int64) throws -> PushDelivery? {
         try database.queryFirst("SELECT \(Self.deliveryColumns) FROM push_deliveries WHERE id = ?", [id], Self.delivery(from:))
     }
 
-    public func latestDelivery(checkoutID: String) throws -> PushDelivery? {
+    package func latestDelivery(checkoutID: String) throws -> PushDelivery? {
         try database.queryFirst(
             "SELECT \(Self.deliveryColumns) FROM push_deliveries WHERE checkout_id = ? ORDER BY id DESC LIMIT 1",
             [checkoutID], Self.delivery(from:))
     }
 
-    public func dueDeliveryIDs(at now: Date, limit: Int) throws -> [Int64] {
+    package func dueDeliveryIDs(at now: Date, limit: Int) throws -> [Int64] {
         try database.queryAll("""
             SELECT id FROM push_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
             AND (claimed_until IS NULL OR claimed_until <= ?1) ORDER BY next_attempt_at, id LIMIT ?2
             """, [now, Int64(limit)]) { $0.int64(0) }
     }
 
-    public func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
+    package func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
         try database.write {
             try database.execute("""
                 UPDATE push_deliveries SET claimed_until = ?2, attempts = attempts + 1, updated_at = max(updated_at, ?1)
@@ -104,7 +104,7 @@ public final class SQLiteDeviceStore: DeviceStore {
         }
     }
 
-    public func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
+    package func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
         try database.write {
             try database.execute(
                 "UPDATE push_attempts SET finished_at = ?, outcome = ?, http_status = ?, reason = ? WHERE delivery_id = ? AND attempt = ?",
@@ -117,7 +117,7 @@ public final class SQLiteDeviceStore: DeviceStore {
         }
     }
 
-    public func attempts(deliveryID: Int64) throws -> [PushAttempt] {
+    package func attempts(deliveryID: Int64) throws -> [PushAttempt] {
         try database.queryAll(
             "SELECT attempt, started_at, finished_at, outcome, http_status, reason FROM push_attempts WHERE delivery_id = ? ORDER BY attempt",
             [deliveryID]
@@ -132,11 +132,11 @@ public final class SQLiteDeviceStore: DeviceStore {
 }
 
 /// A devices or deliveries row this program cannot read back.
-public struct DeviceStoreError: PayPanelError, Equatable {
-    public let rowID: String
-    public let detail: String
-    public var code: String { "database_corrupt_row" }
-    public var message: String {
+package struct DeviceStoreError: PayPanelError, Equatable {
+    package let rowID: String
+    package let detail: String
+    package var code: String { "database_corrupt_row" }
+    package var message: String {
         "the payments database holds a push row \(rowID) this program cannot read (\(detail)): restore the database from a backup"
     }
 }

@@ -2,21 +2,21 @@ import Foundation
 
 /// The embedded `NotificationStore`: the `scheduled_notifications` table of the payments
 /// database (migration 0003). Like its `Database`, it has one owner and is not `Sendable`.
-public final class SQLiteNotificationStore: NotificationStore {
+package final class SQLiteNotificationStore: NotificationStore {
     /// The connection, for SQLite-specific tooling.
-    public let database: Database
+    package let database: Database
 
     /// A store on an open, migrated payments database.
-    public init(database: Database) {
+    package init(database: Database) {
         self.database = database
     }
 
-    public func write<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
+    package func write<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
         let transaction = SQLiteNotificationTransaction(database: database)
         return try database.write { try body(transaction) }
     }
 
-    public func read<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
+    package func read<T>(_ body: (any NotificationStoreTransaction) throws -> T) throws -> T {
         let transaction = SQLiteNotificationTransaction(database: database)
         return try database.read { try body(transaction) }
     }

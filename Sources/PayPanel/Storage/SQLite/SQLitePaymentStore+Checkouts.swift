@@ -5,7 +5,7 @@ import Foundation
 extension SQLitePaymentStore: CheckoutStore {
     private static let columns = CheckoutRows.columns
 
-    public func insertCheckout(_ checkout: Checkout) throws {
+    package func insertCheckout(_ checkout: Checkout) throws {
         try database.write {
             try database.execute(
                 "INSERT INTO checkouts (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -15,13 +15,13 @@ extension SQLitePaymentStore: CheckoutStore {
         }
     }
 
-    public func checkout(_ id: String) throws -> Checkout? {
+    package func checkout(_ id: String) throws -> Checkout? {
         try database.read {
             try database.queryFirst("SELECT \(Self.columns) FROM checkouts WHERE id = ?", [id], Self.checkout)
         }
     }
 
-    public func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool {
+    package func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool {
         try database.write {
             try database.execute(
                 """
@@ -35,7 +35,7 @@ extension SQLitePaymentStore: CheckoutStore {
         }
     }
 
-    public func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout] {
+    package func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout] {
         try database.read {
             try database.queryAll(
                 """
@@ -45,7 +45,7 @@ extension SQLitePaymentStore: CheckoutStore {
         }
     }
 
-    public func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
+    package func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
         try database.read {
             try database.queryFirst("SELECT id FROM checkouts WHERE client_secret_hash = ?", [hash]) { $0.string(0) }
         }

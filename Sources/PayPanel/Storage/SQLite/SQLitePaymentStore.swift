@@ -6,26 +6,26 @@ import Foundation
 /// Like its `Database`, it has one owner and is not `Sendable`: `CheckoutService` (an actor)
 /// owns the one the server uses. Several processes may open the same file; SQLite's write
 /// lock serializes their transactions.
-public final class SQLitePaymentStore: PaymentStore {
+package final class SQLitePaymentStore: PaymentStore {
     /// The connection, for SQLite-specific tooling (migrations, tests that read rows).
-    public let database: Database
+    package let database: Database
 
     /// A store on an open, migrated payments database.
-    public init(database: Database) {
+    package init(database: Database) {
         self.database = database
     }
 
     /// Opens (creating when missing, mode 0600) and migrates the payments database at `path`.
-    public convenience init(path: String, clock: any WallClock, options: Database.Options = Database.Options()) throws {
+    package convenience init(path: String, clock: any WallClock, options: Database.Options = Database.Options()) throws {
         self.init(database: try Database.openMigrated(path: path, set: .main, clock: clock, options: options))
     }
 
-    public func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+    package func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
         let transaction = SQLitePaymentTransaction(database: database)
         return try database.write { try body(transaction) }
     }
 
-    public func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+    package func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
         let transaction = SQLitePaymentTransaction(database: database)
         return try database.read { try body(transaction) }
     }
@@ -33,7 +33,7 @@ public final class SQLitePaymentStore: PaymentStore {
 
 extension DatabaseError: RetryableStoreError {
     /// SQLite's busy and locked codes: `Database.write` already retried until its busy timeout.
-    public var isRetryableConflict: Bool { isBusy }
+    package var isRetryableConflict: Bool { isBusy }
 }
 
 /// The statements of one SQLite transaction. Valid only inside the `write`/`read` that made it.

@@ -6,7 +6,7 @@ extension SQLiteWebhookStore {
     /// The events about `objectIDs` (intent or refund ids), newest first, at most `limit`.
     /// `webhook_events` has no index on `object_id` (migration 0006): this scans the table,
     /// which is fine for an operator's page, not for a hot path.
-    public func events(aboutObjects objectIDs: [String], limit: Int) throws -> [StoredEvent] {
+    package func events(aboutObjects objectIDs: [String], limit: Int) throws -> [StoredEvent] {
         guard !objectIDs.isEmpty, limit > 0 else { return [] }
         let marks = Array(repeating: "?", count: objectIDs.count).joined(separator: ", ")
         let values: [any DatabaseBindable] = objectIDs + [limit]

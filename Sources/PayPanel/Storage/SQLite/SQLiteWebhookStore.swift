@@ -3,17 +3,17 @@ import Foundation
 /// `WebhookStore` on the payments database (migration 0006), reading the payments outbox
 /// (0002) and the checkout outbox its trigger fills. One owner, like its `Database`: the relay
 /// and the routes each give it a connection of their own.
-public final class SQLiteWebhookStore: WebhookStore {
-    public let database: Database
+package final class SQLiteWebhookStore: WebhookStore {
+    package let database: Database
 
     /// A store on an open, migrated payments database.
-    public init(database: Database) {
+    package init(database: Database) {
         self.database = database
     }
 
     // MARK: - Events
 
-    public func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
+    package func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
         try database.read {
             let payments = try database.queryAll(
                 "SELECT id, intent_id, intent_version, topic, refund_id, payload, created_at FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?",
@@ -36,7 +36,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
+    package func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
         try database.write {
             let endpoints = try activeEndpoints()
             var inserted: [StoredEvent] = []
@@ -74,13 +74,13 @@ public final class SQLiteWebhookStore: WebhookStore {
         StoredEvent(id: row.string(0), type: row.string(1), objectID: row.string(2), createdAt: PaymentRows.date(row.int64(3)), body: row.string(4))
     }
 
-    public func event(_ id: String) throws -> StoredEvent? {
+    package func event(_ id: String) throws -> StoredEvent? {
         try database.read {
             try database.queryFirst("SELECT \(Self.eventColumns) FROM webhook_events WHERE id = ?", [id], Self.event)
         }
     }
 
-    public func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent] {
+    package func events(type: String?, page: EventPage, limit: Int) throws -> [StoredEvent] {
         try database.read {
             var conditions: [String] = []
             var values: [any DatabaseBindable] = []
@@ -120,7 +120,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         ) { try WebhookRows.endpoint($0) }
     }
 
-    public func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
+    package func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
         try database.write {
             try database.execute(
                 "INSERT INTO webhook_endpoints (\(Self.endpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -134,14 +134,14 @@ public final class SQLiteWebhookStore: WebhookStore {
         JSONWriter.string(.array(types.map(JSONValue.string)))
     }
 
-    public func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
+    package func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
         try database.read {
             try database.queryFirst(
                 "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [id]) { try WebhookRows.endpoint($0) }
         }
     }
 
-    public func endpoints() throws -> [WebhookEndpointRecord] {
+    package func endpoints() throws -> [WebhookEndpointRecord] {
         try database.read {
             try database.queryAll(
                 "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id", []
@@ -149,7 +149,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
+    package func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
         try database.write {
             try database.execute(
                 """
@@ -163,7 +163,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func deleteEndpoint(_ id: String, at now: Date) throws -> Bool {
+    package func deleteEndpoint(_ id: String, at now: Date) throws -> Bool {
         try database.write {
             try database.execute("UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", [now, id])
             return database.changes == 1
@@ -172,7 +172,7 @@ public final class SQLiteWebhookStore: WebhookStore {
 
     // MARK: - Deliveries
 
-    public func claimDueDeliveries(at now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedDelivery] {
+    package func claimDueDeliveries(at now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedDelivery] {
         try database.write {
             let claimed = try database.queryAll(
                 """
@@ -196,7 +196,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
+    package func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
         try database.write {
             try database.execute(
                 """
@@ -220,7 +220,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
+    package func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
         try database.read {
             try database.queryAll(
                 """
@@ -237,7 +237,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
+    package func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
         try database.read {
             try database.queryAll(
                 "SELECT delivery_id, attempt, started_at, duration_ms, response_code, outcome, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
@@ -251,7 +251,7 @@ public final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    public func replay(eventID: String, endpointID: String, at now: Date) throws -> Bool {
+    package func replay(eventID: String, endpointID: String, at now: Date) throws -> Bool {
         try database.write {
             guard try database.queryFirst("SELECT 1 FROM webhook_events WHERE id = ?", [eventID], { _ in true }) != nil,
                   try database.queryFirst("SELECT 1 FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [endpointID], { _ in true }) != nil

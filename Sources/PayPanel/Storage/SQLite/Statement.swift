@@ -2,11 +2,11 @@ internal import CSQLite
 
 /// A prepared statement. Owned by one `Database` and used from its owner's thread only
 /// (deliberately not `Sendable`).
-public final class Statement {
+package final class Statement {
     /// Reached from outside only through `withHandle`, so the statement cannot be finalized
     /// while SQLite holds its pointer.
     private let handle: OpaquePointer
-    public let sql: String
+    package let sql: String
     unowned let database: Database
 
     init(database: Database, sql: String) throws(DatabaseError) {
@@ -102,36 +102,36 @@ public final class Statement {
 
 /// The current row of a statement being stepped. Valid only inside the closure it is given
 /// to: the statement moves on (or is reset) as soon as the closure returns.
-public struct Row {
+package struct Row {
     let statement: Statement
 
-    public var columnCount: Int { statement.withHandle { Int(sqlite3_column_count($0)) } }
+    package var columnCount: Int { statement.withHandle { Int(sqlite3_column_count($0)) } }
 
-    public func isNull(_ index: Int) -> Bool {
+    package func isNull(_ index: Int) -> Bool {
         statement.withHandle { sqlite3_column_type($0, Int32(index)) } == SQLITE_NULL
     }
 
-    public func int64(_ index: Int) -> Int64 {
+    package func int64(_ index: Int) -> Int64 {
         statement.withHandle { sqlite3_column_int64($0, Int32(index)) }
     }
 
-    public func int(_ index: Int) -> Int {
+    package func int(_ index: Int) -> Int {
         Int(int64(index))
     }
 
-    public func optionalInt64(_ index: Int) -> Int64? {
+    package func optionalInt64(_ index: Int) -> Int64? {
         isNull(index) ? nil : int64(index)
     }
 
-    public func bool(_ index: Int) -> Bool {
+    package func bool(_ index: Int) -> Bool {
         int64(index) != 0
     }
 
-    public func double(_ index: Int) -> Double {
+    package func double(_ index: Int) -> Double {
         statement.withHandle { sqlite3_column_double($0, Int32(index)) }
     }
 
-    public func string(_ index: Int) -> String {
+    package func string(_ index: Int) -> String {
         statement.withHandle { statement in
             guard let text = sqlite3_column_text(statement, Int32(index)) else { return "" }
             let length = Int(sqlite3_column_bytes(statement, Int32(index)))
@@ -139,11 +139,11 @@ public struct Row {
         }
     }
 
-    public func optionalString(_ index: Int) -> String? {
+    package func optionalString(_ index: Int) -> String? {
         isNull(index) ? nil : string(index)
     }
 
-    public func blob(_ index: Int) -> [UInt8] {
+    package func blob(_ index: Int) -> [UInt8] {
         statement.withHandle { statement in
             let length = Int(sqlite3_column_bytes(statement, Int32(index)))
             guard length > 0, let bytes = sqlite3_column_blob(statement, Int32(index)) else { return [] }
@@ -151,7 +151,7 @@ public struct Row {
         }
     }
 
-    public func value(_ index: Int) -> DatabaseValue {
+    package func value(_ index: Int) -> DatabaseValue {
         switch statement.withHandle({ sqlite3_column_type($0, Int32(index)) }) {
         case SQLITE_NULL: .null
         case SQLITE_INTEGER: .integer(int64(index))

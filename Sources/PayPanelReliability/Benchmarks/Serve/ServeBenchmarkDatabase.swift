@@ -9,9 +9,9 @@ public struct ServeBenchmarkDatabase: Sendable {
     /// One fresh database: what `serve --db` is given, and its stores for this process.
     public struct Fresh: Sendable {
         public let argument: String
-        public let stores: any PaymentStoreFactory
+        package let stores: any PaymentStoreFactory
 
-        public init(argument: String, stores: any PaymentStoreFactory) {
+        package init(argument: String, stores: any PaymentStoreFactory) {
             self.argument = argument
             self.stores = stores
         }

@@ -5,19 +5,19 @@ import Foundation
 // included, since the API's error envelope is in the body.
 extension HTTPClient {
     /// An answer of any status, with the headers a caller of the API looks at.
-    public struct Reply: Sendable, Equatable {
-        public let status: Int
-        public let body: [UInt8]
+    package struct Reply: Sendable, Equatable {
+        package let status: Int
+        package let body: [UInt8]
         /// `Request-Id`, to quote in a message.
-        public let requestID: String?
+        package let requestID: String?
         /// True when an `Idempotency-Key` replayed a stored answer (`Idempotent-Replayed: true`).
-        public let replayed: Bool
+        package let replayed: Bool
     }
 
     /// Sends `method url` with `headers` and `body` on a fresh connection (`Connection: close`)
     /// and reads the whole answer, whatever its status; no redirect is followed. Everything
     /// must finish within `timeout`; the body may be at most `maximumBytes`.
-    public func send(
+    package func send(
         _ method: String, _ url: MediaLocation.WebURL, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
         maximumBytes: Int, timeout: Duration
     ) throws(MediaFetchError) -> Reply {

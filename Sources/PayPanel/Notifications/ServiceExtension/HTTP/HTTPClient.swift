@@ -7,27 +7,27 @@ import Foundation
 /// URLSession cannot give: its timeouts are whole seconds and restart with each byte). It has
 /// no TLS (only libcrypto is linked), so it reports `https://` as unsupported; the standard
 /// fetcher sends https to `HTTPSMediaClient` (URLSession) instead.
-public struct HTTPClient: Sendable {
+package struct HTTPClient: Sendable {
     /// Redirects followed before giving up.
-    public var maximumRedirects: Int
+    package var maximumRedirects: Int
     /// Bytes asked of the socket at a time.
     let receiveSize = 64 * 1024
 
-    public init(maximumRedirects: Int = 3) {
+    package init(maximumRedirects: Int = 3) {
         self.maximumRedirects = maximumRedirects
     }
 
     /// A response with status 200 and its body.
-    public struct Response: Sendable, Equatable {
-        public let status: Int
-        public let body: [UInt8]
+    package struct Response: Sendable, Equatable {
+        package let status: Int
+        package let body: [UInt8]
         /// The `Content-Type` header, when sent.
-        public let contentType: String?
+        package let contentType: String?
     }
 
     /// GETs `url`, following up to `maximumRedirects` redirects to other http URLs, and returns
     /// the body of the final 200 response. Everything must finish within `timeout`.
-    public func get(_ url: MediaLocation.WebURL, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> Response {
+    package func get(_ url: MediaLocation.WebURL, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> Response {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var current = url
         for _ in 0...maximumRedirects {

@@ -7,14 +7,14 @@ import FoundationNetworking
 /// deadline for the whole fetch, a byte limit enforced while reading, status 200 only, at most
 /// `maximumRedirects` redirects (to https only). A TLS failure is an error of its own kind
 /// (`fetch_tls_failed`), so the extension delivers its best attempt and says why.
-public struct HTTPSMediaClient: Sendable {
-    public var maximumRedirects: Int
+package struct HTTPSMediaClient: Sendable {
+    package var maximumRedirects: Int
 
-    public init(maximumRedirects: Int = 3) {
+    package init(maximumRedirects: Int = 3) {
         self.maximumRedirects = maximumRedirects
     }
 
-    public func get(_ url: MediaLocation.WebURL, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> [UInt8] {
+    package func get(_ url: MediaLocation.WebURL, maximumBytes: Int, timeout: Duration) throws(MediaFetchError) -> [UInt8] {
         guard let target = URL(string: url.description) else {
             throw MediaFetchError(.protocolError, "\(url) cannot be given to URLSession")
         }
