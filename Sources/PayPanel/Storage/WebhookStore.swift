@@ -176,6 +176,13 @@ public struct ClaimedDelivery: Sendable {
     public let attemptsMade: Int
     public let event: StoredEvent
     public let endpoint: WebhookEndpointRecord
+
+    package init(deliveryID: Int64, attemptsMade: Int, event: StoredEvent, endpoint: WebhookEndpointRecord) {
+        self.deliveryID = deliveryID
+        self.attemptsMade = attemptsMade
+        self.event = event
+        self.endpoint = endpoint
+    }
 }
 
 /// One event to one endpoint.

@@ -21,12 +21,23 @@ public struct Migrator: Sendable {
         public let identifier: String
         public let checksum: String
         public let appliedAt: Date
+
+        package init(identifier: String, checksum: String, appliedAt: Date) {
+            self.identifier = identifier
+            self.checksum = checksum
+            self.appliedAt = appliedAt
+        }
     }
 
     /// What a database holds compared with this program's migrations.
     public struct Status: Sendable {
         public let applied: [AppliedMigration]
         public let pending: [Migration]
+
+        package init(applied: [AppliedMigration], pending: [Migration]) {
+            self.applied = applied
+            self.pending = pending
+        }
     }
 
     /// Applies every pending migration; returns the identifiers applied now.

@@ -135,6 +135,12 @@ public final class SQLiteDeviceStore: DeviceStore {
 public struct DeviceStoreError: PayPanelError, Equatable {
     public let rowID: String
     public let detail: String
+
+    package init(rowID: String, detail: String) {
+        self.rowID = rowID
+        self.detail = detail
+    }
+
     public var code: String { "database_corrupt_row" }
     public var message: String {
         "the payments database holds a push row \(rowID) this program cannot read (\(detail)): restore the database from a backup"
