@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "paypanel", targets: ["paypanel"]),
         // The product: what a merchant's backend depends on. No demo, test keys or tooling.
         .library(name: "PayPanel", targets: ["PayPanel"]),
+        // The PostgreSQL payments store, for a backend that keeps its payments in PostgreSQL
+        // (needs the `PostgreSQL` trait; without it the product holds no store and links no libpq).
+        .library(name: "PayPanelPostgres", targets: ["PayPanelPostgres"]),
         // The deterministic, stateful mock processor, for other packages' integration tests.
         .library(name: "MockProcessor", targets: ["MockProcessor"]),
     ],
@@ -36,7 +39,7 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        // libpq, only with the `PostgreSQL` trait (the dependency below is conditional on it).
+        // libpq, only with the `PostgreSQL` trait (PayPanelPostgres's dependency is conditional on it).
         .systemLibrary(
             name: "CLibPQ",
             path: "Sources/CLibPQ",
@@ -70,14 +73,21 @@ let package = Package(
             path: "Sources/EmbedWebAssetsPlugin"
         ),
 
-        // All the logic, in feature folders. Never prints.
+        // All the logic, in feature folders, with the SQLite store. Never prints. Links no libpq:
+        // the PostgreSQL store is its own target (PayPanelPostgres).
         .target(
             name: "PayPanel",
-            dependencies: [
-                "CSQLite", "COpenSSL", "PayPanelHTTP",
-                .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"])),
-            ],
+            dependencies: ["CSQLite", "COpenSSL", "PayPanelHTTP"],
             path: "Sources/PayPanel",
+            plugins: ["EmbedMigrationsPlugin"]
+        ),
+        // The PostgreSQL payments store on libpq (its schema: Migrations/postgresql/, embedded
+        // into this target alone). Every source file is `#if PostgreSQL`: without the trait this
+        // target compiles no PostgreSQL code and links no libpq.
+        .target(
+            name: "PayPanelPostgres",
+            dependencies: ["PayPanel", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))],
+            path: "Sources/PayPanelPostgres",
             plugins: ["EmbedMigrationsPlugin"]
         ),
         // The deterministic, stateful mock payment processor with its own SQLite ledger
@@ -113,7 +123,10 @@ let package = Package(
         // The command-line program: argument parsing and terminal drawing only.
         .executableTarget(
             name: "paypanel",
-            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelServer", "PayPanelHTTP", "MockProcessorServer"],
+            dependencies: [
+                "PayPanel", "PayPanelPostgres", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelServer", "PayPanelHTTP",
+                "MockProcessorServer",
+            ],
             path: "Sources/paypanel"
         ),
 
@@ -125,7 +138,9 @@ let package = Package(
         .testTarget(
             name: "PayPanelTests",
             // MockProcessor: the checkout service's integration tests run against it.
-            dependencies: ["PayPanel", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "TestSupport"],
+            dependencies: [
+                "PayPanel", "PayPanelPostgres", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "TestSupport",
+            ],
             path: "Tests/PayPanelTests"
         ),
         .testTarget(
@@ -138,7 +153,10 @@ let package = Package(
         // Starts the real `paypanel serve` on port 0 and drives it over sockets.
         .testTarget(
             name: "PayPanelServerTests",
-            dependencies: ["paypanel", "PayPanelServer", "PayPanel", "PayPanelHTTP", "PayPanelDemo", "PayPanelReliability", "TestSupport"],
+            dependencies: [
+                "paypanel", "PayPanelServer", "PayPanel", "PayPanelPostgres", "PayPanelHTTP", "PayPanelDemo", "PayPanelReliability",
+                "TestSupport",
+            ],
             path: "Tests/PayPanelServerTests"
         ),
         // Starts the real `paypanel processor serve` on port 0 and drives it over sockets, and the

@@ -5,10 +5,10 @@ import PackagePlugin
 /// source of the target, so the schema travels inside the binary.
 ///
 /// Each target embeds only its own schema: `MockProcessor` the mock processor's ledger
-/// (`Migrations/processor/`), every other target the payments database (the rest of
-/// `Migrations/`: the SQLite files at the top level and their PostgreSQL dialect in
-/// `Migrations/postgresql/`, which `MigrationSet.main` and `MigrationSet.postgreSQL` each pick
-/// out by folder). Paths stay relative to `Migrations/`.
+/// (`Migrations/processor/`), `PayPanelPostgres` the payments database in PostgreSQL's dialect
+/// (`Migrations/postgresql/`, `MigrationSet.postgreSQL`), every other target the rest of
+/// `Migrations/` (the SQLite files at the top level, `MigrationSet.main`). Paths stay relative
+/// to `Migrations/`, so each set still picks its files out by folder.
 ///
 /// The directory is listed here, at build-planning time, rather than in `Package.swift`
 /// (whose evaluation is cached): a new migration file is picked up by the next build.
@@ -17,8 +17,10 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) async throws -> [Command] {
         let migrations = context.package.directoryURL.appending(path: "Migrations")
         let sqlFiles = Self.sqlFiles(under: migrations).filter { file in
-            let isProcessorSchema = file.path.hasPrefix(migrations.appending(path: "processor").path + "/")
-            return isProcessorSchema == (target.name == Self.processorTarget)
+            let owner = Self.folderOwners.first { folder, _ in
+                file.path.hasPrefix(migrations.appending(path: folder).path + "/")
+            }?.value
+            return owner == nil ? !Self.folderOwners.values.contains(target.name) : owner == target.name
         }
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedMigrationFiles.swift")
         return [
@@ -33,8 +35,8 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
         ]
     }
 
-    /// The target whose schema lives in `Migrations/processor/`.
-    private static let processorTarget = "MockProcessor"
+    /// The folders of `Migrations/` that belong to one target each, and that target.
+    private static let folderOwners = ["processor": "MockProcessor", "postgresql": "PayPanelPostgres"]
 
     private static func sqlFiles(under directory: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(

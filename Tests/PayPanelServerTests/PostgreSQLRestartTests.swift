@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import MockProcessor
 import PayPanel
+import PayPanelPostgres
 import TestSupport
 import Testing
 

@@ -3,12 +3,12 @@ import Foundation
 /// Checkout rows as values, read the same way from SQLite and PostgreSQL (both select the
 /// checkout columns in the same order: id, status, panel, capture_method, …, client_secret_hash,
 /// payment_intent_id, created_at, updated_at, version, metadata).
-enum CheckoutRows {
+package enum CheckoutRows {
     /// The columns `checkout(_:)` reads, in its order.
-    static let columns =
+    package static let columns =
         "id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id, created_at, updated_at, version, metadata"
 
-    static func checkout(_ row: some StoredRow) throws -> Checkout {
+    package static func checkout(_ row: some StoredRow) throws -> Checkout {
         let id = row.string(0)
         guard let status = CheckoutStatus(rawValue: row.string(1)) else {
             throw CheckoutStoreError(checkoutID: id, detail: "unknown status")

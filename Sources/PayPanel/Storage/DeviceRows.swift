@@ -2,10 +2,10 @@ import Foundation
 
 /// The push queue's rows as values, read the same way from SQLite and PostgreSQL (both stores
 /// select the columns in this order: `deliveryColumns`, and the attempts' six).
-enum DeviceRows {
+package enum DeviceRows {
     /// A `push_deliveries` row: id, apns_id, device_id, checkout_id, collapse_id, payload,
     /// expires_at, status, reason, attempts, next_attempt_at.
-    static func delivery(_ row: some StoredRow) throws -> PushDelivery {
+    package static func delivery(_ row: some StoredRow) throws -> PushDelivery {
         let id = row.int64(0)
         guard let status = PushDeliveryStatus(rawValue: row.string(7)) else {
             throw DeviceStoreError(rowID: String(id), detail: "unknown delivery status")
@@ -18,7 +18,7 @@ enum DeviceRows {
     }
 
     /// A `push_attempts` row: attempt, started_at, finished_at, outcome, http_status, reason.
-    static func attempt(_ row: some StoredRow) -> PushAttempt {
+    package static func attempt(_ row: some StoredRow) -> PushAttempt {
         PushAttempt(
             attempt: row.int(0), startedAt: Timestamp.date(epochMilliseconds: row.int64(1)),
             finishedAt: row.optionalInt64(2).map { Timestamp.date(epochMilliseconds: $0) },

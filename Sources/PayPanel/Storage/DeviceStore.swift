@@ -4,7 +4,8 @@ import Foundation
 /// Adopters hold the SQL and keep `PaymentStore`'s rules (serializable writes, epoch-millisecond
 /// times, errors without bound values). The rules above it are `PushOutbox`'s.
 ///
-/// Adopters: `SQLiteDeviceStore` and, with the `PostgreSQL` trait, `PostgreSQLDeviceStore`.
+/// Adopters: `SQLiteDeviceStore` and, with the `PostgreSQL` trait, the PostgreSQL store's
+/// (target `PayPanelPostgres`).
 package protocol DeviceStore: AnyObject {
     func insertDevice(_ device: Device) throws
     func device(_ id: String) throws -> Device?

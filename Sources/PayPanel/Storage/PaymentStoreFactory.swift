@@ -6,8 +6,8 @@ import Foundation
 /// own owner; instances of one factory see one database.
 ///
 /// Adopters: `SQLiteStoreFactory` (a file; each store its own connection) and, with the
-/// `PostgreSQL` trait, `PostgreSQLStoreFactory` (one schema; every store shares one small
-/// connection pool).
+/// `PostgreSQL` trait, the PostgreSQL store's factory in target `PayPanelPostgres` (one schema;
+/// every store shares one small connection pool).
 package protocol PaymentStoreFactory: Sendable {
     func openPaymentStore() throws -> sending any PaymentStore
     func openCheckoutStore() throws -> sending any CheckoutStore

@@ -2,7 +2,7 @@
 /// so SQLite and PostgreSQL turn the same columns into the same values with one piece of code.
 /// Columns are zero-based; integers are 64-bit; a NULL reads as 0, "" or false unless asked for
 /// as an optional.
-protocol StoredRow {
+package protocol StoredRow {
     func isNull(_ index: Int) -> Bool
     func int64(_ index: Int) -> Int64
     func int(_ index: Int) -> Int

@@ -13,7 +13,7 @@ extension UnpublishedMessage {
     /// each change was made; within one outbox, changes of the same millisecond keep their row
     /// order (a stable merge: Swift's sort is not stable). Every `WebhookStore` publishes in
     /// this order.
-    static func mergedOldestFirst(payments: [UnpublishedMessage], checkouts: [UnpublishedMessage]) -> [UnpublishedMessage] {
+    package static func mergedOldestFirst(payments: [UnpublishedMessage], checkouts: [UnpublishedMessage]) -> [UnpublishedMessage] {
         var merged: [UnpublishedMessage] = []
         merged.reserveCapacity(payments.count + checkouts.count)
         var paymentsLeft = payments[...]

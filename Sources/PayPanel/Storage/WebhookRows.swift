@@ -1,11 +1,11 @@
 import Foundation
 
 /// Webhook rows as values, read the same way from SQLite and PostgreSQL.
-enum WebhookRows {
+package enum WebhookRows {
     /// An endpoint row read from column `offset` on, in the stores' `endpointColumns` order: id,
     /// url, events, status, disabled_reason, secret_sealed, secret_version,
     /// previous_secret_sealed, previous_secret_version, previous_expires_at, created_at.
-    static func endpoint(_ row: some StoredRow, offset: Int = 0) throws -> WebhookEndpointRecord {
+    package static func endpoint(_ row: some StoredRow, offset: Int = 0) throws -> WebhookEndpointRecord {
         let id = row.string(offset)
         guard case .array(let types)? = try? JSONParser().parse(row.string(offset + 2)),
               let status = WebhookEndpointRecord.Status(rawValue: row.string(offset + 3))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where events, webhook endpoints, deliveries and their attempts are kept (migration 0006).
-/// Adopters hold the SQL (`SQLiteWebhookStore`, `PostgreSQLWebhookStore`); the rules (what becomes an event, who gets
+/// Adopters hold the SQL (`SQLiteWebhookStore`, and the PostgreSQL store's in `PayPanelPostgres`); the rules (what becomes an event, who gets
 /// it, when to retry, how secrets are sealed) are `WebhookRelay`'s and `WebhookEndpoints`',
 /// written once above every store. Every method is one transaction.
 package protocol WebhookStore: AnyObject {
@@ -176,6 +176,13 @@ package struct ClaimedDelivery: Sendable {
     package let attemptsMade: Int
     package let event: StoredEvent
     package let endpoint: WebhookEndpointRecord
+
+    package init(deliveryID: Int64, attemptsMade: Int, event: StoredEvent, endpoint: WebhookEndpointRecord) {
+        self.deliveryID = deliveryID
+        self.attemptsMade = attemptsMade
+        self.event = event
+        self.endpoint = endpoint
+    }
 }
 
 /// One event to one endpoint.

@@ -1,4 +1,7 @@
 import PayPanel
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// The payments store's errors as the CLI says them: with the database file the command
 /// opened and the command that helps, which the library (knowing neither) leaves out.

@@ -1,5 +1,8 @@
 import Foundation
 import PayPanel
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// Which database `--db` (or $PAYPANEL_DB) names: a `postgresql://` (or `postgres://`) URL
 /// selects the PostgreSQL store, a `sqlite:` path or a plain path the SQLite file.

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import PayPanel
+@testable import PayPanelPostgres
 
 /// `PostgreSQLConnection` frees its `PGconn` exactly once on both ways opening can fail
 /// (docs/architecture.md, "Who frees C handles"): before an object exists (no server: the

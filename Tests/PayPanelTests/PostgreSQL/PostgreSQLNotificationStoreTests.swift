@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PayPanel
+import PayPanelPostgres
 import TestSupport
 import Testing
 

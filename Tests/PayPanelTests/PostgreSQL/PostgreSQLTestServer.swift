@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PayPanel
+import PayPanelPostgres
 import Testing
 
 /// Where the PostgreSQL tests find their server: `$PAYPANEL_TEST_POSTGRES_URL` (`.ci/run`

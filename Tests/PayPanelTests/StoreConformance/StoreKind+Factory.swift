@@ -2,6 +2,9 @@ import Foundation
 import PayPanel
 import TestSupport
 import Testing
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// A fresh, empty, migrated database of one `StoreKind` behind its `PaymentStoreFactory`: what
 /// the suites above the payments store (webhooks and their relay, devices and the push outbox)

@@ -2,6 +2,9 @@ import Foundation
 import PayPanel
 import TestSupport
 import Testing
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// The store conformance suite: the tests in this folder are written only against
 /// `any PaymentStore` (with `PaymentLedger`, `IdempotencyStore` and `HistoryReplay` on top of

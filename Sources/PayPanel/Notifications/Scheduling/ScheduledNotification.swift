@@ -56,6 +56,20 @@ package struct ScheduledNotification: Sendable, Equatable, JSONRepresentable {
     /// The hidden notification this one reveals (show-me).
     package let revealsID: Int64?
 
+    package init(
+        id: Int64, request: NotificationRequest, createdAt: Date, deliveredAt: Date?, deliverySequence: Int64?,
+        respondedAt: Date?, responseAction: String?, revealsID: Int64?
+    ) {
+        self.id = id
+        self.request = request
+        self.createdAt = createdAt
+        self.deliveredAt = deliveredAt
+        self.deliverySequence = deliverySequence
+        self.respondedAt = respondedAt
+        self.responseAction = responseAction
+        self.revealsID = revealsID
+    }
+
     package var state: State {
         if respondedAt != nil { return .responded }
         return deliveredAt != nil ? .delivered : .pending

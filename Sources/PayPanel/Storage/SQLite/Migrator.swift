@@ -21,12 +21,23 @@ package struct Migrator: Sendable {
         package let identifier: String
         package let checksum: String
         package let appliedAt: Date
+
+        package init(identifier: String, checksum: String, appliedAt: Date) {
+            self.identifier = identifier
+            self.checksum = checksum
+            self.appliedAt = appliedAt
+        }
     }
 
     /// What a database holds compared with this program's migrations.
     package struct Status: Sendable {
         package let applied: [AppliedMigration]
         package let pending: [Migration]
+
+        package init(applied: [AppliedMigration], pending: [Migration]) {
+            self.applied = applied
+            self.pending = pending
+        }
     }
 
     /// Applies every pending migration; returns the identifiers applied now.

@@ -3,8 +3,8 @@ import Foundation
 // Mapping between the payments tables and the value types. Rows written by this program
 // always map back (the CHECK constraints see to that); a row that does not is reported as
 // corrupt rather than trapping.
-enum PaymentRows {
-    static let intentColumns = """
+package enum PaymentRows {
+    package static let intentColumns = """
         id, status, amount, currency, capture_method, order_reference, amount_authorized, amount_captured,
         amount_refunded, amount_refund_pending, capture_before, attempt_count, current_attempt_id,
         in_flight_operation, in_flight_attempt_id, in_flight_amount, in_flight_void_purpose, in_flight_started_at,
@@ -20,7 +20,7 @@ enum PaymentRows {
     ///   pointing at the old key — the outbox, inbox, timers, token and checkout tables have no
     ///   index on that column, so each transition scanned them whole and slowed down as they
     ///   grew (`bench serve`: 208 payments/s on a fresh file, 114 after 1,800 payments).
-    static let intentChangingColumns = """
+    package static let intentChangingColumns = """
         status, amount_authorized, amount_captured, amount_refunded, amount_refund_pending, capture_before,
         attempt_count, current_attempt_id, in_flight_operation, in_flight_attempt_id, in_flight_amount,
         in_flight_void_purpose, in_flight_started_at, outcome_unknown_since, reconciliation_lookups, processor_retries,
@@ -28,13 +28,13 @@ enum PaymentRows {
         version, updated_at
         """
 
-    static let attemptColumns = """
+    package static let attemptColumns = """
         id, intent_id, sequence, status, source, network, card_last4, expiry_month, expiry_year, eci_present,
         amount, currency, approved_amount, approved_currency, processor_id, failure_code, decline_code,
         failure_message, sheet_status, sheet_deadline, created_at, updated_at
         """
 
-    static let refundColumns = """
+    package static let refundColumns = """
         id, intent_id, attempt_id, amount, currency, status, reason, processor_accepted, processor_id, failure_code,
         outcome_unknown_since, reconciliation_lookups, processor_retries, created_at, updated_at
         """
@@ -71,7 +71,7 @@ enum PaymentRows {
 
     // MARK: - Reading
 
-    static func intent(_ row: some StoredRow) throws(PaymentStoreError) -> PaymentIntent {
+    package static func intent(_ row: some StoredRow) throws(PaymentStoreError) -> PaymentIntent {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
             PaymentStoreError(reason: .corruptRow(table: "intents", id: id, detail: detail))
@@ -114,7 +114,7 @@ enum PaymentRows {
             createdAt: date(row.int64(27)), updatedAt: date(row.int64(28)), metadata: metadata)
     }
 
-    static func attempt(_ row: some StoredRow) throws(PaymentStoreError) -> Attempt {
+    package static func attempt(_ row: some StoredRow) throws(PaymentStoreError) -> Attempt {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
             PaymentStoreError(reason: .corruptRow(table: "attempts", id: id, detail: detail))
@@ -154,7 +154,7 @@ enum PaymentRows {
             createdAt: date(row.int64(20)), updatedAt: date(row.int64(21)))
     }
 
-    static func refund(_ row: some StoredRow) throws(PaymentStoreError) -> Refund {
+    package static func refund(_ row: some StoredRow) throws(PaymentStoreError) -> Refund {
         let id = row.string(0)
         func corrupt(_ detail: String) -> PaymentStoreError {
             PaymentStoreError(reason: .corruptRow(table: "refunds", id: id, detail: detail))
@@ -181,7 +181,7 @@ enum PaymentRows {
         }
     }
 
-    static func date(_ milliseconds: Int64) -> Date {
+    package static func date(_ milliseconds: Int64) -> Date {
         Timestamp.date(epochMilliseconds: milliseconds)
     }
 
@@ -202,14 +202,14 @@ enum PaymentRows {
     }
 
     /// The values of `intentColumns`, in order.
-    static func intentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
+    package static func intentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
         let progress = progressValues(intent)
         return [intent.id, intent.status.rawValue, intent.amount.minorUnits, intent.currency.code, intent.captureMethod.rawValue, intent.orderReference]
             + progress + [intent.version, intent.createdAt, intent.updatedAt, intent.metadata.storedText]
     }
 
     /// The values of `intentChangingColumns`, in order.
-    static func changingIntentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
+    package static func changingIntentValues(_ intent: PaymentIntent) -> [any DatabaseBindable] {
         [intent.status.rawValue] + progressValues(intent) + [intent.version, intent.updatedAt]
     }
 
@@ -232,7 +232,7 @@ enum PaymentRows {
     }
 
     /// The values of `attemptColumns`, in order.
-    static func attemptValues(_ attempt: Attempt) -> [any DatabaseBindable] {
+    package static func attemptValues(_ attempt: Attempt) -> [any DatabaseBindable] {
         let sheetStatus: String? = switch attempt.sheet {
         case .awaitingAnswer: "awaiting_answer"
         case .answered(.success, _): "answered_success"
@@ -254,7 +254,7 @@ enum PaymentRows {
     }
 
     /// The values of `refundColumns`, in order.
-    static func refundValues(_ refund: Refund) -> [any DatabaseBindable] {
+    package static func refundValues(_ refund: Refund) -> [any DatabaseBindable] {
         [
             refund.id, refund.intentID, refund.attemptID, refund.amount.minorUnits, refund.amount.currency.code,
             refund.status.rawValue, refund.reason?.rawValue, refund.processorAccepted, refund.processorID,

@@ -135,6 +135,12 @@ package final class SQLiteDeviceStore: DeviceStore {
 package struct DeviceStoreError: PayPanelError, Equatable {
     package let rowID: String
     package let detail: String
+
+    package init(rowID: String, detail: String) {
+        self.rowID = rowID
+        self.detail = detail
+    }
+
     package var code: String { "database_corrupt_row" }
     package var message: String {
         "the payments database holds a push row \(rowID) this program cannot read (\(detail)): restore the database from a backup"

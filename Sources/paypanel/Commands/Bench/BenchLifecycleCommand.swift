@@ -2,6 +2,9 @@ import Foundation
 import MockProcessor
 import PayPanel
 import PayPanelReliability
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// `paypanel bench lifecycle [--count N] [--directory PATH] [--json]`
 struct BenchLifecycleCommand: CLICommand {

@@ -1,5 +1,8 @@
 import Foundation
 import PayPanel
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// `paypanel db migrate [--db PATH] [--json] [--now TIME]`
 struct DatabaseMigrateCommand: CLICommand {

@@ -1,5 +1,8 @@
 import Foundation
 import PayPanel
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// `paypanel db status [--db PATH] [--json]`
 struct DatabaseStatusCommand: CLICommand {

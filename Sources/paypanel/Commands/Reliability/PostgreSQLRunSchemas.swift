@@ -1,6 +1,9 @@
 import Foundation
 import PayPanel
 import Synchronization
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// The PostgreSQL schemas a soak or a benchmark makes for itself on the database its `--db`
 /// names: each one fresh (a prefix, the run's label, a random suffix), created and migrated

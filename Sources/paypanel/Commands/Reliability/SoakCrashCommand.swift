@@ -1,6 +1,9 @@
 import Foundation
 import PayPanel
 import PayPanelReliability
+#if PostgreSQL
+import PayPanelPostgres
+#endif
 
 /// `paypanel soak crash [--iterations N] [--seed S] [--dir PATH] [--db postgresql://…] [--json]`
 struct SoakCrashCommand: CLICommand {

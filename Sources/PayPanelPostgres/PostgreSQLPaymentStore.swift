@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// The `PaymentStore` on PostgreSQL (libpq), for several `serve` processes on one database.
 ///

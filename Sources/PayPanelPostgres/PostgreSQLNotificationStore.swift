@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// The `NotificationStore` on PostgreSQL: `scheduled_notifications` (Migrations/postgresql/0003)
 /// in the payments store's schema, on its pool. Every write takes one transaction-scoped

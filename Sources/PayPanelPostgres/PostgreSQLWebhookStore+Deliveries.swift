@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 // Deliveries and their attempts: the relays' claims (SKIP LOCKED, then a lease), what each
 // attempt did, and replays.

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// `WebhookStore` on PostgreSQL (Migrations/postgresql/0006), in the payments store's schema and
 /// on its connection pool, for several `serve` processes on one database.

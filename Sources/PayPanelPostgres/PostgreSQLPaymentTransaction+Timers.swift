@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 // Timers, reconciliation work, the outbox and inbox, and the token replay guard.
 extension PostgreSQLPaymentTransaction {

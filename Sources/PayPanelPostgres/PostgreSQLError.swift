@@ -1,4 +1,6 @@
 #if PostgreSQL
+import PayPanel
+
 /// A PostgreSQL failure: the SQLSTATE, the name of the statement that failed and, where the
 /// server names them, the table and constraint. Never a bound value: the server's own message
 /// can quote one (`invalid input syntax for type bigint: "…"`, a unique key's DETAIL), so only

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// Operations on a whole schema that only tests and tooling need: dropping a test's schema,
 /// writing a bookkeeping row by hand to prove the migrator refuses it, and reading what the

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 extension MigrationSet {
     /// The payments database's migrations in PostgreSQL's dialect (`Migrations/postgresql/`):

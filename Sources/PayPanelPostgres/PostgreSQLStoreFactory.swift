@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// The stores of one PostgreSQL schema, all on one small connection pool. Opening the factory
 /// migrates the schema once (under the advisory lock); the stores it opens only verify.

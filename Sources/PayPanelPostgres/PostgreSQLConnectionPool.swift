@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 import Synchronization
 
 /// A small pool of connections to one PostgreSQL database and schema. The stores a

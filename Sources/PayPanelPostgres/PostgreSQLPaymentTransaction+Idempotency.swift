@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 // The rows of idempotency keys; the rules are `IdempotencyStore`'s. Keys are bound in their
 // stored form (`IdempotencyStore.storedKey`): a key holding a card number is kept as its digest.

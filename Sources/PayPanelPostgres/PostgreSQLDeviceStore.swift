@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// `DeviceStore` on PostgreSQL (Migrations/postgresql/0007): devices, push deliveries and
 /// their attempts in the payments store's schema, on its connection pool.

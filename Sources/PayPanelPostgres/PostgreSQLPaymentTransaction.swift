@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// The statements of one PostgreSQL transaction of `PostgreSQLPaymentStore`. Valid only inside
 /// the `write`/`read` that made it. In a write, reads of an intent lock its row: that is what

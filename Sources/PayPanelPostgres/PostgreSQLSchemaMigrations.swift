@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// A PostgreSQL schema's migrations as `paypanel db migrate` and `db status` see them: the
 /// same rules as the SQLite `Migrator` (see `PostgreSQLMigrator`), on a connection of their own.

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 // Checkouts (Migrations/postgresql/0005) and API keys (0004) on the same pooled connections:
 // each call is one statement, so one autocommit transaction. The panel is kept as the compact

@@ -1,5 +1,6 @@
 #if PostgreSQL
 import Foundation
+import PayPanel
 
 /// Raw PostgreSQL commits for `bench lifecycle --db postgresql://…`: one insert per transaction
 /// into a table shaped like the payments history, in a schema of its own, with the server's

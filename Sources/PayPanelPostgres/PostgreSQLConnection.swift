@@ -1,6 +1,7 @@
 #if PostgreSQL
 internal import CLibPQ
 import Foundation
+import PayPanel
 
 /// A named SQL statement: prepared once per connection under its name (`PQprepare`), then run
 /// with parameters only (`PQexecPrepared`). The name is what errors report.
