@@ -27,7 +27,8 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
             .buildCommand(
                 displayName: "Embedding \(sqlFiles.count) migration file(s) into \(target.name)",
                 executable: try context.tool(named: "embed-migrations").url,
-                arguments: [output.path(percentEncoded: false), migrations.path(percentEncoded: false)]
+                arguments: (Self.traitOfTarget[target.name].map { ["--only-when", $0] } ?? [])
+                    + [output.path(percentEncoded: false), migrations.path(percentEncoded: false)]
                     + sqlFiles.map { $0.path(percentEncoded: false) },
                 inputFiles: sqlFiles,
                 outputFiles: [output]
@@ -37,6 +38,10 @@ struct EmbedMigrationsPlugin: BuildToolPlugin {
 
     /// The folders of `Migrations/` that belong to one target each, and that target.
     private static let folderOwners = ["processor": "MockProcessor", "postgresql": "PayPanelPostgres"]
+
+    /// Targets whose code exists only with a package trait: their embedded schema is compiled
+    /// only with it too, so a build without the trait holds no PostgreSQL schema at all.
+    private static let traitOfTarget = ["PayPanelPostgres": "PostgreSQL"]
 
     private static func sqlFiles(under directory: URL) -> [URL] {
         guard let enumerator = FileManager.default.enumerator(
