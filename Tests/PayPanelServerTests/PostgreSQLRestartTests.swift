@@ -132,8 +132,8 @@ import Testing
     /// A PostgreSQL of this test's own, or the test skipped when PostgreSQL is not installed
     /// (a failure in CI, where it must run). A cluster that fails to start fails the test.
     static func privateDatabase() throws -> PrivatePostgreSQL {
-        if PrivatePostgreSQL.binaryDirectory() == nil, ProcessInfo.processInfo.environment["PAYPANEL_TEST_POSTGRES_REQUIRED"] != "1" {
-            try Test.cancel("PostgreSQL is not installed: a PostgreSQL restart under load is not tested")
+        if let reason = PrivatePostgreSQL.skipReason() {
+            try Test.cancel("\(reason): a PostgreSQL restart under load is not tested")
         }
         return try PrivatePostgreSQL()
     }

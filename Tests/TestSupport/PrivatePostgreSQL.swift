@@ -36,6 +36,14 @@ public final class PrivatePostgreSQL: @unchecked Sendable {
             .first { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") }
     }
 
+    /// Why a test that needs a PostgreSQL of its own is skipped here, or nil when it runs: the
+    /// binaries are missing and `$PAYPANEL_TEST_POSTGRES_REQUIRED` is not 1 (in CI it is, so
+    /// there a missing PostgreSQL fails the test instead).
+    public static func skipReason() -> String? {
+        guard binaryDirectory() == nil, ProcessInfo.processInfo.environment["PAYPANEL_TEST_POSTGRES_REQUIRED"] != "1" else { return nil }
+        return "PostgreSQL is not installed"
+    }
+
     /// Creates the cluster (initdb) and starts it.
     public init() throws {
         guard let binaries = Self.binaryDirectory() else {

@@ -388,28 +388,24 @@ public final class Database {
         return result
     }
 
-    /// The depth goes up once and down once whatever fails: a failed COMMIT used to take it down
-    /// twice (once before COMMIT, once in the handler its error reached), leaving -1, so the
-    /// next transaction ran as if outside one.
+    /// The depth goes up once and down once whatever fails (a failed COMMIT once took it down
+    /// twice, leaving -1, so the next transaction ran as if outside one), and one handler rolls
+    /// back whatever failed: the body or the COMMIT.
     private func runTransaction<T>(begin: String, _ body: () throws -> T) throws -> T {
         try control(begin)
         transactionDepth += 1
-        let result: T
         do {
-            result = try body()
-        } catch {
-            transactionDepth -= 1
-            if sqlite3_get_autocommit(handle) == 0 { try? control("ROLLBACK") }
-            throw error
-        }
-        transactionDepth -= 1
-        do {
+            let result: T
+            do {
+                defer { transactionDepth -= 1 }
+                result = try body()
+            }
             try control("COMMIT")
+            return result
         } catch {
             if sqlite3_get_autocommit(handle) == 0 { try? control("ROLLBACK") }
             throw error
         }
-        return result
     }
 
     /// True inside `write` or `read`.
