@@ -112,7 +112,7 @@ let package = Package(
             path: "Sources/PayPanelReliability"
         ),
         // The HTTP API (/v1/payment_intents, /v1/refunds, health, OpenAPI) as thin translation
-        // over CheckoutService, with API keys, idempotency keys and the reconciliation worker.
+        // over PaymentService, with API keys, idempotency keys and the reconciliation worker.
         // Web/: the test-mode demo page (GET /demo), embedded by EmbedWebAssetsPlugin.
         .target(
             name: "PayPanelServer", dependencies: ["PayPanel", "PayPanelHTTP"], path: "Sources/PayPanelServer",
@@ -137,7 +137,7 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(
             name: "PayPanelTests",
-            // MockProcessor: the checkout service's integration tests run against it.
+            // MockProcessor: the payment service's integration tests run against it.
             dependencies: [
                 "PayPanel", "PayPanelPostgres", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "TestSupport",
             ],

@@ -6,7 +6,7 @@ import PayPanelHTTP
 /// `IdempotencyStore` on a connection of its own.
 ///
 /// One mechanism, at the edge: the key wraps the whole HTTP response (status and body) and the
-/// checkout service is called with no key of its own. A retry therefore gets what the first
+/// payment service is called with no key of its own. A retry therefore gets what the first
 /// request got — a 402 decline, a created intent, a refused refund — whichever route it is.
 ///
 /// - scope: method, route pattern and API key id (or the checkout, for the device's calls), so

@@ -74,7 +74,7 @@ extension PaymentsAPI {
     }
 
     /// The intent `id`, or 404.
-    static func requireIntent(_ id: String, from service: CheckoutService) async throws -> PaymentIntent {
+    static func requireIntent(_ id: String, from service: PaymentService) async throws -> PaymentIntent {
         guard let intent = try await service.details(id)?.intent else { throw APIError.missing("payment_intent", id) }
         return intent
     }

@@ -3,7 +3,7 @@ import PayPanel
 import PayPanelHTTP
 
 // `POST /v1/payment_intents/{id}/resolve`: the operator's way out of requires_merchant_action,
-// over `CheckoutService.resolve` (as `paypanel payments resolve`). The processor's ledger is
+// over `PaymentService.resolve` (as `paypanel payments resolve`). The processor's ledger is
 // asked first; a resolution it contradicts is a 409 unless `force` is true, and the note, the
 // operator and what the processor said are kept in the intent's history either way.
 extension PaymentsAPI {

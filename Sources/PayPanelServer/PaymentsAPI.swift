@@ -14,12 +14,12 @@ public protocol APIRouteProvider: Sendable {
     var openAPIPaths: [(path: String, item: JSONValue)] { get }
 }
 
-/// The HTTP API of PayPanel as thin translation over `CheckoutService`: parse and validate
+/// The HTTP API of PayPanel as thin translation over `PaymentService`: parse and validate
 /// the request into library values, call one service method, render the typed result in the
 /// API's JSON. No business rule lives here; errors become one envelope at the edge
 /// (`APIError.from`).
 public struct PaymentsAPI: Sendable {
-    public let service: CheckoutService
+    public let service: PaymentService
     let keys: APIKeyAuthenticator
     let idempotency: HTTPIdempotency
     /// Verifies and decrypts Apple Pay tokens for `confirm` with `payment_method[type]=apple_pay`
@@ -36,13 +36,13 @@ public struct PaymentsAPI: Sendable {
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// SQLite database) for key checks and idempotency keys.
-    public init(service: CheckoutService, databasePath: String, clock: any WallClock) throws {
+    public init(service: PaymentService, databasePath: String, clock: any WallClock) throws {
         try self.init(service: service, stores: SQLiteStoreFactory(path: databasePath, clock: clock), clock: clock)
     }
 
     /// The API over `service`, with stores of their own from `stores` (the service's database,
     /// SQLite or PostgreSQL) for key checks and idempotency keys.
-    package init(service: CheckoutService, stores: any PaymentStoreFactory, clock: any WallClock) throws {
+    package init(service: PaymentService, stores: any PaymentStoreFactory, clock: any WallClock) throws {
         self.service = service
         self.keys = try APIKeyAuthenticator(stores: stores)
         self.idempotency = try HTTPIdempotency(store: try stores.openPaymentStore(), clock: clock)

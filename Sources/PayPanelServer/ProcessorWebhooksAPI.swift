@@ -32,16 +32,16 @@ public final class ProcessorWebhookSecret: Sendable, CustomStringConvertible {
 /// processor delivers it again later, when it settles the call if the answer never came.
 public struct ProcessorWebhooksAPI: APIRouteProvider {
     static let path = "/v1/processor/webhooks"
-    let service: CheckoutService
+    let service: PaymentService
     /// Empty when `serve` was given none (yet): the route then says how to configure it.
     let secret: ProcessorWebhookSecret
     let clock: any WallClock
 
-    public init(service: CheckoutService, secret: String?, clock: any WallClock) {
+    public init(service: PaymentService, secret: String?, clock: any WallClock) {
         self.init(service: service, secret: ProcessorWebhookSecret(secret), clock: clock)
     }
 
-    public init(service: CheckoutService, secret: ProcessorWebhookSecret, clock: any WallClock) {
+    public init(service: PaymentService, secret: ProcessorWebhookSecret, clock: any WallClock) {
         self.service = service
         self.secret = secret
         self.clock = clock

@@ -17,7 +17,7 @@ public final class ReconciliationWorker: Sendable {
     /// Starts at once; `report` hears what each pass did, and each failure (`WorkerEvent`);
     /// `passes` counts the passes finished.
     package init(
-        service: CheckoutService, interval: Duration, duties: WorkerDuties = WorkerDuties(),
+        service: PaymentService, interval: Duration, duties: WorkerDuties = WorkerDuties(),
         passes: WorkerPasses = WorkerPasses(), report: @escaping @Sendable (WorkerEvent) -> Void
     ) {
         task = Task {

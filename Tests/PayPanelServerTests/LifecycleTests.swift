@@ -69,7 +69,7 @@ import TestSupport
     @Test func everyRouteIsInTheOpenAPIDocument() async throws {
         let directory = try TemporaryDirectory("paypanel-openapi")
         let path = directory.file("payments.sqlite")
-        let service = CheckoutService(store: try SQLitePaymentStore(path: path, clock: SystemClock()), processor: UnusedProcessor())
+        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: SystemClock()), processor: UnusedProcessor())
         let router = try PaymentsAPI(service: service, databasePath: path, clock: SystemClock()).router()
         let response = await router.respond(to: try HTTPRequest(method: .get, target: "/openapi.json"))
         let document = try JSONParser().parse(response.body)

@@ -39,7 +39,7 @@ import TestSupport
         let clock = SystemClock()
         let path = directory.file("payments.sqlite")
         let stores = SQLiteStoreFactory(path: path, clock: clock)
-        let service = CheckoutService(store: try SQLitePaymentStore(path: path, clock: clock), processor: UnusedProcessor())
+        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: UnusedProcessor())
         var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
         let demoKey = DemoKey()
         api.demoKey = demoKey

@@ -14,7 +14,7 @@ import Testing
         let directory = try TemporaryDirectory("paypanel-worker-duties")
         let path = directory.file("payments.sqlite")
         let clock = ManualClock(Self.start)
-        let service = CheckoutService(store: try SQLitePaymentStore(path: path, clock: clock), processor: UnusedProcessor(), clock: clock)
+        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: UnusedProcessor(), clock: clock)
         let desk = CheckoutDesk(store: try SQLitePaymentStore(path: path, clock: clock), service: service, clock: clock, randomSeed: 1)
         let expiring = try await desk.create(json: try JSONParser().parse(#"{"expires_at": \#(Int64(Self.start.timeIntervalSince1970) + 60)}"#))
         let open = try await desk.create(json: try JSONParser().parse(#"{"expires_at": \#(Int64(Self.start.timeIntervalSince1970) + 600)}"#))

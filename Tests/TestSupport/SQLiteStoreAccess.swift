@@ -17,5 +17,5 @@ extension IdempotencyStore {
 extension PaymentOutcome {
     /// The outcome as an idempotency key stores it (success or failure, with its JSON): lets
     /// tests compare a replay with the first run in one expression.
-    package var result: IdempotentResult { CheckoutService.idempotentResult(self) }
+    package var result: IdempotentResult { PaymentService.idempotentResult(self) }
 }

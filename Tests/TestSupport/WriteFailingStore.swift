@@ -6,7 +6,7 @@ import Synchronization
 /// shows what a run that cannot write leaves behind (and what its retry makes of it).
 ///
 /// `@unchecked Sendable`: the test arms it from outside (`failNextWrites`, behind a `Mutex`),
-/// while `base` is used only by whoever the store was handed to (a `CheckoutService`, one
+/// while `base` is used only by whoever the store was handed to (a `PaymentService`, one
 /// `IdempotencyStore`), as with any store.
 public final class WriteFailingStore: PaymentStore, @unchecked Sendable {
     public let base: any PaymentStore

@@ -11,7 +11,7 @@ import Foundation
 //
 // The answer binds: it is recorded before it is given. An outcome still open when the call
 // returns (the deadline passed, or an unknown answer came back early) is recorded as the sheet
-// answered failure (`CheckoutService.answeringSheet`), so an approval found later — by a
+// answered failure (`PaymentService.answeringSheet`), so an approval found later — by a
 // webhook, the worker, `paypanel reconcile`, a lookup after a restart — is reversed, never
 // kept. The answer is read from the outcome (`PaymentOutcome.sheetAnswer`), the committed
 // state of this very attempt, not from a `SheetAnswerObserver`.
@@ -71,7 +71,7 @@ extension CheckoutDesk {
 
     /// The answer of a pay (or a challenge answer) whose run failed after opening, or moving,
     /// attempt `attemptID` of the checkout's intent: the attempt's call is looked up if it is
-    /// still waiting (`CheckoutService.resume`), never sent again, and the answer is what the
+    /// still waiting (`PaymentService.resume`), never sent again, and the answer is what the
     /// run would have given.
     package func resume(_ checkoutID: String, attemptID: String) async throws -> CheckoutPayment {
         let checkout = try require(checkoutID)
@@ -110,7 +110,7 @@ extension CheckoutDesk {
     }
 
     /// The answer for an authorization's outcome, recorded before it is given: an outcome
-    /// still open is recorded as the sheet answered failure (`CheckoutService.answeringSheet`),
+    /// still open is recorded as the sheet answered failure (`PaymentService.answeringSheet`),
     /// so a later approval is reversed and the device's answer and the database's agree. The
     /// checkout is paid once the intent is authorized (manual capture) or captured, or once
     /// the sheet was told success (the authorization was approved; an automatic capture whose

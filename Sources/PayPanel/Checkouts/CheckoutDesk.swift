@@ -1,14 +1,14 @@
 import Foundation
 
 /// The checkout resource: what the HTTP routes call. It keeps checkouts in a
-/// `CheckoutStore` and pays them through `CheckoutService`, which owns the payments.
+/// `CheckoutStore` and pays them through `PaymentService`, which owns the payments.
 ///
 /// An actor: every operation on a checkout reads it, decides, and writes it back guarded by
 /// the version it read, so two servers on one database never both win. Its clock is the
 /// service's, injected, so expiry and the sheet's budget run in virtual time in tests.
 public actor CheckoutDesk {
     let store: any CheckoutStore
-    let service: CheckoutService
+    let service: PaymentService
     let clock: any WallClock
     var random: PaymentIDGenerator
     /// Checkouts whose pay call is running in this process: a second one waits its turn (refused).
@@ -17,7 +17,7 @@ public actor CheckoutDesk {
     /// A desk on `store` (which it owns from now on) paying through `service`. `store` may be
     /// another connection to the service's database. `randomSeed` makes ids and secrets
     /// reproducible in tests; the program leaves it nil (the system's random source).
-    public init(store: sending any CheckoutStore, service: CheckoutService, clock: any WallClock, randomSeed: UInt64? = nil) {
+    public init(store: sending any CheckoutStore, service: PaymentService, clock: any WallClock, randomSeed: UInt64? = nil) {
         self.store = store
         self.service = service
         self.clock = clock

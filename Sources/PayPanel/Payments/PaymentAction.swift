@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Two kinds: effects the ledger writes in the same transaction as the transition
 /// (`scheduleTimer`, `cancelTimer`, `emitOutbox`), and work for the executor
-/// (`CheckoutService`) to run after the commit — processor calls and the answer to the Apple
+/// (`PaymentService`) to run after the commit — processor calls and the answer to the Apple
 /// Pay sheet. `isExecutorWork` tells them apart.
 package enum PaymentAction: Sendable, Equatable {
     /// Authorize the attempt at the processor (reference and idempotency key: the attempt id).

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// One `mutating func` per event returns the actions to take; an event that does not apply
 /// throws a `PaymentRejection` and leaves the machine exactly as it was. The owner (the
-/// ledger inside one write transaction, then `CheckoutService` for the processor calls)
+/// ledger inside one write transaction, then `PaymentService` for the processor calls)
 /// executes the actions:
 ///
 /// ```swift

@@ -32,7 +32,7 @@ package enum StateMachineDocument {
         text += """
             ## Transitions
 
-            "Work" is what the executor (`CheckoutService`) runs after the commit. Timers and outbox
+            "Work" is what the executor (`PaymentService`) runs after the commit. Timers and outbox
             messages are written in the transition's own transaction: every change of status writes
             one outbox message (`payment_intent.*`), every change of a refund's status one
             `refund.*` message.
@@ -67,7 +67,7 @@ package enum StateMachineDocument {
             ## Operator resolutions
 
             `requires_merchant_action` is left only by an operator (`paypanel payments resolve ID --as
-            authorized|succeeded|canceled|retry --note TEXT [--force]`). The checkout service first looks the
+            authorized|succeeded|canceled|retry --note TEXT [--force]`). The payment service first looks the
             current attempt up at the processor (its authorization, then its capture and void) and records
             what the ledger holds with the resolution, the note, the operator's name and whether it was
             forced. A resolution the ledger does not allow (–) is refused with

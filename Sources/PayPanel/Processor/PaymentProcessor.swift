@@ -1,6 +1,6 @@
 import Foundation
 
-/// A payment processor (acquirer gateway) as the checkout service sees it. Every call carries
+/// A payment processor (acquirer gateway) as the payment service sees it. Every call carries
 /// the caller's reference — the attempt id — which is also the processor's idempotency key:
 /// calling again with the same reference never charges twice.
 ///

@@ -91,7 +91,7 @@ package final class IdempotencyStore {
     /// the body attached nothing, kept for the next request to resume otherwise. The error is
     /// rethrown as it was, unless giving the claim up failed too: then it comes wrapped in
     /// `IdempotencyClaimNotGivenUp`, which says so. Runs on the caller's actor
-    /// (`CheckoutService`), so the store never leaves it.
+    /// (`PaymentService`), so the store never leaves it.
     package func run(
         key: String?, scope: String, parameters: JSONValue, clock: any WallClock,
         isolation: isolated (any Actor)? = #isolation,

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Opens the stores of one payments database, whichever kind it is: what a front end that
-/// needs several of them (`serve`: the checkout service, the checkout desk, the API-key checks,
+/// needs several of them (`serve`: the payment service, the checkout desk, the API-key checks,
 /// the idempotency keys) holds instead of a file path. Each call opens a new instance, with its
 /// own owner; instances of one factory see one database.
 ///

@@ -3,10 +3,10 @@ import PayPanel
 
 /// The device's side of the backend: seals an Apple Pay token for the chosen wallet card to
 /// the merchant's certificate, exactly as Apple's servers would, then hands it to the real
-/// `CheckoutService`, which verifies and decrypts it and authorizes through the processor.
+/// `PaymentService`, which verifies and decrypts it and authorizes through the processor.
 /// A typed-in card goes to the same service as a card payment.
 public final class CheckoutBackend: Sendable {
-    public let service: CheckoutService
+    public let service: PaymentService
     public let sealer: ApplePayTokenSealer
     /// The merchant Payment Processing certificate tokens are encrypted to.
     public let merchantCertificate: Certificate
@@ -22,7 +22,7 @@ public final class CheckoutBackend: Sendable {
     /// `decryptor` (the merchant's keys and the trusted root) check them. `testModeNotice` is what
     /// the screens must show when that trust is test mode's.
     public init(
-        service: CheckoutService, sealer: ApplePayTokenSealer, merchantCertificate: Certificate, decryptor: ApplePayTokenDecryptor,
+        service: PaymentService, sealer: ApplePayTokenSealer, merchantCertificate: Certificate, decryptor: ApplePayTokenDecryptor,
         testModeNotice: String? = nil
     ) {
         self.service = service
@@ -35,7 +35,7 @@ public final class CheckoutBackend: Sendable {
     /// The demo, in test mode: tokens signed with PayPanel's test chain, encrypted to the
     /// built-in test merchant (`ApplePayTestKeys.merchantIdentifier`) and verified against the
     /// test root, which this backend turns on for itself and announces (`testRootNotice`).
-    public static func demo(service: CheckoutService, clock: any WallClock, random: any RandomByteSource = SystemRandomBytes()) -> CheckoutBackend {
+    public static func demo(service: PaymentService, clock: any WallClock, random: any RandomByteSource = SystemRandomBytes()) -> CheckoutBackend {
         CheckoutBackend(
             service: service, sealer: ApplePayTokenSealer(signer: ApplePayTestKeys.signer, random: random, clock: clock),
             merchantCertificate: ApplePayTestKeys.ecMerchant.certificate,

@@ -1,7 +1,7 @@
 import Foundation
 import PayPanel
 
-/// Measures the payment lifecycle — create → authorize → capture through `CheckoutService` —
+/// Measures the payment lifecycle — create → authorize → capture through `PaymentService` —
 /// on fresh database files with the production durability settings (WAL, each commit on disk
 /// before it returns: `WALSync`), against a baseline measured in the same run: raw SQLite doing the same
 /// number of write transactions, one row of similar size each, on a file with the same
@@ -54,7 +54,7 @@ public struct LifecycleBenchmark: Sendable {
     /// Runs the benchmark; `progress` is called with the number of payments done so far.
     public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> LifecycleBenchmarkResult {
         let store: any PaymentStore = try makeStore?() ?? SQLitePaymentStore(path: directory + "/payments.sqlite", clock: clock)
-        let service = CheckoutService(store: store, processor: try makeProcessor(directory + "/processor.sqlite", clock), clock: clock)
+        let service = PaymentService(store: store, processor: try makeProcessor(directory + "/processor.sqlite", clock), clock: clock)
         let baseline = try makeBaseline?() ?? SQLiteCommitBaseline(path: directory + "/baseline.sqlite")
         let stopwatch = ContinuousClock()
         var lifecycleTime = Duration.zero
@@ -80,7 +80,7 @@ public struct LifecycleBenchmark: Sendable {
 
     /// One payment of 10.00 USD, manual capture, captured in full; anything else is an error
     /// (a benchmark of failing payments would measure the wrong thing).
-    private static func payment(_ service: CheckoutService) async throws {
+    private static func payment(_ service: PaymentService) async throws {
         let intent = try await service.createIntent(try NewPaymentIntent(
             amount: Amount(minorUnits: 1000, currency: try Currency(code: "USD")), captureMethod: .manual, orderReference: nil))
         // No expiry: a fixed one would start failing the day it lapses.

@@ -8,7 +8,7 @@ import PayPanelHTTP
 /// four, amounts and outcomes only. A processor whose ledger cannot be read answers
 /// `"available": false` with the reason, never an empty ledger that looks like agreement.
 public struct ProcessorLedgerAPI: APIRouteProvider {
-    let service: CheckoutService
+    let service: PaymentService
     let ledger: any ProcessorLedgerReading
     let credential: any RouteCredential
 

@@ -3,7 +3,7 @@ import PayPanel
 import PayPanelHTTP
 
 /// Checks `Authorization: Bearer sk_…` against the stored key hashes, on a connection of its
-/// own (the checkout service's connection may be inside a long processor call's transaction
+/// own (the payment service's connection may be inside a long processor call's transaction
 /// sequence; a key check never waits behind it). Every request reads the table again, so a
 /// revoked key stops working at once, in every process on the file. It also answers
 /// readiness: the database is reachable and its migrations are this program's.

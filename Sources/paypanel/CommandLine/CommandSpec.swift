@@ -80,7 +80,7 @@ protocol CLICommand: SendableMetatype {
     static var spec: CommandSpec { get }
     init(arguments: ParsedArguments) throws
     /// Runs on the main actor: the console is the main thread's. Commands that drive the
-    /// checkout service await its actor.
+    /// payment service await its actor.
     @MainActor func run(_ context: CommandContext) async throws -> ExitStatus
 }
 

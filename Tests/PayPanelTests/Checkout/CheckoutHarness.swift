@@ -23,7 +23,7 @@ final class CheckoutHarness: @unchecked Sendable {
     let clock: ManualClock
     let mock: MockProcessor
     let processor: RecordingProcessor
-    let service: CheckoutService
+    let service: PaymentService
     /// The service's store, which refuses the writes a test arms (`failNextWrites`).
     let writes: WriteFailingStore
     private let lastSeen = Mutex<[String: PaymentStateMachine]>([:])
@@ -39,9 +39,9 @@ final class CheckoutHarness: @unchecked Sendable {
         mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
         processor = RecordingProcessor(around?(mock) ?? mock)
         writes = WriteFailingStore(try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock))
-        service = CheckoutService(
+        service = PaymentService(
             store: writes, processor: processor, clock: clock,
-            configuration: CheckoutConfiguration(policy: policy, processorTimeout: processorTimeout),
+            configuration: PaymentServiceConfiguration(policy: policy, processorTimeout: processorTimeout),
             faults: faults?(writes) ?? NoFaults(), randomSeed: seed)
     }
 

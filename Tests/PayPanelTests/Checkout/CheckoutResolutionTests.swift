@@ -4,7 +4,7 @@ import MockProcessor
 import TestSupport
 import Testing
 
-/// `CheckoutService.resolve` with the mock processor: intents driven into
+/// `PaymentService.resolve` with the mock processor: intents driven into
 /// requires_merchant_action the ways it happens (reconciliation exhausted while the processor
 /// approved, or never received the authorization; an approval for another amount), then
 /// resolved each way. The ledger is looked up first; what it contradicts is refused unless
@@ -90,7 +90,7 @@ import Testing
     @Test func aVoidTheProcessorRefusesLeavesTheAuthorizationToCaptureOrCancel() async throws {
         let harness = try CheckoutHarness()
         let (id, attemptID) = try await Self.intentNeedingAnOperator(harness, holder: "TIMEOUT_THEN_APPROVED")
-        let refusing = CheckoutService(
+        let refusing = PaymentService(
             store: try SQLitePaymentStore(path: harness.databasePath, clock: harness.clock), processor: RefusedVoids(base: harness.processor), clock: harness.clock,
             configuration: harness.service.configuration, randomSeed: 5)
         let resolved = try await refusing.resolve(id, as: .canceled, note: "cancel it", actor: "bob")
@@ -279,10 +279,10 @@ import Testing
 /// A second service on the harness's files whose processor approves authorizations for 1.00
 /// less than asked (a partial approval), in its answers and its lookups.
 struct ShortApprovalHarness {
-    let service: CheckoutService
+    let service: PaymentService
 
     init(_ harness: CheckoutHarness) throws {
-        service = CheckoutService(
+        service = PaymentService(
             store: try SQLitePaymentStore(path: harness.databasePath, clock: harness.clock), processor: ShortApprovals(base: harness.processor), clock: harness.clock,
             configuration: harness.service.configuration, randomSeed: 77)
     }

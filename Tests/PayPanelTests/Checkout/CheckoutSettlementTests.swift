@@ -121,7 +121,7 @@ import Testing
         let refund = try #require(outcome.refund)
         #expect(refund.status == .pending && refund.processorAccepted)
         #expect(outcome.intent.amountRefundPending == 4000 && outcome.intent.amountRefundable == 6000)
-        #expect(CheckoutService.idempotentResult(outcome) == .succeeded(outcome.json), "accepted is not failed")
+        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.json), "accepted is not failed")
         try harness.check(settled: true)
         harness.advance(by: 30)
         let early = try await harness.service.reconcile()
@@ -143,7 +143,7 @@ import Testing
         let outcome = try await harness.service.refund(intent.id, amount: 3000)
         #expect(outcome.refund?.status == .failed && outcome.refund?.failureCode == "refund_failed")
         #expect(outcome.intent.amountRefundable == 10_000 && outcome.intent.amountRefunded == 0)
-        guard case .failed(let code, let message, _) = CheckoutService.idempotentResult(outcome) else {
+        guard case .failed(let code, let message, _) = PaymentService.idempotentResult(outcome) else {
             Issue.record("a failed refund is a failure")
             return
         }

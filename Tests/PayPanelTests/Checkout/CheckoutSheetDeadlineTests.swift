@@ -14,7 +14,7 @@ import Testing
         let outcome = try await harness.service.authorize(try CheckoutHarness.applePay(intent.id, holder: "SLOW_5S"))
         #expect(harness.elapsed == 5)
         #expect(outcome.sheetAnswer == .success && outcome.intent.status == .requiresCapture)
-        #expect(CheckoutService.idempotentResult(outcome) == .succeeded(outcome.json))
+        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.json))
         try harness.check(settled: true)
         // The deadline timer went with the answer: nothing fires at 25 s.
         harness.advance(by: 60)
@@ -31,7 +31,7 @@ import Testing
         #expect(harness.elapsed == 25)
         #expect(outcome.sheetAnswer == .failure && outcome.intent.status == .processing)
         #expect(outcome.attempt?.sheet == .answered(.failure, deadline: CheckoutHarness.start.addingTimeInterval(25)))
-        guard case .failed(let code, _, _) = CheckoutService.idempotentResult(outcome) else {
+        guard case .failed(let code, _, _) = PaymentService.idempotentResult(outcome) else {
             Issue.record("a sheet answered failure is a failure")
             return
         }

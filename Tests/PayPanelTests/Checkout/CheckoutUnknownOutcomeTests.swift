@@ -17,7 +17,7 @@ import Testing
         #expect(outcome.intent.status == .processing && outcome.attempt?.status == .authorizing)
         #expect(outcome.intent.inFlight?.outcomeUnknownSince == CheckoutHarness.start.addingTimeInterval(seconds))
         #expect(harness.elapsed == seconds)
-        guard case .failed(let code, _, _) = CheckoutService.idempotentResult(outcome) else {
+        guard case .failed(let code, _, _) = PaymentService.idempotentResult(outcome) else {
             Issue.record("an unknown outcome is reported as a failure to the caller")
             return (intent, attemptID)
         }
@@ -70,7 +70,7 @@ import Testing
         await held.approvedAtTheProcessor()
 
         let otherClock = ManualClock(CheckoutHarness.start)
-        let other = CheckoutService(
+        let other = PaymentService(
             store: try SQLitePaymentStore(path: harness.databasePath, clock: otherClock),
             processor: try MockProcessor(ledgerPath: harness.ledgerPath, clock: otherClock, sleeper: ManualClockSleeper(clock: otherClock)),
             clock: otherClock)
@@ -198,12 +198,12 @@ import Testing
 
 /// A second service on the harness's files whose processor never answers lookups in time.
 struct SlowLookupHarness {
-    let service: CheckoutService
+    let service: PaymentService
 
     init(_ harness: CheckoutHarness) throws {
-        service = CheckoutService(
+        service = PaymentService(
             store: try SQLitePaymentStore(path: harness.databasePath, clock: harness.clock), processor: UnavailableLookups(base: harness.processor), clock: harness.clock,
-            configuration: CheckoutConfiguration(policy: harness.service.configuration.policy), randomSeed: 99)
+            configuration: PaymentServiceConfiguration(policy: harness.service.configuration.policy), randomSeed: 99)
     }
 
     /// Everything as `base` does it, but lookups answer "unavailable".

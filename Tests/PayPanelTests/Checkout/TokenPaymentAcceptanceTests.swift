@@ -5,7 +5,7 @@ import PayPanelDemo
 import TestSupport
 import Testing
 
-/// A token pays once, through the one path a payment takes (`CheckoutService.authorize(applePayToken:…)`):
+/// A token pays once, through the one path a payment takes (`PaymentService.authorize(applePayToken:…)`):
 /// verify, decrypt, match the intent's amount, then record the transactionId in the transaction
 /// that opens the attempt (`seen_token_transactions`). A refused token (forged, for another
 /// amount) records nothing, so the genuine payment still goes through afterwards.

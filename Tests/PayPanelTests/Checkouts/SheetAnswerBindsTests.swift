@@ -121,10 +121,10 @@ import Testing
     }
 
     /// A second service on the same payments database and processor ledger, as after a restart.
-    private func restarted(_ harness: CheckoutDeskHarness) throws -> CheckoutService {
+    private func restarted(_ harness: CheckoutDeskHarness) throws -> PaymentService {
         let base = harness.base
         let mock = try MockProcessor(ledgerPath: base.ledgerPath, clock: base.clock, sleeper: ManualClockSleeper(clock: base.clock))
-        return CheckoutService(
+        return PaymentService(
             store: try SQLitePaymentStore(path: base.databasePath, clock: base.clock), processor: mock, clock: base.clock, randomSeed: 2)
     }
 }

@@ -56,7 +56,7 @@ final class ScriptedProcessor: PaymentProcessor {
     }
 }
 
-/// A checkout on a real `CheckoutService` (temporary database, manual clock) with the real
+/// A checkout on a real `PaymentService` (temporary database, manual clock) with the real
 /// sealing, verification and decryption of Apple Pay tokens, and the scripted processor.
 /// `send` runs the backend requests the flow asks for, as the CLI does.
 @MainActor
@@ -66,7 +66,7 @@ final class DeviceHarness {
     let directory: TemporaryDirectory
     let clock = ManualClock(DeviceHarness.start)
     let processor: ScriptedProcessor
-    let service: CheckoutService
+    let service: PaymentService
     let backend: CheckoutBackend
     var flow: CheckoutFlow
     /// Every backend request the flow made, in order.
@@ -77,7 +77,7 @@ final class DeviceHarness {
     init(payload: PushPayload? = nil, captureMethod: CaptureMethod = .automatic) throws {
         directory = try TemporaryDirectory("paypanel-device")
         processor = ScriptedProcessor(clock: clock)
-        service = CheckoutService(store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock), processor: processor, clock: clock, randomSeed: 7)
+        service = PaymentService(store: try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: clock), processor: processor, clock: clock, randomSeed: 7)
         backend = CheckoutBackend.demo(service: service, clock: clock)
         let configuration = CheckoutFlowConfiguration(wallet: .standard(now: DeviceHarness.start), captureMethod: captureMethod)
         flow = try CheckoutFlow(payload: payload ?? PaymentActionPayloadBuilder().build(), configuration: configuration)

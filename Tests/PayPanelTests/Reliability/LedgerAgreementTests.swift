@@ -6,7 +6,7 @@ import Testing
 
 /// The "exactly once" check: the processor's ledger and the payments database must agree.
 /// Each test makes the two sides disagree on purpose and expects the disagreement named, first
-/// on ledgers written by hand, then on real flows through the checkout service and the mock
+/// on ledgers written by hand, then on real flows through the payment service and the mock
 /// processor (read through the test convenience, as the checkout tests read them).
 @Suite struct LedgerAgreementTests {
     static let usd = PaymentFixture.usd
@@ -142,7 +142,7 @@ import Testing
         #expect(audit.json["ledgerDisagreements"]?.arrayValue?.isEmpty == false)
     }
 
-    // MARK: - The checkout service and the mock processor
+    // MARK: - The payment service and the mock processor
 
     func disagreements(_ harness: CheckoutHarness, settled: Bool) throws -> [String] {
         try LedgerAgreement.disagreements(

@@ -347,7 +347,7 @@ import Testing
         #expect(runs == 2)
     }
 
-    /// `run` works from an actor, across suspension points, the way CheckoutService uses it.
+    /// `run` works from an actor, across suspension points, the way PaymentService uses it.
     actor Executor {
         let subject: StoreUnderTest
         var runs = 0

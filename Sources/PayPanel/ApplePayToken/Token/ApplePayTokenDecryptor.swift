@@ -4,7 +4,7 @@ import Foundation
 /// EC_v1 (ECDH P-256, the SP 800-56A KDF, AES-256-GCM) and RSA_v1 (RSA-OAEP-SHA256,
 /// AES-128-GCM). Thread-safe: one decryptor serves every request.
 ///
-/// A payment does more than decrypt: `CheckoutService.authorize(applePayToken:…)` verifies and
+/// A payment does more than decrypt: `PaymentService.authorize(applePayToken:…)` verifies and
 /// decrypts here, matches the intent's amount, and records the transactionId in the transaction
 /// that opens the attempt, so a token pays once.
 public final class ApplePayTokenDecryptor: Sendable {

@@ -3,7 +3,7 @@ import Foundation
 /// The embedded `PaymentStore`: one SQLite file (WAL with group commit, `BEGIN IMMEDIATE`
 /// writes), migrated by the embedded `Migrations/*.sql`.
 ///
-/// Like its `Database`, it has one owner and is not `Sendable`: `CheckoutService` (an actor)
+/// Like its `Database`, it has one owner and is not `Sendable`: `PaymentService` (an actor)
 /// owns the one the server uses. Several processes may open the same file; SQLite's write
 /// lock serializes their transactions.
 package final class SQLitePaymentStore: PaymentStore {

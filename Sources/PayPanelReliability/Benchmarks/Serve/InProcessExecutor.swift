@@ -3,7 +3,7 @@ import Foundation
 /// Threads of their own for the in-process side of `bench serve`, so it runs on the same
 /// execution model as the server it is compared with: `paypanel serve` runs its handlers on a
 /// `TaskExecutor` of eight threads, where the blocking SQLite commits and the hops between
-/// `CheckoutDesk` and `CheckoutService` stay. On the global cooperative pool (one thread per
+/// `CheckoutDesk` and `PaymentService` stay. On the global cooperative pool (one thread per
 /// core, two here) the same commits would hold the pool's threads and every hop would wait for
 /// one, and the ratio would measure that difference instead of HTTP's cost.
 final class InProcessExecutor: TaskExecutor, @unchecked Sendable {

@@ -13,7 +13,7 @@ import PayPanelDemo
 /// database of their own (a SQLite file, or a PostgreSQL schema), all before measuring. For
 /// each client count, `clients` concurrent clients share `payments` payments per side: over
 /// HTTP each client is a thread with one keep-alive connection of its own, to that set's
-/// servers round-robin; in-process each is a task calling `CheckoutDesk` and `CheckoutService`
+/// servers round-robin; in-process each is a task calling `CheckoutDesk` and `PaymentService`
 /// directly, on a stack built as `serve` builds its own (a service with the zero-latency mock
 /// processor, a desk on a second store of another fresh database of the same kind), preferring
 /// eight threads of its own as the server's handlers do (`InProcessExecutor`). The sides (in-
@@ -106,7 +106,7 @@ public struct ServeBenchmark: Sendable {
         let inProcessDirectory = directory + "/in-process"
         try FileManager.default.createDirectory(atPath: inProcessDirectory, withIntermediateDirectories: true)
         let fresh = try database.makeFresh("in_process", inProcessDirectory)
-        let service = CheckoutService(
+        let service = PaymentService(
             store: try fresh.stores.openPaymentStore(),
             processor: try MockProcessor(ledgerPath: inProcessDirectory + "/processor.sqlite", clock: clock), clock: clock)
         let desk = CheckoutDesk(store: try fresh.stores.openCheckoutStore(), service: service, clock: clock)

@@ -3,7 +3,7 @@ import PayPanel
 import PayPanelDemo
 
 /// The payment `bench serve` times, twice: over HTTP against `paypanel serve`, and called
-/// in-process on `CheckoutDesk` and `CheckoutService`. Both pay the seed checkout's 10.00 USD
+/// in-process on `CheckoutDesk` and `PaymentService`. Both pay the seed checkout's 10.00 USD
 /// option (manual capture) with an Apple Pay token sealed by the test identity, then capture
 /// it in full. Anything but a captured payment counts as an error.
 enum ServeBenchmarkFlow {
@@ -59,7 +59,7 @@ enum ServeBenchmarkFlow {
     // MARK: - In-process
 
     /// The same three steps on the desk and the service.
-    static func inProcess(desk: CheckoutDesk, service: CheckoutService, createJSON: JSONValue, token: [UInt8], decryptor: ApplePayTokenDecryptor) async -> String? {
+    static func inProcess(desk: CheckoutDesk, service: PaymentService, createJSON: JSONValue, token: [UInt8], decryptor: ApplePayTokenDecryptor) async -> String? {
         do {
             let created = try await desk.create(json: createJSON)
             let payment = try await desk.pay(created.checkout.id, amount: amount, method: .applePayToken(token, decryptor: decryptor))

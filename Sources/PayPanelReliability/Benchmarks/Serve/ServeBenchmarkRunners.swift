@@ -72,7 +72,7 @@ enum ServeBenchmarkRunners {
     /// The same split over `clients` concurrent tasks calling the desk and the service.
     /// Each task prefers `executor`, as the server's handler tasks prefer its own.
     static func inProcess(
-        desk: CheckoutDesk, service: CheckoutService, decryptor: ApplePayTokenDecryptor, clients: Int, tokens: [[UInt8]],
+        desk: CheckoutDesk, service: PaymentService, decryptor: ApplePayTokenDecryptor, clients: Int, tokens: [[UInt8]],
         executor: InProcessExecutor
     ) async -> ServeRunMeasurement {
         let createJSON = (try? JSONParser().parse(ServeBenchmarkFlow.createBody)) ?? .object(JSONObject())

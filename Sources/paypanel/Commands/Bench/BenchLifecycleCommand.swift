@@ -12,7 +12,7 @@ struct BenchLifecycleCommand: CLICommand {
         name: "lifecycle",
         abstract: "Measure create → authorize → capture against raw SQLite doing the same write transactions.",
         discussion: """
-            Runs N payments (10.00 USD, manual capture, card 4242…) through the checkout service and the \
+            Runs N payments (10.00 USD, manual capture, card 4242…) through the payment service and the \
             zero-latency mock processor, on fresh database files in a temporary directory with the \
             production durability settings (WAL, every commit on disk before it returns). In the same run, interleaved with it, \
             a baseline of raw SQLite does the same number of durable write transactions (\(LifecycleBenchmark.transactionsPerPayment) \

@@ -23,7 +23,7 @@ struct BenchServeCommand: CLICommand {
             files in a temporary directory, then, for each client count, runs --payments payments — create a \
             checkout (manual capture), pay it with an Apple Pay token sealed by the test identity, capture it — \
             with that many concurrent HTTP clients (one keep-alive connection each), and the same flow called \
-            in-process on CheckoutDesk and CheckoutService, interleaved in --rounds slices. Prints payments per \
+            in-process on CheckoutDesk and PaymentService, interleaved in --rounds slices. Prints payments per \
             second, p50/p99 latency of a whole payment, errors, and the ratio HTTP / in-process. Then holds --idle \
             keep-alive connections open (each after one GET /healthz) and reads the server's resident memory \
             (VmRSS) from /proc. Exits 1 when any payment failed. Build with 'swift build -c release' for figures \

@@ -103,7 +103,7 @@ struct CheckoutCommand: CLICommand {
             ?? PaymentActionPayloadBuilder().build()
         let update = try updateFile.map { try NotifyInput.deliverablePayload($0, console: console, what: "update payload") }
 
-        let service = try arguments.openCheckoutService(environment: environment, clock: clock)
+        let service = try arguments.openPaymentService(environment: environment, clock: clock)
         let backend = CheckoutBackend.demo(service: service, clock: clock)
         let database = try arguments.openDatabase(environment: environment, clock: clock)
         let watcher = try PanelUpdateWatcher(

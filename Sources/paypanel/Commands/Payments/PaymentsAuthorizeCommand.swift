@@ -77,7 +77,7 @@ struct PaymentsAuthorizeCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let scenario = arguments.value(CheckoutOptions.scenario.name)
         let outcome: PaymentOutcome
         if let method {

@@ -28,7 +28,7 @@ struct PaymentsCancelCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let outcome = try await service.cancel(id, reason: reason)
         return PaymentsOutcomeOutput.print(outcome, arguments: arguments, console: context.console)
     }

@@ -78,7 +78,7 @@ struct PaymentsCreateCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment, needsProcessor: false)
+        let service = try arguments.openPaymentService(environment: context.environment, needsProcessor: false)
         let created = try await service.createIntent(request, idempotencyKey: idempotencyKey)
         IdempotentOutput.noteReplay(key: idempotencyKey, replayed: created.replayed, firstUsedAt: created.firstUsedAt, console: context.console)
         if json {

@@ -58,7 +58,7 @@ struct PaymentsResolveCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         let actor = try operatorName(environment: context.environment)
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let resolved: ResolutionOutcome
         do {
             resolved = try await service.resolve(id, as: resolution, note: note, actor: actor, force: force)

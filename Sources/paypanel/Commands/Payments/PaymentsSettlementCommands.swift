@@ -26,7 +26,7 @@ struct PaymentsChallengeCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let outcome = try await service.completeChallenge(id, result: result)
         return PaymentsOutcomeOutput.print(outcome, arguments: arguments, console: context.console)
     }
@@ -50,7 +50,7 @@ struct PaymentsCaptureCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let amount = try await arguments.minorUnits("--amount", of: id, service: service)
         let outcome = try await service.capture(id, amount: amount)
         return PaymentsOutcomeOutput.print(outcome, arguments: arguments, console: context.console)
@@ -74,7 +74,7 @@ struct PaymentsVoidCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let outcome: PaymentOutcome
         do {
             outcome = try await service.void(id, reason: .requestedByCustomer)
@@ -116,7 +116,7 @@ struct PaymentsRefundCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let amount = try await arguments.minorUnits("--amount", of: id, service: service)
         let outcome = try await service.refund(id, amount: amount, reason: reason, idempotencyKey: idempotencyKey)
         return PaymentsOutcomeOutput.print(outcome, key: idempotencyKey, json: json, console: context.console)
@@ -133,7 +133,7 @@ extension PaymentsOutcomeOutput {
 
 extension ParsedArguments {
     /// An amount option parsed in the currency of intent `intentID`, in minor units.
-    func minorUnits(_ option: String, of intentID: String, service: CheckoutService) async throws -> Int64? {
+    func minorUnits(_ option: String, of intentID: String, service: PaymentService) async throws -> Int64? {
         guard let text = value(option) else { return nil }
         guard let details = try await service.details(intentID) else {
             throw PaymentStoreError(reason: .intentNotFound(intentID))

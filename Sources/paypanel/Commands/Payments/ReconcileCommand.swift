@@ -25,7 +25,7 @@ struct ReconcileCommand: CLICommand {
     }
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
-        let service = try arguments.openCheckoutService(environment: context.environment)
+        let service = try arguments.openPaymentService(environment: context.environment)
         let report = try await service.reconcile()
         let console = context.console
         if arguments.flag(CommonOptions.json.name) {

@@ -47,7 +47,7 @@ struct ServeCommand: CLICommand {
         try ServeDatabaseChecks.run(arguments: arguments, environment: environment)
         // SQLite (a file) or PostgreSQL (a URL): every store below comes from this factory.
         let stores = try arguments.openStoreFactory(environment: environment, clock: clock)
-        let service = try arguments.openCheckoutService(environment: environment, clock: clock, stores: stores)
+        let service = try arguments.openPaymentService(environment: environment, clock: clock, stores: stores)
         // The first API key is made after the port is bound (below): a server that cannot
         // listen must not spend the key it would print only once.
         let keys = try stores.openAPIKeyStore()

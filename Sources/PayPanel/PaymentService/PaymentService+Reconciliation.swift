@@ -1,7 +1,7 @@
 import Foundation
 
 // Finishing what a timeout, a 500 or a crash left open, and running due timers.
-extension CheckoutService {
+extension PaymentService {
     /// Looks up, now, every call still waiting for an answer (whatever its retry schedule),
     /// records what the processor says, runs what that leads to (a capture, a reversal, a call
     /// sent again), then fires every timer due at the service's clock (authorization expiry,

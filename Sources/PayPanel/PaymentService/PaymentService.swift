@@ -12,7 +12,7 @@ import Foundation
 /// Card data lives only in memory, for the duration of the call that needs it. After a crash
 /// an authorization is therefore never re-sent: it is looked up by its attempt id instead,
 /// which is what makes "never authorize the same attempt twice" hold.
-public actor CheckoutService {
+public actor PaymentService {
     /// The store every transition goes through, and the ledger that writes transitions to it.
     let store: any PaymentStore
     let ledger: PaymentLedger
@@ -23,13 +23,13 @@ public actor CheckoutService {
     let sheetObserver: any SheetAnswerObserver
     var random: PaymentIDGenerator
     /// The processor timeout and state-machine policy.
-    public nonisolated let configuration: CheckoutConfiguration
+    public nonisolated let configuration: PaymentServiceConfiguration
 
     /// A service on `store`, which it owns from now on (the actor serializes every use of it).
     /// `randomSeed` makes ids reproducible in tests.
     public init(
         store: sending any PaymentStore, processor: any PaymentProcessor, clock: any WallClock = SystemClock(),
-        configuration: CheckoutConfiguration = CheckoutConfiguration(), faults: any FaultInjector = NoFaults(),
+        configuration: PaymentServiceConfiguration = PaymentServiceConfiguration(), faults: any FaultInjector = NoFaults(),
         sheetObserver: any SheetAnswerObserver = NoSheetObserver(), randomSeed: UInt64? = nil
     ) {
         self.sheetObserver = sheetObserver

@@ -2,7 +2,7 @@ import Foundation
 
 // The processor telling PayPanel what it decided later (a webhook), applied as the
 // reconciliation answer it is.
-extension CheckoutService {
+extension PaymentService {
     /// The inbox source of processor webhooks.
     public static let processorWebhookSource = "processor"
 

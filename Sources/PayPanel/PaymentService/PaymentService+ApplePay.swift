@@ -2,7 +2,7 @@ import Foundation
 
 // Paying with an Apple Pay token: what a merchant server does with the PKPaymentToken the
 // device sends while the payment sheet waits.
-extension CheckoutService {
+extension PaymentService {
     /// Verifies and decrypts `token` at the service's clock (signature, chain, signing time),
     /// checks it is for exactly the intent's amount and currency, then authorizes the device
     /// PAN with its cryptogram as a new attempt that answers the Apple Pay sheet. The token's

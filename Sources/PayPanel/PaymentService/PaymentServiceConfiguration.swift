@@ -1,6 +1,6 @@
-/// How the checkout service talks to the processor and decides: the state machine's policy
+/// How the payment service talks to the processor and decides: the state machine's policy
 /// and the client-side timeout of processor calls.
-public struct CheckoutConfiguration: Sendable {
+public struct PaymentServiceConfiguration: Sendable {
     /// Limits and timings of the state machine (sheet deadline, capture window, grace…).
     public var policy: PaymentPolicy
     /// How long a processor call may take before its outcome counts as unknown. Calls for an

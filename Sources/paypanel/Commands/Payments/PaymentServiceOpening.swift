@@ -3,7 +3,7 @@ import MockProcessor
 import PayPanel
 
 /// The options of every command that talks to the processor, and how they become a
-/// `CheckoutService`.
+/// `PaymentService`.
 enum CheckoutOptions {
     static let scenario = OptionSpec.value(
         "--scenario", "name", help: "Force a mock-processor scenario (a trigger such as HTTP_500_AFTER, or a chain A|B).")
@@ -42,7 +42,7 @@ enum CheckoutOptions {
 }
 
 extension ParsedArguments {
-    /// A checkout service on the payments database and the mock processor's ledger.
+    /// A payment service on the payments database and the mock processor's ledger.
     ///
     /// Time: with `--now` (or $PAYPANEL_NOW) the clock starts there and is *virtual*: the
     /// processor's delays (latency, SLOW_<n>S, a timeout running out) move it forward instead
@@ -50,10 +50,10 @@ extension ParsedArguments {
     /// `clock`, when given, is used instead of a new one (the checkout shares it with the device).
     @MainActor
     /// `needsProcessor: false` (creating an intent) opens no processor ledger at all.
-    func openCheckoutService(
+    func openPaymentService(
         environment: [String: String], clock given: (any WallClock)? = nil, needsProcessor: Bool = true,
         stores: (any PaymentStoreFactory)? = nil
-    ) throws -> CheckoutService {
+    ) throws -> PaymentService {
         let clock = try given ?? clock(environment: environment)
         let sleeper: any Sleeper = (clock as? ManualClock).map { ManualClockSleeper(clock: $0) } ?? TaskSleeper()
         let processor: any PaymentProcessor
@@ -64,7 +64,7 @@ extension ParsedArguments {
         } else {
             processor = try openMockProcessor(environment: environment, clock: clock, sleeper: sleeper)
         }
-        var configuration = CheckoutConfiguration()
+        var configuration = PaymentServiceConfiguration()
         if spec.option(named: CheckoutOptions.processorTimeout.name) != nil, let text = value(CheckoutOptions.processorTimeout.name) {
             guard let seconds = Double(text), seconds > 0, seconds <= 600 else {
                 throw UsageError("'--processor-timeout' takes a number of seconds from more than 0 to 600, not '\(text)'")
@@ -73,7 +73,7 @@ extension ParsedArguments {
         }
         try applyReconciliationOptions(to: &configuration.policy)
         let stores = try stores ?? openStoreFactory(environment: environment, clock: clock)
-        return CheckoutService(
+        return PaymentService(
             store: try stores.openPaymentStore(), processor: processor, clock: clock,
             configuration: configuration, faults: try EnvironmentFaultInjector(environment: environment))
     }

@@ -1,12 +1,12 @@
 import Foundation
 
-// The operator's way out of requires_merchant_action (DESIGN §4, docs/checkout-service.md).
+// The operator's way out of requires_merchant_action (DESIGN §4, docs/payment-service.md).
 // The service asks the processor what it holds for the intent's current attempt, through the
 // same lookups reconciliation uses, and hands that to the machine with the resolution: the
 // machine refuses what the ledger contradicts unless it is forced, and records the operator's
 // note, name and the ledger's word either way. Then the service runs what the resolution asks
 // for (the void of an authorization the processor still holds, an automatic capture).
-extension CheckoutService {
+extension PaymentService {
     /// Resolves intent `intentID`, which must be in `requires_merchant_action`, as `resolution`,
     /// by `actor` because of `note`.
     ///
@@ -84,7 +84,7 @@ extension CheckoutService {
     }
 }
 
-/// What `CheckoutService.resolve` did: the intent afterwards (with the attempt it resolved),
+/// What `PaymentService.resolve` did: the intent afterwards (with the attempt it resolved),
 /// the resolution, and the record kept in the history (note, operator, forced, what the
 /// processor held).
 public struct ResolutionOutcome: Sendable, JSONRepresentable {

@@ -1,7 +1,7 @@
 import Foundation
 
 // Running the machine's work: processor calls between transactions, answers fed back as events.
-extension CheckoutService {
+extension PaymentService {
     /// Runs the work of `transition` until the machine asks for nothing more, then fires the
     /// intent's timers that came due meanwhile (the Apple Pay sheet's deadline passes while a
     /// slow processor call waits), and returns the machine as this run last committed it.

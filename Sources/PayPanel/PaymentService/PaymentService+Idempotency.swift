@@ -2,7 +2,7 @@ import Foundation
 
 // Authorizations and refunds under an idempotency key (Stripe semantics, `IdempotencyStore`),
 // including the run that takes a key over from a run that failed or crashed after starting.
-extension CheckoutService {
+extension PaymentService {
     /// `authorize` under an idempotency key: a retry with the same key and the same card
     /// summary replays the first outcome (a decline included) instead of opening a second
     /// attempt. The key's parameters never include the card number.
