@@ -86,7 +86,7 @@ let package = Package(
         // target compiles no PostgreSQL code and links no libpq.
         .target(
             name: "PayPanelPostgres",
-            dependencies: ["PayPanel", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))],
+            dependencies: ["PayPanel", "PayPanelHTTP", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))],
             path: "Sources/PayPanelPostgres",
             plugins: ["EmbedMigrationsPlugin"]
         ),
@@ -94,7 +94,7 @@ let package = Package(
         // (its schema: Migrations/processor/, embedded into this target alone).
         .target(
             name: "MockProcessor",
-            dependencies: ["PayPanel"],
+            dependencies: ["PayPanel", "PayPanelHTTP"],
             path: "Sources/MockProcessor",
             plugins: ["EmbedMigrationsPlugin"]
         ),

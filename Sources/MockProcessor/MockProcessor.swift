@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 import PayPanel
 
 /// The deterministic, stateful mock payment processor (DESIGN §5, docs/mock-processor.md).
@@ -14,6 +15,11 @@ import PayPanel
 /// answers, timeouts) happen after the transaction, through the injected `Sleeper`, and let
 /// other calls proceed meanwhile. Other processes are kept out by SQLite's write lock.
 public actor MockProcessor: PaymentProcessor {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "mock-processor")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     let ledger: ProcessorLedger
     private let clock: any WallClock
     private let sleeper: any Sleeper

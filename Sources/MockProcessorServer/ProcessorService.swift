@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 import MockProcessor
 import PayPanel
 
@@ -21,6 +22,11 @@ import PayPanel
 /// account's tables, and the first change would then duplicate them whole (copy-on-write), a
 /// cost that grows with the account.
 actor ProcessorService {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "processor-service")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     let mock: MockProcessor
     let clock: any WallClock
     /// Nil for an in-memory ledger: its accounts live as long as the process.

@@ -2,6 +2,7 @@
 internal import CLibPQ
 import Foundation
 import PayPanel
+import PayPanelHTTP
 
 /// A named SQL statement: prepared once per connection under its name (`PQprepare`), then run
 /// with parameters only (`PQexecPrepared`). The name is what errors report.
@@ -81,6 +82,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs) and sets the
     /// session's `search_path` to `schema`.
     static func open(conninfo: String, schema: String) throws(PostgreSQLError) -> PostgreSQLConnection {
+        BlockingWait.announce("PostgreSQL connect")
         guard let handle = PQconnectdb(conninfo) else {
             throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: "libpq could not allocate a connection")
         }
@@ -121,6 +123,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// Runs `statement` with `values` (text format; `nil` is NULL).
     @discardableResult
     func execute(_ statement: PostgreSQLStatement, _ values: [any DatabaseBindable]) throws(PostgreSQLError) -> PostgreSQLResult {
+        BlockingWait.announce("PostgreSQL statement")
         if !prepared.contains(statement.name) {
             let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
             try check(result, statement: statement.name, expecting: PGRES_COMMAND_OK)
@@ -145,12 +148,14 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// With several statements, the result is the last one's.
     @discardableResult
     func executeScript(_ sql: String, name: String) throws(PostgreSQLError) -> PostgreSQLResult {
+        BlockingWait.announce("PostgreSQL script")
         let result = PQexec(handle, sql)
         return try collect(result, statement: name)
     }
 
     /// Sends `sql` (simple query protocol) without reading the answer; `finishSent` reads it.
     func send(_ sql: String, name: String) throws(PostgreSQLError) {
+        BlockingWait.announce("PostgreSQL statement")
         guard PQsendQuery(handle, sql) == 1 else {
             lost = true
             throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")

@@ -1,6 +1,7 @@
 #if PostgreSQL
 import Foundation
 import PayPanel
+import PayPanelHTTP
 
 /// The `PaymentStore` on PostgreSQL (libpq), for several `serve` processes on one database.
 ///
@@ -185,6 +186,7 @@ public final class PostgreSQLPaymentStore: PaymentStore {
             case "committed": return .committed
             case "aborted": return .aborted
             default:
+                BlockingWait.announce("PostgreSQL commit read-back pause")
                 Thread.sleep(forTimeInterval: 0.05 * Double(round + 1))
             }
         }
@@ -196,6 +198,7 @@ public final class PostgreSQLPaymentStore: PaymentStore {
         for _ in 0..<400 {
             let status = try pool.withConnection { try $0.execute(Self.transactionStatus, [xid]).rows.first?.optionalString(0) }
             if status == "committed" { return }
+            BlockingWait.announce("PostgreSQL commit wait")
             Thread.sleep(forTimeInterval: 0.01)
         }
     }
@@ -209,6 +212,7 @@ public final class PostgreSQLPaymentStore: PaymentStore {
     /// do not collide again in step.
     static func pause(beforeAttempt attempt: Int) {
         let base = Double(min(64, 1 << min(attempt, 6))) / 1000
+        BlockingWait.announce("PostgreSQL retry back-off")
         Thread.sleep(forTimeInterval: base * Double.random(in: 0.5...1.5))
     }
 

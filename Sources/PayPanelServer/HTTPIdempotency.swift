@@ -36,6 +36,11 @@ import PayPanelHTTP
 ///   minutes for routes that can resume; a day, the key's whole life, for routes whose work
 ///   attaches nothing and so could not tell a finished write from an unstarted one).
 actor HTTPIdempotency {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "http-idempotency")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     private let idempotency: IdempotencyStore
     private let clock: any WallClock
 

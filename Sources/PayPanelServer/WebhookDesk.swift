@@ -1,10 +1,16 @@
 import Foundation
+import PayPanelHTTP
 import PayPanel
 
 /// The routes' window on events and webhook endpoints: one actor owning its own webhook store
 /// (a store has one owner: a SQLite connection, or a PostgreSQL store on the shared pool), and
 /// the relay, whose `publishPending` runs before a list so the newest changes are already events.
 public actor WebhookDesk {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "webhook-desk")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     let store: any WebhookStore
     let endpoints: WebhookEndpoints
     let relay: WebhookRelay?

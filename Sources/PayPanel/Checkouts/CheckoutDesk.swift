@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// The checkout resource: what the HTTP routes call. It keeps checkouts in a
 /// `CheckoutStore` and pays them through `PaymentService`, which owns the payments.
@@ -7,6 +8,11 @@ import Foundation
 /// the version it read, so two servers on one database never both win. Its clock is the
 /// service's, injected, so expiry and the sheet's budget run in virtual time in tests.
 public actor CheckoutDesk {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "checkout-desk")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     let store: any CheckoutStore
     let service: PaymentService
     let clock: any WallClock

@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// Drives payment intents through the processor: the executor of `PaymentStateMachine`.
 ///
@@ -13,6 +14,11 @@ import Foundation
 /// an authorization is therefore never re-sent: it is looked up by its attempt id instead,
 /// which is what makes "never authorize the same attempt twice" hold.
 public actor PaymentService {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "payment-service")
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     /// The store every transition goes through, and the ledger that writes transitions to it.
     let store: any PaymentStore
     let ledger: PaymentLedger

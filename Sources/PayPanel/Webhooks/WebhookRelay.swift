@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// Turns outbox messages into events and delivers each to each matching endpoint, following
 /// the Standard Webhooks conventions. One pass (`runPass`):
@@ -18,6 +19,11 @@ import Foundation
 ///
 /// Time comes from the injected clock, so a test fast-forwards three days of retries.
 package actor WebhookRelay {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "webhook-relay")
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     let store: any WebhookStore
     let endpoints: WebhookEndpoints
     let transport: any WebhookTransport

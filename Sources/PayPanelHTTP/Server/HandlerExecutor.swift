@@ -51,6 +51,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     private func work() {
+        OwnThread.markCurrent()
         while true {
             condition.lock()
             while jobs.isEmpty && !stopping { condition.wait() }

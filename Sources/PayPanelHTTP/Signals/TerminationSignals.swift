@@ -44,6 +44,7 @@ public final class TerminationSignals: Sendable {
         }
         // Bounded, in case a source cannot be installed at all: better a program that may miss
         // a signal sent in its first instant than one that never starts.
+        BlockingWait.announce("signal watch installation")
         _ = installed.wait(timeout: .now() + .seconds(5))
     }
 

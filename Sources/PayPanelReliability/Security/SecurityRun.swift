@@ -136,7 +136,10 @@ public final class SecurityRun {
         var printed: [String] = []
         for (arguments, result) in outputs {
             let shown = arguments.prefix(3).joined(separator: " ")
-            printed += detector.findings(in: result.stderr).map { "stderr of \(shown): \($0)" }
+            // With the text around it, card-like runs redacted, so a finding can be traced to the
+            // message that printed it without printing the number.
+            let context = SensitiveDigits.redacted(String(result.stderr.prefix(400)))
+            printed += detector.findings(in: result.stderr).map { "stderr of \(shown): \($0), in: \(context)" }
             // `token seal` prints the token and `token decrypt` the decrypted card: their job.
             if arguments.first != "token" { printed += detector.findings(in: result.stdout).map { "stdout of \(shown): \($0)" } }
             if result.exitCode != 0 && result.exitCode != 1 && result.exitCode != 64 {

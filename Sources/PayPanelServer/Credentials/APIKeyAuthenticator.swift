@@ -8,6 +8,11 @@ import PayPanelHTTP
 /// revoked key stops working at once, in every process on the file. It also answers
 /// readiness: the database is reachable and its migrations are this program's.
 actor APIKeyAuthenticator {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "api-keys")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     private let stores: any PaymentStoreFactory
     private let ring: APIKeyRing
 

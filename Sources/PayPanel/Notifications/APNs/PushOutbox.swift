@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// Devices and the durable queue of pushes to them, above any `DeviceStore`.
 ///
@@ -9,6 +10,11 @@ import Foundation
 /// is the same push. An actor: one owner for its store; several processes on one database
 /// are kept apart by the claim, which is taken inside a write transaction.
 package actor PushOutbox {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "push-outbox")
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     let store: any DeviceStore
     /// Nil when the server has no APNs credentials: deliveries are recorded as skipped.
     package nonisolated let provider: APNsProvider?

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import PayPanelHTTP
 import Synchronization
 
 /// URLSession with the limits every byte from the network needs: a body limit enforced while
@@ -83,6 +84,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
 
     /// Blocks until the response (for synchronous callers such as the service extension).
     func send(_ request: URLRequest, maximumBytes: Int, timeout: Duration) -> Result<Response, Failure> {
+        BlockingWait.announce("HTTP exchange (synchronous)")
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<Response, Failure>?>(nil)
         start(request, maximumBytes: maximumBytes, deadline: ContinuousClock.now.advanced(by: timeout)) { outcome in

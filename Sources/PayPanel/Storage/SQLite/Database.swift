@@ -1,5 +1,6 @@
 import Foundation
 internal import CSQLite
+import PayPanelHTTP
 
 /// One SQLite connection with PayPanel's settings: WAL with group commit (`WALSync`), foreign
 /// keys on, a busy timeout, extended result codes, defensive mode. Files are created 0600.
@@ -122,6 +123,7 @@ public final class Database {
             guard clock.now < deadline else {
                 throw failure ?? DatabaseError(.busy, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL")
             }
+            BlockingWait.announce("SQLite busy back-off")
             Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
             pause = min(pause * 2, .milliseconds(50))
         }
@@ -343,6 +345,7 @@ public final class Database {
                 if let walSync, let ticket { try walSync.waitUntilDurable(ticket) }
                 return result
             } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
+                BlockingWait.announce("SQLite busy back-off")
                 Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
                 pause = min(pause * 2, .milliseconds(50))
                 _ = error

@@ -1,4 +1,5 @@
 internal import CSQLite
+import PayPanelHTTP
 
 /// A prepared statement. Owned by one `Database` and used from its owner's thread only
 /// (deliberately not `Sendable`).
@@ -77,6 +78,7 @@ package final class Statement {
 
     /// Advances one row: true when a row is available, false when done.
     func step() throws(DatabaseError) -> Bool {
+        BlockingWait.announce("SQLite statement")
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true

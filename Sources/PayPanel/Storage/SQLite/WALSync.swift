@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -119,6 +120,7 @@ final class WALSync: Sendable {
     /// For a real flush (`isFlush`), success marks every commit noted before it began flushed.
     /// Called and returning with `condition` unlocked.
     private func runAsTheFlusher(until done: () -> Bool, isFlush: Bool = false, _ work: () -> DatabaseError?) throws(DatabaseError) {
+        BlockingWait.announce("SQLite flush wait")
         condition.lock()
         defer { condition.unlock() }
         while true {

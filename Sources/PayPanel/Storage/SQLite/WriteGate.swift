@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PayPanelHTTP
 
 /// Queues the writers of one database file inside this process, so they wait for each other
 /// here instead of in SQLite's busy handler.
@@ -72,6 +73,7 @@ final class WriteGate: Sendable {
     /// Waits until the gate is free or `deadline` (a `ContinuousClock` instant) passes; true when
     /// this caller now holds it.
     func enter(before deadline: ContinuousClock.Instant) -> Bool {
+        BlockingWait.announce("SQLite write gate")
         condition.lock()
         defer { condition.unlock() }
         while held {

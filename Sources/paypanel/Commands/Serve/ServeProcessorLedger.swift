@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 import MockProcessor
 import PayPanel
 
@@ -6,6 +7,11 @@ import PayPanel
 /// the `--processor-db` file (the mock writes through another), read one attempt at a time.
 /// Only network, last four, amounts and outcomes leave it (`ProcessorLedgerRow`).
 actor MockProcessorLedgerReader: ProcessorLedgerReading {
+    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
+    /// (`ActorThread`).
+    private let thread = ActorThread(name: "processor-ledger-reader")
+    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+    deinit { thread.stop() }
     private let ledger: ProcessorLedger
     private let clock: any WallClock
 

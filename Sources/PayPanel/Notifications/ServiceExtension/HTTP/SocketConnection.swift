@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 import Synchronization
 
 #if canImport(Glibc)
@@ -143,6 +144,7 @@ enum AddressResolver {
             box.finish(result)
         }
         thread.start()
+        BlockingWait.announce("host name lookup")
         let remaining = ContinuousClock.now.duration(to: deadline)
         let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
         guard box.done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,

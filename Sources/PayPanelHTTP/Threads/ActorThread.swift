@@ -1,0 +1,75 @@
+import Foundation
+
+/// A serial executor with one thread of its own: an actor whose methods call a synchronous
+/// store runs on it, so the store's waits (a commit's flush, a busy back-off, a network round
+/// trip to PostgreSQL) block this thread and never one of the cooperative pool's.
+///
+/// This is GRDB's rule — each database connection has its own serial queue — applied to the
+/// actors that own a connection: the actor's isolation already makes its uses of the connection
+/// serial, and the thread makes them cheap for everyone else. Callers `await` the actor as
+/// before and suspend while it works.
+///
+/// Use:
+/// ```swift
+/// actor Ledger {
+///     private let thread = ActorThread(name: "ledger")
+///     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
+///     deinit { thread.stop() }
+/// }
+/// ```
+/// The thread ends once `stop()` was called and the jobs queued before it have run.
+package final class ActorThread: SerialExecutor, @unchecked Sendable {
+    // @unchecked: `jobs`, `next` and `stopping` are only touched under `condition`.
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+    private var next = 0
+    private var stopping = false
+
+    /// Starts the thread, named `paypanel-<name>` for debuggers and `top -H`.
+    package init(name: String) {
+        // The thread keeps the executor alive until it has drained the queue after `stop()`.
+        let thread = Thread { self.run() }
+        thread.name = "paypanel-\(name)"
+        thread.start()
+    }
+
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Lets the thread run what is queued, then end. The owning actor calls this in its deinit;
+    /// a job enqueued later (there can be none: nothing refers to the actor any more) would
+    /// still run, on the thread, before it ends.
+    package func stop() {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        OwnThread.markCurrent()
+        let executor = asUnownedSerialExecutor()
+        while true {
+            condition.lock()
+            while next == jobs.count && !stopping { condition.wait() }
+            if next == jobs.count {
+                condition.unlock()
+                return
+            }
+            let job = jobs[next]
+            next += 1
+            // Reclaim the array's front now and then rather than shifting it on every job.
+            if next == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                next = 0
+            }
+            condition.unlock()
+            job.runSynchronously(on: executor)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Threads of the process's own (an actor's `ActorThread`, the server's handler threads, a
+/// flusher), as opposed to the cooperative pool Swift concurrency shares between every task.
+///
+/// Why it matters: the cooperative pool has one thread per core (two on the machines this runs
+/// on). A synchronous database call — a SQLite commit waiting for its flush, a busy back-off, a
+/// libpq round trip — that runs on a pool thread takes that thread from every other task in the
+/// process until it returns. So every call that may block its thread runs on a thread of our
+/// own, and announces itself (`BlockingWait.announce`) so a test can prove it.
+package enum OwnThread {
+    /// Marks the calling thread as one of ours, for as long as it lives.
+    package static func markCurrent() {
+        pthread_setspecific(marker.key, UnsafeRawPointer(bitPattern: 1))
+    }
+
+    /// True on a thread that `markCurrent` marked.
+    package static var isCurrent: Bool {
+        pthread_getspecific(marker.key) != nil
+    }
+
+    private static let marker = Marker()
+
+    private final class Marker: Sendable {
+        let key: pthread_key_t
+
+        init() {
+            var key = pthread_key_t()
+            let created = pthread_key_create(&key, nil)
+            precondition(created == 0, "pthread_key_create failed (\(created)): the process is out of thread-specific keys")
+            self.key = key
+        }
+    }
+}
+
+/// A call that may block its thread: store calls (SQLite, libpq), flush waits, busy back-offs.
+///
+/// Each such call says so first, with `announce`. A test that wants to know whether any of them
+/// ran on the shared cooperative pool runs its work under an auditor
+/// (`BlockingWait.$auditor.withValue(...)`); the auditor travels with the task (and its child
+/// tasks) across every actor hop, so it sees the calls made on the test's behalf wherever they
+/// run. Without an auditor, `announce` costs one task-local read.
+package enum BlockingWait {
+    /// The auditor of the current task, if a test set one.
+    @TaskLocal package static var auditor: BlockingWaitAuditor?
+
+    /// Called right before a call that may block the current thread.
+    package static func announce(_ what: StaticString) {
+        guard let auditor else { return }
+        auditor.record(what, onOwnThread: OwnThread.isCurrent)
+    }
+}
+
+/// What `BlockingWait.announce` saw while a task ran under this auditor.
+package final class BlockingWaitAuditor: Sendable {
+    private let seen = Mutex<(onOwnThreads: Int, onSharedThreads: [String])>((0, []))
+
+    package init() {}
+
+    func record(_ what: StaticString, onOwnThread: Bool) {
+        seen.withLock { seen in
+            if onOwnThread {
+                seen.onOwnThreads += 1
+            } else {
+                seen.onSharedThreads.append("\(what)")
+            }
+        }
+    }
+
+    /// Blocking calls that ran on a thread of our own (the test checks that there were some).
+    package var onOwnThreads: Int { seen.withLock { $0.onOwnThreads } }
+
+    /// Blocking calls that ran on a shared thread (the cooperative pool, or a caller's), by name.
+    package var onSharedThreads: [String] { seen.withLock { $0.onSharedThreads } }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MockProcessor
+import PayPanel
+import PayPanelHTTP
+import Testing
+import TestSupport
+
+/// No call that blocks its thread — a SQLite statement or commit flush, a busy back-off, a
+/// PostgreSQL round trip — runs on Swift concurrency's cooperative pool, which has one thread per
+/// core and is shared by every task of the process. Such calls run on threads of our own: each
+/// actor that owns a store has an `ActorThread`, the HTTP server's handlers have theirs.
+///
+/// Two source checks find every place that could break the rule (each actor that holds a store,
+/// each blocking primitive in the server-side targets); the run checks that 64 payments made at
+/// once really keep off the pool.
+@Suite struct BlockingWaitTests {
+    /// The targets whose code runs inside `serve` and `processor serve`. (The CLI's commands and
+    /// the benchmark and soak clients run on threads of their own or block on purpose.)
+    static let serverTargets = ["PayPanel", "PayPanelPostgres", "PayPanelServer", "PayPanelHTTP", "MockProcessor", "MockProcessorServer"]
+
+    @Test func sixtyFourConcurrentPaymentsNeverBlockASharedThread() async throws {
+        let harness = try CheckoutHarness()
+        let auditor = BlockingWaitAuditor()
+        try await BlockingWait.$auditor.withValue(auditor) {
+            try await withThrowingTaskGroup(of: PaymentStatus.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        let intent = try await harness.createIntent(1000, capture: .manual)
+                        return try await harness.service.authorize(try CheckoutHarness.card(intent.id)).intent.status
+                    }
+                }
+                for try await status in group {
+                    #expect(status == .requiresCapture)
+                }
+            }
+        }
+        // The auditor saw the stores' work (so a store that stopped announcing would show here as
+        // a count of zero), and all of it on threads of our own.
+        #expect(auditor.onOwnThreads >= 64 * 4, "the payments' statements were announced (\(auditor.onOwnThreads))")
+        let onSharedThreads = Dictionary(grouping: auditor.onSharedThreads) { $0 }.mapValues(\.count)
+        #expect(onSharedThreads.isEmpty, "blocking calls on a shared thread, by kind")
+    }
+
+    @Test func aStoreCalledFromATaskOnThePoolIsSeen() async throws {
+        // The other side of the check above: the same store, called straight from this test's
+        // task (which runs on the cooperative pool), is reported.
+        let directory = try TemporaryDirectory("paypanel-blocking-wait")
+        let store = try SQLitePaymentStore(path: directory.file("payments.sqlite"), clock: ManualClock(Date(timeIntervalSince1970: 1_795_939_200)))
+        let auditor = BlockingWaitAuditor()
+        try await BlockingWait.$auditor.withValue(auditor) {
+            await Task.yield()
+            _ = try store.read { try $0.eventCount() }
+        }
+        #expect(auditor.onSharedThreads.contains("SQLite statement"))
+    }
+
+    /// Every actor in the server-side targets (and the CLI's `serve`) that holds a store, a
+    /// database or a processor ledger runs on an `ActorThread`: found by reading the sources, so
+    /// a new actor that owns a store fails here until it gets its thread.
+    @Test func everyActorThatOwnsAStoreHasAThreadOfItsOwn() throws {
+        let holdsStore = /^\s+(?:(?:private|package|public|internal|nonisolated|fileprivate)\s+)*(?:let|var)\s+\w+\s*:\s*(?:any\s+)?\w*(?:Store|StoreFactory|Database|ProcessorLedger)\??\s*$/
+        var actors: [String: Bool] = [:]
+        for target in Self.serverTargets + ["paypanel"] {
+            for (file, text) in try Self.sources(under: "Sources/\(target)") {
+                for declaration in Self.actorBodies(in: text) {
+                    let ownsStore = declaration.body.split(separator: "\n").contains { $0.contains(holdsStore) }
+                    guard ownsStore else { continue }
+                    actors["\(target)/\(file): \(declaration.name)"] = declaration.body.contains("ActorThread(")
+                        && declaration.body.contains("unownedExecutor")
+                }
+            }
+        }
+        #expect(actors.count >= 10, "the reading found the actors that own stores: \(actors.keys.sorted())")
+        let without = actors.filter { !$0.value }.keys.sorted()
+        #expect(without.isEmpty, "actors holding a store on the shared pool (give each an ActorThread):\n\(without.joined(separator: "\n"))")
+    }
+
+    /// Every `Thread.sleep`, `usleep`, condition or semaphore wait in the server-side targets is
+    /// announced (`BlockingWait.announce`) in the function that makes it, or is the idle wait of
+    /// a thread type of our own.
+    @Test func everyBlockingWaitInTheServerTargetsIsAnnounced() throws {
+        let blocking = /Thread\.sleep|\busleep\(|\bcondition\.wait\(|\bdone\.wait\(|semaphore\.wait\(|\.wait\(timeout:/
+        // The threads' own idle loops: they wait for work on a thread that is theirs.
+        let threadTypes: Set = ["PayPanelHTTP/Threads/ActorThread.swift", "PayPanelHTTP/Server/HandlerExecutor.swift"]
+        var found = 0
+        var unannounced: [String] = []
+        for target in Self.serverTargets {
+            for (file, text) in try Self.sources(under: "Sources/\(target)") {
+                let path = "\(target)/\(file)"
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                for (index, line) in lines.enumerated() where line.contains(blocking) && !line.contains("await ") {
+                    found += 1
+                    guard !threadTypes.contains(path) else { continue }
+                    // Up to the enclosing function's declaration.
+                    var announced = false
+                    for earlier in lines[..<index].reversed() {
+                        if earlier.contains("BlockingWait.announce(") { announced = true; break }
+                        if earlier.contains(/\bfunc\s|\binit\(/) { break }
+                    }
+                    if !announced { unannounced.append("Sources/\(path):\(index + 1): \(line.trimmingCharacters(in: .whitespaces))") }
+                }
+            }
+        }
+        #expect(found >= 8, "the reading found the blocking waits (\(found))")
+        #expect(unannounced.isEmpty, "blocking waits not announced with BlockingWait.announce:\n\(unannounced.joined(separator: "\n"))")
+    }
+
+    // MARK: - Reading the sources
+
+    static func sources(under folder: String) throws -> [(file: String, text: String)] {
+        let root = RepositoryPaths.root.appending(path: folder)
+        let files = try #require(FileManager.default.enumerator(atPath: root.path(percentEncoded: false)))
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
+        return try files.sorted().map { ($0, try String(contentsOf: root.appending(path: $0), encoding: .utf8)) }
+    }
+
+    /// Each top-level `actor` declaration's name and body (to the closing brace at column 0).
+    static func actorBodies(in text: String) -> [(name: String, body: String)] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var found: [(String, String)] = []
+        var index = 0
+        while index < lines.count {
+            if let match = lines[index].firstMatch(of: /^(?:(?:public|package|internal|final)\s+)*actor\s+(\w+)/) {
+                let end = lines[(index + 1)...].firstIndex { $0.hasPrefix("}") } ?? lines.count - 1
+                found.append((String(match.1), lines[index...end].joined(separator: "\n")))
+                index = end
+            }
+            index += 1
+        }
+        return found
+    }
+}
