@@ -49,7 +49,9 @@ import Testing
     @Test func aDuplicateWhileTheFirstRunsIs409() async throws {
         let server = try await ServerProcess.start()
         let id = try await server.createIntent()
-        let body = ServerProcess.card("4242424242424242", holder: "SLOW_5S")
+        // 15 s (under the 30 s processor timeout): the duplicate must arrive while the first still
+        // waits, and on a loaded machine running the whole suite 5 s was sometimes not enough.
+        let body = ServerProcess.card("4242424242424242", holder: "SLOW_15S")
         async let first = server.request("POST", "/v1/payment_intents/\(id)/confirm", json: body, headers: ["Idempotency-Key": "slow-1"])
         // The key is claimed (committed) before the attempt opens: once the intent has moved,
         // the first request is certainly running (its answer comes seconds later).

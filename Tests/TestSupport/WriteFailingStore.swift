@@ -27,6 +27,17 @@ public final class WriteFailingStore: PaymentStore, @unchecked Sendable {
     public var refusedWrites: Int { refused.withLock { $0 } }
 
     public func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
+        try refuseIfArmed()
+        return try base.write(body)
+    }
+
+    public nonisolated(nonsending) func writeAwaitingFlush<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
+        try refuseIfArmed()
+        return try await base.writeAwaitingFlush(body)
+    }
+
+    /// Throws when the plan says this write fails.
+    private func refuseIfArmed() throws {
         let fails = plan.withLock { plan -> Bool in
             if plan.skip > 0 {
                 plan.skip -= 1
@@ -40,7 +51,6 @@ public final class WriteFailingStore: PaymentStore, @unchecked Sendable {
             refused.withLock { $0 += 1 }
             throw InjectedWriteFailure()
         }
-        return try base.write(body)
     }
 
     public func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {

@@ -103,7 +103,7 @@ extension PaymentService {
         try faults.reach(.beforeProcessorCall(processorCall.operation))
         let outcome = await send()
         try faults.reach(.afterProcessorCall(processorCall.operation))
-        return try record(.processorAnswered(processorCall, outcome), intentID: machine.intent.id, known: machine, readingDueTimers: true)
+        return try await record(.processorAnswered(processorCall, outcome), intentID: machine.intent.id, known: machine, readingDueTimers: true)
     }
 
     /// Applies `event` (to `known` when the caller holds the intent's machine); returns the
@@ -111,10 +111,13 @@ extension PaymentService {
     /// (reconciliation got there first, from another process) changes nothing and is dropped.
     func record(
         _ event: PaymentEvent, intentID: String, known: PaymentStateMachine? = nil, readingDueTimers: Bool = false
-    ) throws -> Step {
+    ) async throws -> Step {
         do {
-            let transition = try ledger.apply(
-                event, to: intentID, expectedVersion: nil, at: clock.now(), known: known, readingDueTimers: readingDueTimers)
+            let transition = try await write { transaction in
+                try ledger.apply(
+                    event, to: intentID, expectedVersion: nil, at: clock.now(), known: known, readingDueTimers: readingDueTimers,
+                    in: transaction)
+            }
             return (transition.machine, transition.executorWork, transition.dueTimers)
         } catch let rejection as PaymentRejection {
             switch rejection.reason {

@@ -88,7 +88,7 @@ extension PaymentService {
         case .notFound: .reconciliationNotFound(call)
         case .unavailable(let reason): .reconciliationUnavailable(call, reason: reason)
         }
-        let recorded = try record(event, intentID: intentID)
+        let recorded = try await record(event, intentID: intentID)
         let after = try await run(recorded.work, machine: recorded.machine, card: nil).machine.intent.status
         return ReconciliationReport.LookupEntry(intentID: intentID, call: call, finding: result, statusBefore: before, statusAfter: after)
     }

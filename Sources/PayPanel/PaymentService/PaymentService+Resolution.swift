@@ -45,7 +45,7 @@ extension PaymentService {
             throw PaymentRejection(intentID: intentID, reason: .invalidResolution("it has no attempt to resolve"))
         }
         let recorded = record.with(processor: await processorHolding(attemptID: attemptID))
-        let transition = try apply(
+        let transition = try await apply(
             .operatorResolved(.intent(resolution), recorded), to: intentID, expectedVersion: intent.version, known: machine,
             recording: intentID, on: recoveryPoint)
         let after = try await execute(transition, card: nil)

@@ -52,16 +52,16 @@ public actor PaymentService {
     // MARK: - Intents
 
     /// Creates an intent waiting for a payment method.
-    public func createIntent(_ request: NewPaymentIntent) throws -> PaymentIntent {
-        try createIntent(request, recoveryPoint: nil)
+    public func createIntent(_ request: NewPaymentIntent) async throws -> PaymentIntent {
+        try await createIntent(request, recoveryPoint: nil)
     }
 
     /// `createIntent`, recording the new intent on `recoveryPoint` (an idempotency claim) in the
     /// transaction that creates it, so a request that takes the key over answers with that
     /// intent instead of creating a second one.
-    package func createIntent(_ request: NewPaymentIntent, recoveryPoint: IdempotencyClaim?) throws -> PaymentIntent {
+    package func createIntent(_ request: NewPaymentIntent, recoveryPoint: IdempotencyClaim?) async throws -> PaymentIntent {
         let id = random.make(.intent)
-        return try store.write { transaction in
+        return try await write { transaction in
             let intent = try ledger.create(request, id: id, at: clock.now(), in: transaction)
             if let recoveryPoint { try idempotency.attach(resourceID: id, to: recoveryPoint, in: transaction) }
             return intent
@@ -101,7 +101,7 @@ public actor PaymentService {
     /// (`resume(attemptID:intentID:)`) instead of authorizing a second one.
     package func authorize(_ submission: PaymentSubmission, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         var newAttemptID: String?
-        let (transition, attemptID) = try store.write { transaction in
+        let (transition, attemptID) = try await write { transaction in
             // The intent is read inside the write that opens the attempt (no read transaction
             // of its own), and the machine it loads is the one the attempt is applied to.
             let current = try ledger.requireMachine(submission.intentID, in: transaction)
@@ -144,8 +144,11 @@ public actor PaymentService {
             machine.attempts.first(where: { $0.id == attemptID })?.sheet?.isAwaitingAnswer == true
         else { return machine }
         do {
-            let transition = try ledger.apply(
-                .sheetAnswerDue(attemptID: attemptID), to: machine.intent.id, expectedVersion: nil, at: clock.now(), known: machine)
+            let transition = try await write { transaction in
+                try ledger.apply(
+                    .sheetAnswerDue(attemptID: attemptID), to: machine.intent.id, expectedVersion: nil, at: clock.now(), known: machine,
+                    in: transaction)
+            }
             // The work is the sheet's answer itself: it tells a `SheetAnswerObserver`.
             return try await run(transition.executorWork, machine: transition.machine, card: nil).machine
         } catch let rejection as PaymentRejection {
@@ -174,7 +177,7 @@ public actor PaymentService {
         case .failed: .challengeFailed(attemptID: attemptID)
         case .abandoned: .challengeAbandoned(attemptID: attemptID)
         }
-        let transition = try apply(event, to: intentID, known: machine, recording: attemptID, on: recoveryPoint)
+        let transition = try await apply(event, to: intentID, known: machine, recording: attemptID, on: recoveryPoint)
         return outcome(try await execute(transition, card: nil), attemptID: attemptID)
     }
 
@@ -188,7 +191,7 @@ public actor PaymentService {
     /// `capture`, recording the intent on `recoveryPoint` with the capture request, so a request
     /// that takes the key over resumes this capture (`resume(intentID:)`) instead of asking again.
     package func capture(_ intentID: String, amount: Int64?, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        let transition = try apply(.captureRequested(amount: amount), to: intentID, recording: intentID, on: recoveryPoint)
+        let transition = try await apply(.captureRequested(amount: amount), to: intentID, recording: intentID, on: recoveryPoint)
         return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
@@ -200,7 +203,7 @@ public actor PaymentService {
     /// `cancel`, recording the intent on `recoveryPoint` with the cancel request, so a request
     /// that takes the key over resumes this cancel (`resume(intentID:)`).
     package func cancel(_ intentID: String, reason: CancellationReason, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        let transition = try apply(.cancelRequested(reason: reason), to: intentID, recording: intentID, on: recoveryPoint)
+        let transition = try await apply(.cancelRequested(reason: reason), to: intentID, recording: intentID, on: recoveryPoint)
         return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
@@ -215,8 +218,11 @@ public actor PaymentService {
         guard intent.status == .requiresCapture else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "void", status: intent.status))
         }
-        let transition = try ledger.apply(
-            .cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now(), known: machine)
+        let transition = try await write { transaction in
+            try ledger.apply(
+                .cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now(), known: machine,
+                in: transaction)
+        }
         return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
@@ -233,7 +239,7 @@ public actor PaymentService {
     /// refunding a second time.
     package func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         let refundID = random.make(.refund)
-        let transition = try store.write { transaction in
+        let transition = try await write { transaction in
             // Read inside the write: "all that is refundable" is what is left at this moment.
             let current = try ledger.requireMachine(intentID, in: transaction)
             let requested = amount ?? current.intent.amountRefundable
@@ -251,16 +257,21 @@ public actor PaymentService {
     func apply(
         _ event: PaymentEvent, to intentID: String, expectedVersion: Int64? = nil, known: PaymentStateMachine? = nil,
         recording resourceID: String, on recoveryPoint: IdempotencyClaim?
-    ) throws -> PaymentTransition {
-        guard let recoveryPoint else {
-            return try ledger.apply(event, to: intentID, expectedVersion: expectedVersion, at: clock.now(), known: known)
-        }
-        return try store.write { transaction in
+    ) async throws -> PaymentTransition {
+        try await write { transaction in
             let transition = try ledger.apply(
                 event, to: intentID, expectedVersion: expectedVersion, at: clock.now(), known: known, in: transaction)
-            try idempotency.attach(resourceID: resourceID, to: recoveryPoint, in: transaction)
+            if let recoveryPoint { try idempotency.attach(resourceID: resourceID, to: recoveryPoint, in: transaction) }
             return transition
         }
+    }
+
+    /// One write of the service's own. The wait for its flush suspends the service rather than
+    /// holding its thread, so the other payments it serves meanwhile commit into the same flush
+    /// (`PaymentStore.writeAwaitingFlush`); it returns once the write is durable, so whatever
+    /// follows (a processor call, an answer) comes after the record of it, as before.
+    func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
+        try await store.writeAwaitingFlush(body)
     }
 
     // MARK: - Reading back

@@ -27,6 +27,14 @@ public protocol PaymentStore: AnyObject {
     /// inside a transaction takes the transaction as a parameter.
     func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T
 
+    /// `write`, except that a wait for the commit to reach the disk suspends the caller rather
+    /// than blocking its thread, so the owner's other work — and the commits it makes
+    /// meanwhile, which then share one flush — goes on. Returns only once the commit is
+    /// durable, as `write` does. The default is `write` (a store whose COMMIT is durable when
+    /// it returns, such as PostgreSQL's, has nothing to wait for). It runs on the caller's
+    /// executor: the store never leaves its owner.
+    nonisolated(nonsending) func writeAwaitingFlush<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T
+
     /// Runs `body` on one consistent snapshot; `body` must not write. Inside a `write` it joins
     /// that transaction.
     func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T
@@ -138,6 +146,13 @@ public protocol PaymentStoreTransaction {
     func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws
     /// Deletes rows first used at or before `cutoff`; returns how many.
     func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int
+}
+
+extension PaymentStore {
+    /// A store whose `write` is durable when it returns waits for nothing more.
+    public nonisolated(nonsending) func writeAwaitingFlush<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
+        try write(body)
+    }
 }
 
 extension PaymentStoreTransaction {

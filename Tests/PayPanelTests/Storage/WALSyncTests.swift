@@ -1,4 +1,5 @@
 import Foundation
+import MockProcessor
 @testable import PayPanel
 import TestSupport
 import Testing
@@ -94,5 +95,40 @@ import Testing
         let gate = try #require(WriteGate.forFile(at: directory.file("journal.sqlite")))
         try database.write { try database.execute("INSERT INTO t VALUES (1)") }
         #expect(gate.walSync.flushCount == 0)
+    }
+}
+
+/// Group commit for one service's own payments: the service suspends (not blocks) while its
+/// commit waits for the flush, so the payments it serves meanwhile commit into the same flush.
+@Suite struct ServiceGroupCommitTests {
+    @Test func concurrentPaymentsOnOneServiceShareFlushes() async throws {
+        let directory = try TemporaryDirectory("paypanel-group-commit")
+        let path = directory.file("payments.sqlite")
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
+        let mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
+        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: mock, clock: clock, randomSeed: 7)
+        let gate = try #require(WriteGate.forFile(at: path))
+        let usd = try Currency(code: "USD")
+        let payments = 48
+        let before = gate.walSync.flushCount
+        try await withThrowingTaskGroup(of: PaymentStatus.self) { group in
+            for _ in 0..<payments {
+                group.addTask {
+                    let intent = try await service.createIntent(
+                        try NewPaymentIntent(amount: Amount(minorUnits: 1000, currency: usd), captureMethod: .manual, orderReference: nil))
+                    let submission = PaymentSubmission(
+                        intentID: intent.id,
+                        method: .card(number: try CardNumber("4242424242424242"), expiry: try CardExpiry("12/30"), holderName: nil),
+                        source: .card)
+                    return try await service.authorize(submission).intent.status
+                }
+            }
+            for try await status in group { #expect(status == .requiresCapture) }
+        }
+        // Each payment commits at least three times (the intent, the attempt, the answer): one
+        // flush each when the service held its thread through every flush. Shared, far fewer.
+        let flushes = gate.walSync.flushCount - before
+        #expect(flushes > 0, "the commits were flushed")
+        #expect(flushes < payments * 3 / 2, "\(flushes) flushes for \(payments * 3) or more commits")
     }
 }

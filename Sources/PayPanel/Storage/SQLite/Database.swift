@@ -310,22 +310,40 @@ public final class Database {
     package func write<T>(_ body: () throws -> T) throws -> T {
         precondition(transactionDepth == 0, Self.nestedWrite)
         do {
-            // Once a flush failed or a file went missing, nothing more is committed: it would
-            // go where a restart does not look, or to a disk whose answer is unknown.
-            try walSync?.refuseAfterFailure()
-            let result = try writeRetryingBusy(body)
+            let (result, ticket) = try commit(body)
+            // Outside the gate: the next writer commits while this one waits for the disk.
+            if let walSync, let ticket { try walSync.waitUntilDurable(ticket) }
             writeGate?.noteWrite(failure: nil)
             return result
-        } catch let error as DatabaseError {
-            writeGate?.noteWrite(failure: error)
-            throw afterDurabilityFailure(error)
         } catch {
-            writeGate?.noteWrite(failure: error)
-            throw error
+            throw failedWrite(error)
         }
     }
 
-    private func writeRetryingBusy<T>(_ body: () throws -> T) throws -> T {
+    /// `write`, except that the wait for the commit's flush suspends the caller instead of
+    /// blocking its thread. An actor that owns the connection goes on serving its other callers
+    /// meanwhile, and their commits join the same flush (`WALSync.durable`): group commit for
+    /// the payments of one service. It returns, as `write` does, only once the commit is on
+    /// disk. Runs on the caller's executor (`nonisolated(nonsending)`): the connection never
+    /// leaves its owner's thread.
+    package nonisolated(nonsending) func write<T>(awaitingFlush body: () throws -> T) async throws -> T {
+        precondition(transactionDepth == 0, Self.nestedWrite)
+        do {
+            let (result, ticket) = try commit(body)
+            if let walSync, let ticket { try await walSync.durable(ticket) }
+            writeGate?.noteWrite(failure: nil)
+            return result
+        } catch {
+            throw failedWrite(error)
+        }
+    }
+
+    /// Runs `body` in a transaction and commits it, retrying busy as `write` says; returns the
+    /// commit's ticket for the group flush (nil outside WAL mode, where the COMMIT flushed).
+    private func commit<T>(_ body: () throws -> T) throws -> (T, UInt64?) {
+        // Once a flush failed or a file went missing, nothing more is committed: it would
+        // go where a restart does not look, or to a disk whose answer is unknown.
+        try walSync?.refuseAfterFailure()
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: busyTimeout)
         var pause = Duration.milliseconds(1)
@@ -336,14 +354,9 @@ public final class Database {
                 guard writeGate?.enter(before: deadline) ?? true else {
                     throw DatabaseError(.busy, sqliteMessage: "another connection of this process kept the database locked", sql: "BEGIN IMMEDIATE")
                 }
-                let (result, ticket) = try { () throws -> (T, UInt64?) in
-                    defer { writeGate?.leave() }
-                    let result = try runTransaction(begin: "BEGIN IMMEDIATE", body)
-                    return (result, walSync?.noteCommit())
-                }()
-                // Outside the gate: the next writer commits while this one waits for the disk.
-                if let walSync, let ticket { try walSync.waitUntilDurable(ticket) }
-                return result
+                defer { writeGate?.leave() }
+                let result = try runTransaction(begin: "BEGIN IMMEDIATE", body)
+                return (result, walSync?.noteCommit())
             } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
                 BlockingWait.announce("SQLite busy back-off")
                 Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
@@ -351,6 +364,13 @@ public final class Database {
                 _ = error
             }
         }
+    }
+
+    /// A write failed: noted for readiness (a full disk), and a lost WAL salvaged.
+    private func failedWrite(_ error: any Error) -> any Error {
+        writeGate?.noteWrite(failure: error)
+        guard let error = error as? DatabaseError else { return error }
+        return afterDurabilityFailure(error)
     }
 
     /// `error`, after the salvage when it says a file was lost and no connection of this process

@@ -25,6 +25,13 @@ package final class SQLitePaymentStore: PaymentStore {
         return try database.write { try body(transaction) }
     }
 
+    /// The commit's flush is shared with the writers that commit while this one waits
+    /// (`Database.write(awaitingFlush:)`).
+    package nonisolated(nonsending) func writeAwaitingFlush<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
+        let transaction = SQLitePaymentTransaction(database: database)
+        return try await database.write(awaitingFlush: { try body(transaction) })
+    }
+
     package func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
         let transaction = SQLitePaymentTransaction(database: database)
         return try database.read { try body(transaction) }

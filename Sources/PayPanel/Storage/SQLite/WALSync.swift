@@ -37,6 +37,10 @@ final class WALSync: Sendable {
     private nonisolated(unsafe) var flushes = 0
     /// Used only by the one waiter that is flushing (`flushing` set).
     private nonisolated(unsafe) let flush: WALFlush
+    /// Writers suspended in `durable`, with their tickets, and whether a flusher thread serves
+    /// them (guarded by `condition`).
+    private nonisolated(unsafe) var suspended: [(ticket: UInt64, continuation: CheckedContinuation<DatabaseError?, Never>)] = []
+    private nonisolated(unsafe) var flusherRunning = false
 
     /// `flush` makes the WAL's written frames durable, or says why it could not.
     init(flush: WALFlush) {
@@ -65,6 +69,61 @@ final class WALSync: Sendable {
     /// until the server is restarted.
     func waitUntilDurable(_ ticket: UInt64) throws(DatabaseError) {
         try runAsTheFlusher(until: { flushed >= ticket }, isFlush: true) { flush.run() }
+    }
+
+    /// `waitUntilDurable`, suspending the caller instead of blocking its thread: an actor that
+    /// committed goes on serving its other callers, whose commits then share the same flush.
+    ///
+    /// A flusher thread of this file's own runs the flushes for every suspended writer: one
+    /// `waitUntilDurable` for the highest ticket waiting (so it joins a flush already running,
+    /// as a blocked writer would), then resumes everyone that flush covered, and goes on while
+    /// writers wait; it ends when none do.
+    func durable(_ ticket: UInt64) async throws(DatabaseError) {
+        let outcome: DatabaseError? = await withCheckedContinuation { continuation in
+            condition.lock()
+            if let failure {
+                condition.unlock()
+                continuation.resume(returning: failure)
+                return
+            }
+            if flushed >= ticket {
+                condition.unlock()
+                continuation.resume(returning: nil)
+                return
+            }
+            suspended.append((ticket, continuation))
+            let start = !flusherRunning
+            flusherRunning = true
+            condition.unlock()
+            if start {
+                let thread = Thread { self.flushForSuspendedWriters() }
+                thread.name = "paypanel-wal-flush"
+                thread.start()
+            }
+        }
+        if let outcome { throw outcome }
+    }
+
+    private func flushForSuspendedWriters() {
+        OwnThread.markCurrent()
+        while true {
+            condition.lock()
+            guard let target = suspended.map(\.ticket).max() else {
+                flusherRunning = false
+                condition.unlock()
+                return
+            }
+            condition.unlock()
+            var failure: DatabaseError?
+            do throws(DatabaseError) { try waitUntilDurable(target) } catch { failure = error }
+            condition.lock()
+            // After a failure every waiter gets it (the disk's answer about all of them is
+            // unknown); after a success, those whose commit the flush covered.
+            let covered = failure == nil ? suspended.filter { $0.ticket <= flushed } : suspended
+            suspended.removeAll { failure != nil || $0.ticket <= flushed }
+            condition.unlock()
+            for writer in covered { writer.continuation.resume(returning: failure) }
+        }
     }
 
     /// Throws the failure a flush met, if one did: a writer calls this before it begins, so that
