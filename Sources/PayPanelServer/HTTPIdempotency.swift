@@ -58,10 +58,10 @@ actor HTTPIdempotency {
 
     func complete(_ claim: IdempotencyClaim, with response: HTTPResponse) throws {
         let body = (try? JSONParser().parse(response.body)) ?? .null
-        let stored = JSONValue.orderedObject([("status", .number(response.status.code)), ("body", body)])
+        let stored = IdempotentPayload.httpResponse(status: response.status.code, body: body)
         let result: IdempotentResult = response.status.code < 400
             ? .succeeded(stored)
-            : .failed(code: body["error"]?["code"]?.stringValue ?? "http_\(response.status.code)", message: "", body: stored)
+            : .failed(code: body["error"]?["code"]?.stringValue ?? "http_\(response.status.code)", message: "", payload: stored)
         try idempotency.complete(claim, with: result, at: clock.now())
     }
 
@@ -137,12 +137,19 @@ actor HTTPIdempotency {
     }
 
     private static func replay(_ stored: IdempotentResponse) -> HTTPResponse {
-        let value: JSONValue? = switch stored.result {
-        case .succeeded(let value): value
-        case .failed(_, _, let value): value
+        let status: HTTPStatus
+        let body: JSONValue
+        switch stored.result.payload {
+        case .httpResponse(let code, let stored)?:
+            (status, body) = (HTTPStatus(code: code), stored)
+        // A key stored before results were typed holds `{"status", "body"}`.
+        case .version0(let value)?:
+            (status, body) = (value["status"]?.int64Value.map { HTTPStatus(code: Int($0)) } ?? .ok, value["body"] ?? .null)
+        default:
+            // A key of the library's own scopes is never under an HTTP scope.
+            (status, body) = (.ok, .null)
         }
-        let status = value?["status"]?.int64Value.map { HTTPStatus(code: Int($0)) } ?? .ok
-        var response = APIResponse.json(value?["body"] ?? .null, status: status)
+        var response = APIResponse.json(body, status: status)
         response.headers.replaceOrAdd(name: replayedHeader, value: "true")
         return response
     }
