@@ -87,7 +87,7 @@ actor HTTPIdempotency {
         let lease = resume == nil ? Self.lifetime : Self.resumableLease
         let claim: IdempotencyClaim
         switch try await reserve(key: key, scope: scope, parameters: parameters, lease: lease) {
-        case .replay(let stored): return Self.replay(stored)
+        case .replay(let stored): return try Self.replay(stored, key: key)
         case .claimed(let claimed): claim = claimed
         }
         let answer: RouteAnswer
@@ -136,7 +136,7 @@ actor HTTPIdempotency {
         ])
     }
 
-    private static func replay(_ stored: IdempotentResponse) -> HTTPResponse {
+    private static func replay(_ stored: IdempotentResponse, key: String) throws -> HTTPResponse {
         let status: HTTPStatus
         let body: JSONValue
         switch stored.result.payload {
@@ -146,8 +146,8 @@ actor HTTPIdempotency {
         case .version0(let value)?:
             (status, body) = (value["status"]?.int64Value.map { HTTPStatus(code: Int($0)) } ?? .ok, value["body"] ?? .null)
         default:
-            // A key of the library's own scopes is never under an HTTP scope.
-            (status, body) = (.ok, .null)
+            // The library's own keys (an intent, an outcome) are under scopes no route uses.
+            throw IdempotencyError(key: key, reason: .unreadableResult("it holds the library's result, not an HTTP answer"))
         }
         var response = APIResponse.json(body, status: status)
         response.headers.replaceOrAdd(name: replayedHeader, value: "true")

@@ -287,7 +287,7 @@ package final class IdempotencyStore {
         }
         let payload: IdempotentPayload?
         do {
-            payload = try result.response.map { text throws(StoredResultError) in try StoredPaymentResult.decode(text) }
+            payload = try result.response.map { text throws(StoredFormatError) in try StoredPaymentResult.decode(text) }
         } catch {
             throw IdempotencyError(key: key, reason: .unreadableResult(error.detail))
         }

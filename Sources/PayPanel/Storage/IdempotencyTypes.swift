@@ -107,12 +107,18 @@ package struct IdempotencyError: PayPanelError, Equatable {
         /// A request with the key is still running.
         case inProgress(since: Date)
         case invalidKey(String)
-        /// The stored result cannot be read back: why (`StoredResultError.detail`).
+        /// The stored result cannot be read back: why (`StoredFormatError.detail`).
         case unreadableResult(String)
     }
 
     package let key: String
     package let reason: Reason
+
+    /// `key` cannot be used, for `reason` (a front end that reads stored results says so too).
+    package init(key: String, reason: Reason) {
+        self.key = key
+        self.reason = reason
+    }
 
     package var code: String {
         switch reason {

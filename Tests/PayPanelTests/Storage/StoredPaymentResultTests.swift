@@ -75,11 +75,11 @@ import Testing
 
     @Test func aFutureVersionIsRefusedWithWhatToDo() throws {
         let future = #"{"payload":{"kind":"intent","intent":{"id":"pi_1"}},"resultVersion":2}"#
-        #expect(throws: StoredResultError.unsupportedVersion(2)) { try StoredPaymentResult.decode(future) }
-        #expect(throws: StoredResultError.unsupportedVersion(nil)) { try StoredPaymentResult.decode(#"{"resultVersion":"two"}"#) }
-        #expect(throws: StoredResultError.notJSON) { try StoredPaymentResult.decode("{") }
+        #expect(throws: StoredFormatError.unsupportedVersion(found: 2, newest: 1)) { try StoredPaymentResult.decode(future) }
+        #expect(throws: StoredFormatError.unsupportedVersion(found: nil, newest: 1)) { try StoredPaymentResult.decode(#"{"resultVersion":"two"}"#) }
+        #expect(throws: StoredFormatError.notJSON) { try StoredPaymentResult.decode("{") }
         let unknownKind = #"{"payload":{"kind":"subscription"},"resultVersion":1}"#
-        #expect(throws: StoredResultError.malformed(#"payload kind "subscription" is unknown"#)) { try StoredPaymentResult.decode(unknownKind) }
+        #expect(throws: StoredFormatError.malformed(#"payload kind "subscription" is unknown"#)) { try StoredPaymentResult.decode(unknownKind) }
 
         // Through the store: the key is refused with the reason, nothing is misread or run.
         let database = try Database.openMigrated(path: ":memory:", clock: ManualClock(StorageFixtures.start))
@@ -95,7 +95,7 @@ import Testing
         }
         #expect(!ran)
         #expect(error?.code == "idempotency_result_unreadable")
-        #expect(error?.message == #"the stored result for idempotency key "k" cannot be read (it is in stored-result format version 2, and this PayPanel reads versions 0 to 1: run the version that stored it or a newer one): use a new key"#)
+        #expect(error?.message == #"the stored result for idempotency key "k" cannot be read (it is in stored format version 2, and this PayPanel reads versions 0 to 1: run the version that stored it or a newer one): use a new key"#)
     }
 
     /// A key stored by the previous program (the outcome's JSON, version 0) replays the very
