@@ -22,10 +22,9 @@ package enum IdempotentPayload: Sendable, Equatable {
 ///
 /// Version 1 is `{"resultVersion": 1, "payload": {"kind": …, …}}`, written by `JSONEncoder`
 /// with sorted keys from the library's snapshot types (`StoredSnapshots.swift`), whose field
-/// names are this format's own. Dates are seconds since
-/// 2001-01-01 as `Date` encodes them, which round-trips exactly. Text without `resultVersion`
-/// is version 0, the JSON rows held before. A version newer than this build reads is refused,
-/// never guessed at.
+/// names are this format's own. Dates are seconds since 2001-01-01 as `Date` encodes them,
+/// which round-trips exactly. Text without `resultVersion` is version 0, the JSON rows held
+/// before. A version newer than this build reads is refused, never guessed at.
 package enum StoredPaymentResult {
     /// The version this build writes, and the newest it reads.
     package static let currentVersion = 1
