@@ -10,12 +10,11 @@ public enum EventObjects {
         case .checkout(let message):
             return message.checkout.apiJSON()
         case .payment(let message):
-            guard let payload = try? JSONParser().parse(message.payload) else { return unreadable(message) }
-            if message.topic.hasPrefix("refund."), let refund = payload["refund"].flatMap({ try? Refund(snapshot: $0) }) {
+            guard let payload = try? OutboxPayload(storedText: message.payload) else { return unreadable(message) }
+            if message.topic.hasPrefix("refund."), let refund = payload.refund {
                 return APIObjects.refund(refund)
             }
-            guard let intent = payload["intent"].flatMap({ try? PaymentIntent(snapshot: $0) }) else { return unreadable(message) }
-            return APIObjects.intent(intent)
+            return APIObjects.intent(payload.intent)
         }
     }
 

@@ -63,10 +63,10 @@ actor HTTPIdempotency {
 
     func complete(_ claim: IdempotencyClaim, with response: HTTPResponse) throws {
         let body = (try? JSONParser().parse(response.body)) ?? .null
-        let stored = JSONValue.orderedObject([("status", .number(response.status.code)), ("body", body)])
+        let stored = IdempotentPayload.httpResponse(status: response.status.code, body: body)
         let result: IdempotentResult = response.status.code < 400
             ? .succeeded(stored)
-            : .failed(code: body["error"]?["code"]?.stringValue ?? "http_\(response.status.code)", message: "", body: stored)
+            : .failed(code: body["error"]?["code"]?.stringValue ?? "http_\(response.status.code)", message: "", payload: stored)
         try idempotency.complete(claim, with: result, at: clock.now())
     }
 
@@ -92,7 +92,7 @@ actor HTTPIdempotency {
         let lease = resume == nil ? Self.lifetime : Self.resumableLease
         let claim: IdempotencyClaim
         switch try await reserve(key: key, scope: scope, parameters: parameters, lease: lease) {
-        case .replay(let stored): return Self.replay(stored)
+        case .replay(let stored): return try Self.replay(stored, key: key)
         case .claimed(let claimed): claim = claimed
         }
         let answer: RouteAnswer
@@ -141,13 +141,20 @@ actor HTTPIdempotency {
         ])
     }
 
-    private static func replay(_ stored: IdempotentResponse) -> HTTPResponse {
-        let value: JSONValue? = switch stored.result {
-        case .succeeded(let value): value
-        case .failed(_, _, let value): value
+    private static func replay(_ stored: IdempotentResponse, key: String) throws -> HTTPResponse {
+        let status: HTTPStatus
+        let body: JSONValue
+        switch stored.result.payload {
+        case .httpResponse(let code, let stored)?:
+            (status, body) = (HTTPStatus(code: code), stored)
+        // A key stored before results were typed holds `{"status", "body"}`.
+        case .version0(let value)?:
+            (status, body) = (value["status"]?.int64Value.map { HTTPStatus(code: Int($0)) } ?? .ok, value["body"] ?? .null)
+        default:
+            // The library's own keys (an intent, an outcome) are under scopes no route uses.
+            throw IdempotencyError(key: key, reason: .unreadableResult("it holds the library's result, not an HTTP answer"))
         }
-        let status = value?["status"]?.int64Value.map { HTTPStatus(code: Int($0)) } ?? .ok
-        var response = APIResponse.json(value?["body"] ?? .null, status: status)
+        var response = APIResponse.json(body, status: status)
         response.headers.replaceOrAdd(name: replayedHeader, value: "true")
         return response
     }

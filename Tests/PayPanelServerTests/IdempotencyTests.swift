@@ -66,4 +66,27 @@ import Testing
         #expect(after["status"] == firstResponse["status"])
         #expect(await server.terminate() == 0)
     }
+
+    /// A key stored by the previous program — `{"status", "body"}`, the route's JSON (stored
+    /// result version 0) — replays the very status and bytes the first request got, as does a
+    /// key stored now (a typed `http_response`).
+    @Test func aKeyStoredInTheOldFormatReplaysTheSameBytes() async throws {
+        let server = try await ServerProcess.start()
+        let id = try await server.createIntent()
+        let card = ServerProcess.card("4000000000000002")
+        let declined = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: card, headers: ["Idempotency-Key": "old-1"])
+        #expect(declined.status == 402)
+        let database = try Database(path: server.databasePath)
+        let typed = try #require(try database.queryFirst("SELECT response FROM idempotency_keys WHERE key = 'old-1'") { $0.string(0) })
+        #expect(typed.contains(#""kind":"http_response""#) && typed.contains(#""resultVersion":1"#), "\(typed)")
+        let replayOfTyped = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: card, headers: ["Idempotency-Key": "old-1"])
+        #expect(replayOfTyped.status == 402 && replayOfTyped.text == declined.text)
+
+        let old = JSONValue.orderedObject([("status", .number(402)), ("body", try JSONParser().parse(declined.text))])
+        try database.execute("UPDATE idempotency_keys SET response = ? WHERE key = 'old-1'", [JSONWriter.string(old)])
+        let replayOfOld = try await server.request("POST", "/v1/payment_intents/\(id)/confirm", json: card, headers: ["Idempotency-Key": "old-1"])
+        #expect(replayOfOld.status == 402 && replayOfOld.headers["Idempotent-Replayed"] == "true")
+        #expect(replayOfOld.text == declined.text)
+        #expect(await server.terminate() == 0)
+    }
 }

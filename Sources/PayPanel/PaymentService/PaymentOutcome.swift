@@ -20,7 +20,15 @@ public struct PaymentOutcome: Sendable, JSONRepresentable {
         self.refund = refund
     }
 
-    /// The outcome stored under an idempotency key (`json`), replayed.
+    /// The outcome stored under an idempotency key, replayed.
+    package init(replayOf intent: PaymentIntent, attempt: Attempt?, refund: Refund?, firstUsedAt: Date) {
+        self.init(intent: intent, attempt: attempt, refund: refund)
+        self.replayed = true
+        self.firstUsedAt = firstUsedAt
+    }
+
+    /// The outcome stored under an idempotency key as JSON (`json`, the form keys were stored
+    /// in before results were typed), replayed.
     public init(replayOf json: JSONValue, firstUsedAt: Date) throws(PaymentSnapshotError) {
         guard let intentJSON = json["intent"] else { throw PaymentSnapshotError(object: "outcome", field: "intent") }
         self.intent = try PaymentIntent(snapshot: intentJSON)

@@ -59,17 +59,21 @@ extension PaymentService {
         let response = try idempotency.perform(key: idempotencyKey, scope: "payments.create", parameters: parameters, at: now) { transaction in
             let intent = try ledger.create(request, id: id, at: now, in: transaction)
             created = intent
-            return .succeeded(intent.json)
+            return .succeeded(.intent(intent))
         }
         if let created, !response.replayed { return CreatedIntent(intent: created, replayed: false, firstUsedAt: now) }
-        guard case .succeeded(let body) = response.result else {
-            throw PaymentSnapshotError(object: "payment intent", field: "result")
+        let intent: PaymentIntent
+        switch response.result {
+        case .succeeded(.intent(let stored)): intent = stored
+        // A key stored before results were typed holds the intent's JSON snapshot.
+        case .succeeded(.version0(let body)): intent = try PaymentIntent(snapshot: body)
+        default: throw PaymentSnapshotError(object: "payment intent", field: "result")
         }
-        return CreatedIntent(intent: try PaymentIntent(snapshot: body), replayed: true, firstUsedAt: response.firstUsedAt)
+        return CreatedIntent(intent: intent, replayed: true, firstUsedAt: response.firstUsedAt)
     }
 
-    /// Runs `body` under the key (`IdempotencyStore.run`), storing its outcome as JSON, and
-    /// returns the typed outcome: the fresh one, or the stored one decoded and marked replayed.
+    /// Runs `body` under the key (`IdempotencyStore.run`), storing its outcome's typed parts,
+    /// and returns the outcome: the fresh one, or the stored one marked replayed.
     func runIdempotently(
         key: String?, scope: String, parameters: JSONValue, _ body: (IdempotencyClaim?) async throws -> PaymentOutcome
     ) async throws -> PaymentOutcome {
@@ -80,12 +84,15 @@ extension PaymentService {
             return Self.idempotentResult(outcome)
         }
         if let fresh, !response.replayed { return fresh }
-        let stored: JSONValue? = switch response.result {
-        case .succeeded(let body): body
-        case .failed(_, _, let body): body
+        switch response.result.payload {
+        case .outcome(let intent, let attempt, let refund)?:
+            return PaymentOutcome(replayOf: intent, attempt: attempt, refund: refund, firstUsedAt: response.firstUsedAt)
+        // A key stored before results were typed holds the outcome's JSON snapshot.
+        case .version0(let stored)?:
+            return try PaymentOutcome(replayOf: stored, firstUsedAt: response.firstUsedAt)
+        default:
+            throw PaymentSnapshotError(object: "outcome", field: "body")
         }
-        guard let stored else { throw PaymentSnapshotError(object: "outcome", field: "body") }
-        return try PaymentOutcome(replayOf: stored, firstUsedAt: response.firstUsedAt)
     }
 
     /// Where the attempt a failed or crashed run opened stands now: its call, if still waiting
@@ -118,13 +125,14 @@ extension PaymentService {
         return outcome(after, attemptID: after.intent.currentAttemptID)
     }
 
-    /// How an outcome is stored under an idempotency key: its JSON, as a failure when
-    /// `failureReport` says so (replayed as such).
+    /// How an outcome is stored under an idempotency key: its intent, attempt and refund, as a
+    /// failure when `failureReport` says so (replayed as such).
     package static func idempotentResult(_ outcome: PaymentOutcome) -> IdempotentResult {
+        let payload = IdempotentPayload.outcome(intent: outcome.intent, attempt: outcome.attempt, refund: outcome.refund)
         if let failure = outcome.failureReport {
-            return .failed(code: failure.code, message: failure.message, body: outcome.json)
+            return .failed(code: failure.code, message: failure.message, payload: payload)
         }
-        return .succeeded(outcome.json)
+        return .succeeded(payload)
     }
 }
 

@@ -285,27 +285,27 @@ package final class IdempotencyStore {
             }
             return .inProgress(since: lockedAt)
         }
-        let body = try result.response.map { text in
-            do {
-                return try JSONParser().parse(text)
-            } catch {
-                throw IdempotencyError(key: key, reason: .unreadableResult)
-            }
+        let payload: IdempotentPayload?
+        do {
+            payload = try result.response.map { text throws(StoredFormatError) in try StoredPaymentResult.decode(text) }
+        } catch {
+            throw IdempotencyError(key: key, reason: .unreadableResult(error.detail))
         }
         let replayed: IdempotentResult = result.succeeded
-            ? .succeeded(body ?? .null)
-            : .failed(code: result.errorCode ?? "unknown_error", message: result.errorMessage ?? "", body: body)
+            ? .succeeded(payload ?? .version0(.null))
+            : .failed(code: result.errorCode ?? "unknown_error", message: result.errorMessage ?? "", payload: payload)
         return .replay(IdempotentResponse(result: replayed, replayed: true, firstUsedAt: stored.createdAt))
     }
 
-    /// `result` as a row keeps it: the body as JSON text, the message redacted.
+    /// `result` as a row keeps it: the payload in its stored format (`StoredPaymentResult`),
+    /// the message redacted.
     private static func stored(_ result: IdempotentResult) -> StoredIdempotentResult {
         switch result {
-        case .succeeded(let value):
-            StoredIdempotentResult(succeeded: true, response: JSONWriter.string(value), errorCode: nil, errorMessage: nil)
-        case .failed(let code, let message, let value):
+        case .succeeded(let payload):
+            StoredIdempotentResult(succeeded: true, response: StoredPaymentResult.encode(payload), errorCode: nil, errorMessage: nil)
+        case .failed(let code, let message, let payload):
             StoredIdempotentResult(
-                succeeded: false, response: value.map { JSONWriter.string($0) }, errorCode: code,
+                succeeded: false, response: payload.map(StoredPaymentResult.encode), errorCode: code,
                 errorMessage: SensitiveDigits.redacted(message))
         }
     }

@@ -1,11 +1,20 @@
 import Foundation
 
-/// The result of an idempotent operation, as stored and replayed.
+/// The result of an idempotent operation, as stored and replayed: typed values
+/// (`IdempotentPayload`), which each front end renders at its edge.
 package enum IdempotentResult: Sendable, Equatable {
-    /// It worked; `body` is the response (e.g. the intent's JSON).
-    case succeeded(JSONValue)
+    /// It worked; `payload` is what it produced (e.g. the intent it created).
+    case succeeded(IdempotentPayload)
     /// It ran and failed (a decline, a refused refund): replayed as the same failure.
-    case failed(code: String, message: String, body: JSONValue?)
+    case failed(code: String, message: String, payload: IdempotentPayload?)
+
+    /// What the operation produced, success or failure.
+    package var payload: IdempotentPayload? {
+        switch self {
+        case .succeeded(let payload): payload
+        case .failed(_, _, let payload): payload
+        }
+    }
 }
 
 /// What an idempotent call returns: the result, and whether it is a replay.
@@ -98,12 +107,18 @@ package struct IdempotencyError: PayPanelError, Equatable {
         /// A request with the key is still running.
         case inProgress(since: Date)
         case invalidKey(String)
-        /// The stored result cannot be read back (the database was edited).
-        case unreadableResult
+        /// The stored result cannot be read back: why (`StoredFormatError.detail`).
+        case unreadableResult(String)
     }
 
     package let key: String
     package let reason: Reason
+
+    /// `key` cannot be used, for `reason` (a front end that reads stored results says so too).
+    package init(key: String, reason: Reason) {
+        self.key = key
+        self.reason = reason
+    }
 
     package var code: String {
         switch reason {
@@ -123,8 +138,8 @@ package struct IdempotencyError: PayPanelError, Equatable {
             return "a request with idempotency key \(shown) has been in progress since \(Timestamp.format(since)): wait for it to finish, then retry with the same key to get its result"
         case .invalidKey(let problem):
             return "idempotency key \(shown) \(problem): use 1 to \(IdempotencyStore.maximumKeyLength) printable characters, such as a UUID"
-        case .unreadableResult:
-            return "the stored result for idempotency key \(shown) cannot be read: the database was modified by hand; use a new key"
+        case .unreadableResult(let why):
+            return "the stored result for idempotency key \(shown) cannot be read (\(why)): use a new key"
         }
     }
 }

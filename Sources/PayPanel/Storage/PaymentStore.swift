@@ -204,7 +204,7 @@ public struct NewOutboxMessage: Sendable, Equatable {
     public let intentVersion: Int64
     public let topic: String
     public let refundID: String?
-    /// `{"topic", "intent", "refund"?}` as JSON text.
+    /// The topic, intent and refund in the library's stored format (`OutboxPayload`).
     public let payload: String
     public let createdAt: Date
 

@@ -46,7 +46,7 @@ import Testing
         // The merchant's JSON carries the code; the payer's text never says "lost" or "stolen".
         #expect(outcome.json["intent"]?["lastError"]?["declineCode"]?.stringValue == row.code.rawValue)
         #expect(!failure.payerMessage.lowercased().contains("lost") && !failure.payerMessage.lowercased().contains("stolen"))
-        #expect(PaymentService.idempotentResult(outcome) == .failed(code: "card_declined", message: failure.message, body: outcome.json))
+        #expect(PaymentService.idempotentResult(outcome) == .failed(code: "card_declined", message: failure.message, payload: outcome.storedPayload))
         #expect(try harness.ledgerSummary(attempt.id) == ["authorize:declined"])
         #expect(try harness.ledger(attempt.id).first?.declineCode == row.code)
         try harness.check(settled: true)

@@ -12,7 +12,7 @@ import Testing
         let intent = try await harness.createIntent()
         let outcome = try await harness.service.authorize(try CheckoutHarness.card(intent.id, card))
         #expect(outcome.intent.status == .requiresAction && outcome.requiresChallenge)
-        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.json), "a challenge is not a failure")
+        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.storedPayload), "a challenge is not a failure")
         let attempt = try #require(outcome.attempt)
         #expect(attempt.status == .requiresAction)
         #expect(try harness.ledgerSummary(attempt.id) == ["authorize:challenge_required"])

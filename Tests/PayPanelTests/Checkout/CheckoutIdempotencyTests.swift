@@ -19,11 +19,11 @@ import Testing
         let second = try await harness.service.authorize(submission, idempotencyKey: "order-1-pay")
         #expect(!first.replayed && second.replayed)
         #expect(second.result == first.result && second.firstUsedAt == CheckoutHarness.start)
-        guard case .failed(let code, _, let body) = second.result else {
+        guard case .failed(let code, _, .outcome(let storedIntent, _, _)?) = second.result else {
             Issue.record("a decline is stored as a failure")
             return
         }
-        #expect(code == "card_declined" && body?["intent"]?["lastError"]?["declineCode"] == "insufficient_funds")
+        #expect(code == "card_declined" && storedIntent.lastError?.declineCode?.rawValue == "insufficient_funds")
         let machine = try harness.machine(intent.id)
         #expect(machine.attempts.count == 1)
         #expect(try harness.processor.calls.count == 1 && harness.ledger().count == 1)

@@ -121,7 +121,7 @@ import Testing
         let refund = try #require(outcome.refund)
         #expect(refund.status == .pending && refund.processorAccepted)
         #expect(outcome.intent.amountRefundPending == 4000 && outcome.intent.amountRefundable == 6000)
-        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.json), "accepted is not failed")
+        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.storedPayload), "accepted is not failed")
         try harness.check(settled: true)
         harness.advance(by: 30)
         let early = try await harness.service.reconcile()

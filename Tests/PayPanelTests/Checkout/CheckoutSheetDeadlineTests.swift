@@ -14,7 +14,7 @@ import Testing
         let outcome = try await harness.service.authorize(try CheckoutHarness.applePay(intent.id, holder: "SLOW_5S"))
         #expect(harness.elapsed == 5)
         #expect(outcome.sheetAnswer == .success && outcome.intent.status == .requiresCapture)
-        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.json))
+        #expect(PaymentService.idempotentResult(outcome) == .succeeded(outcome.storedPayload))
         try harness.check(settled: true)
         // The deadline timer went with the answer: nothing fires at 25 s.
         harness.advance(by: 60)

@@ -76,10 +76,10 @@ import Testing
                 var random = SystemRandomNumberGenerator()
                 let response = try store.perform(key: "shared", scope: "payments.create", parameters: parameters, at: Self.start) { transaction in
                     let request = try NewPaymentIntent(amount: PaymentFixture.amount)
-                    return .succeeded(try repository.create(request, id: PaymentIDs.make(.intent, using: &random), at: Self.start, in: transaction).json)
+                    return .succeeded(IdempotentPayload.intent(try repository.create(request, id: PaymentIDs.make(.intent, using: &random), at: Self.start, in: transaction)))
                 }
-                guard case .succeeded(let body) = response.result else { return "failed" }
-                return JSONWriter.string(body)
+                guard case .succeeded(.intent(let intent)) = response.result else { return "failed" }
+                return JSONWriter.string(intent.json)
             } catch {
                 return "error: \(error)"
             }

@@ -181,13 +181,11 @@ package final class PaymentLedger {
             case .cancelTimer(let kind, let reference):
                 try transaction.cancelTimer(kind, reference: reference, intentID: intent.id)
             case .emitOutbox(let topic, let refundID):
-                var payload: [(String, JSONValue)] = [("topic", .string(topic.rawValue)), ("intent", intent.json)]
-                if let refundID, let refund = machine.refunds.first(where: { $0.id == refundID }) {
-                    payload.append(("refund", refund.json))
-                }
+                let refund = refundID.flatMap { refundID in machine.refunds.first { $0.id == refundID } }
+                let payload = OutboxPayload(topic: topic.rawValue, intent: intent, refund: refund)
                 try transaction.appendOutbox(NewOutboxMessage(
                     intentID: intent.id, intentVersion: intent.version, topic: topic.rawValue, refundID: refundID,
-                    payload: JSONWriter.string(jsonObject(payload)), createdAt: now))
+                    payload: payload.storedText, createdAt: now))
             case .callProcessorAuthorize, .callProcessorCompleteChallenge, .callProcessorCapture, .voidAuthorization,
                 .callProcessorRefund, .answerSheet:
                 continue  // the executor's, after the commit
