@@ -41,11 +41,14 @@ struct ProcessorHTTPClient: Sendable {
         case .failure(let error) where !error.requestSent:
             return .notSent(reason: error.message)
         case .failure(let error):
+            // The client's message may quote the server's bytes (a malformed head): redacted,
+            // as every reason that may reach a log or an API answer.
+            let detail = SensitiveDigits.redacted(error.message)
             // Some bytes may be out; the processor cannot act on a partial request, but a send
             // that failed after the last byte left cannot be told apart: count it as sent.
             let reason = error.kind == .timedOut
                 ? "no answer from the processor at \(endpoint) before the timeout (the request was sent)"
-                : "the connection to the processor at \(endpoint) broke after the request was sent: \(error.message)"
+                : "the connection to the processor at \(endpoint) broke after the request was sent: \(detail)"
             return .noAnswer(reason: reason)
         }
     }
