@@ -102,7 +102,7 @@ let package = Package(
         // the token sealer and the test identity (whose private keys are public on purpose).
         .target(
             name: "PayPanelDemo",
-            dependencies: ["PayPanel"],
+            dependencies: ["PayPanel", "PayPanelHTTP"],
             path: "Sources/PayPanelDemo"
         ),
         // Tooling beside the product: fuzzing, soaks, the security run, benchmarks.
@@ -139,7 +139,7 @@ let package = Package(
             name: "PayPanelTests",
             // MockProcessor: the payment service's integration tests run against it.
             dependencies: [
-                "PayPanel", "PayPanelPostgres", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "TestSupport",
+                "PayPanel", "PayPanelPostgres", "MockProcessor", "PayPanelDemo", "PayPanelReliability", "PayPanelHTTP", "TestSupport",
             ],
             path: "Tests/PayPanelTests"
         ),

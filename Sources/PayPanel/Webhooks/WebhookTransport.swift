@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// How the relay sends one delivery: an HTTP POST. Injected so tests answer in memory and the
 /// program uses `URLSession` (`URLSessionWebhookTransport`, in PayPanelServer).
@@ -27,5 +28,35 @@ extension WebhookTransportResult {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
         guard let date = formatter.date(from: value) else { return nil }
         return max(0, date.timeIntervalSince(now))
+    }
+}
+
+extension WebhookTransportResult {
+    /// What one delivery over `HTTPClient` came to. The reasons are short and name no URL (the
+    /// attempt row names the endpoint) and hold nothing the receiver sent.
+    package init(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        switch result {
+        case .success(let response):
+            self = .response(status: response.status, retryAfter: Self.retryAfterSeconds(response.header("Retry-After"), now: Date()))
+        case .failure(let error):
+            self = .failed(Self.reason(error))
+        }
+    }
+
+    private static func reason(_ error: HTTPClientError) -> String {
+        switch error.kind {
+        case .timedOut: return error.requestSent ? "timed out" : "timed out connecting"
+        case .tls: return "TLS failed"
+        case .unsupported: return "https is not supported by this sender (no TLS): use an http:// endpoint"
+        default: break
+        }
+        // URLSession's code, when the failure came from it (https).
+        switch error.urlErrorCode {
+        case .some(-1004): return "connection refused"  // cannotConnectToHost
+        case .some(-1003), .some(-1006): return "host not found"  // cannotFindHost, dnsLookupFailed
+        case .some(-1005): return "connection lost"  // networkConnectionLost
+        case let code?: return "network error \(code)"
+        case nil: return error.requestSent ? "connection lost" : "connection refused"
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelHTTP
 
 /// A checkout created on a running `paypanel serve` with the merchant's secret key
 /// (`POST /v1/checkouts`): what the device gets from it — the push payload to show, the client
@@ -25,13 +26,13 @@ public struct RemoteCheckoutError: PayPanelError, Equatable {
     }
 }
 
-/// The calls of `paypanel checkout --server`, over PayPanel's own HTTP client.
+/// The calls of `paypanel checkout --server`, over PayPanel's one HTTP client (`HTTPClient`).
 ///
-/// Why not URLSession: on Linux it is FoundationNetworking, which needs libcurl at run time,
-/// a package PayPanel's setup does not install; the socket client the service extension
-/// already uses is bounded by one deadline per call and reads every answer's body (the API's
-/// errors are JSON envelopes). It speaks plain http only (no TLS library is linked): a
-/// server on loopback or a trusted network, as a demo needs.
+/// Why its socket path and not URLSession: on Linux URLSession is FoundationNetworking, which
+/// needs libcurl at run time, a package PayPanel's setup does not install; the socket path is
+/// bounded by one deadline per call and reads every answer's body (the API's errors are JSON
+/// envelopes). It speaks plain http only (no TLS library is linked): a server on loopback or
+/// a trusted network, as a demo needs.
 public struct ServerConnection: Sendable {
     package let base: MediaLocation.WebURL
     let client = HTTPClient(maximumRedirects: 0)
@@ -72,17 +73,20 @@ public struct ServerConnection: Sendable {
     ) throws(RemoteCheckoutError) -> Answer {
         var url = base
         url.target = path
-        var headers: [(name: String, value: String)] = [("Authorization", "Bearer \(bearer)")]
+        var headers: [(name: String, value: String)] = [("Accept", "application/json"), ("Authorization", "Bearer \(bearer)")]
         if json != nil { headers.append(("Content-Type", "application/json")) }
         if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
-        let reply: HTTPClient.Reply
-        do {
-            reply = try client.send(
-                method, url, headers: headers, body: json.map { Array(JSONWriter.string($0, style: .compact).utf8) } ?? [],
-                maximumBytes: Self.maximumAnswerBytes, timeout: timeout)
-        } catch {
+        let request = HTTPClientRequest(
+            method, url.clientURL, headers: headers, body: json.map { Array(JSONWriter.string($0, style: .compact).utf8) } ?? [])
+        let reply: HTTPClientResponse
+        switch client.send(request, maximumBodyBytes: Self.maximumAnswerBytes, deadline: .now.advanced(by: timeout)) {
+        case .success(let answer):
+            reply = answer
+        case .failure(let error):
             let hint = error.kind == .unreachable || error.kind == .timedOut ? ": is paypanel serve running there? (start it with paypanel serve --test-root)" : ""
-            throw RemoteCheckoutError(code: "server_unreachable", message: "cannot reach the PayPanel server at \(address): \(error.message)\(hint)")
+            let detail = error.kind == .timedOut
+                ? "\(method) \(url) got no answer within \(HTTPClient.seconds(timeout)) s (\(error.message))" : error.message
+            throw RemoteCheckoutError(code: "server_unreachable", message: "cannot reach the PayPanel server at \(address): \(detail)\(hint)")
         }
         let parsed = (try? JSONParser().parse(reply.body)) ?? .null
         if reply.status == 401 && bearer.hasPrefix("sk_") {
@@ -93,7 +97,7 @@ public struct ServerConnection: Sendable {
         guard case .object = parsed else {
             throw RemoteCheckoutError(code: "server_answer_unreadable", message: "\(method) \(path) on \(address) answered HTTP \(reply.status) without a JSON object: is it a PayPanel server?")
         }
-        return Answer(status: reply.status, json: parsed, requestID: reply.requestID)
+        return Answer(status: reply.status, json: parsed, requestID: reply.header("Request-Id"))
     }
 
     /// Creates a checkout (`POST /v1/checkouts`) with the merchant's secret key: `parameters`

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 @testable import PayPanel
+import PayPanelHTTP
 import TestSupport
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelHTTP
 import Testing
 import TestSupport
 

@@ -1,13 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import PayPanelHTTP
 
-/// The APNs transport: URLSession, HTTP/2 over TLS (negotiated by ALPN), one connection kept
-/// for all requests. Answers are bounded (APNs' error bodies are a few dozen bytes) and every
-/// request has a deadline.
+/// The APNs transport: PayPanel's `HTTPClient` with one URLSession kept for every request
+/// (HTTP/2 over TLS, negotiated by ALPN, one connection, as APNs asks of providers). Answers
+/// are bounded (APNs' error bodies are a few dozen bytes) and every request has a deadline.
 package final class URLSessionAPNsTransport: APNsTransport {
-    private let client = BoundedURLSession(maximumRedirects: 0)
+    private let client = HTTPClient(maximumRedirects: 0, secure: .sessionForEveryRequest(BoundedURLSession(maximumRedirects: 0)))
     package let timeout: Duration
     /// APNs' bodies are tiny JSON; anything bigger is not APNs.
     static let maximumAnswerBytes = 16 * 1024
@@ -17,30 +15,25 @@ package final class URLSessionAPNsTransport: APNsTransport {
     }
 
     package func post(url: String, headers: [(name: String, value: String)], body: [UInt8]) async throws(APNsTransportError) -> APNsHTTPAnswer {
-        guard let target = URL(string: url), target.scheme == "https" || target.scheme == "http" else {
+        guard let address = HTTPClientURL(string: url) else {
             throw APNsTransportError("\(url) is not an http(s) URL")
         }
-        var request = URLRequest(url: target)
-        request.httpMethod = "POST"
-        request.httpBody = Data(body)
-        for header in headers { request.setValue(header.value, forHTTPHeaderField: header.name) }
-        switch await client.send(request, maximumBytes: Self.maximumAnswerBytes, timeout: timeout) {
+        let host = address.host
+        let request = HTTPClientRequest("POST", address, headers: headers, body: body)
+        // The host only in messages: the path holds the device token.
+        switch await client.send(request, maximumBodyBytes: Self.maximumAnswerBytes, deadline: .now.advanced(by: timeout), peer: host) {
         case .success(let response):
             return APNsHTTPAnswer(status: response.status, apnsID: response.header("apns-id"), body: response.body)
-        case .failure(let failure):
-            // The host only: the path holds the device token.
-            let host = target.host ?? url
-            throw APNsTransportError("no answer from APNs at \(host): \(Self.describe(failure))")
+        case .failure(let error):
+            throw APNsTransportError("no answer from APNs at \(host): \(Self.describe(error))")
         }
     }
 
-    static func describe(_ failure: BoundedURLSession.Failure) -> String {
-        switch failure {
+    static func describe(_ error: HTTPClientError) -> String {
+        switch error.kind {
         case .timedOut: "timed out"
-        case .tooLarge(let limit): "the answer was larger than \(limit) bytes"
-        case .tls(let reason): "the TLS connection failed (\(reason)); check the host and that the system trusts its certificate"
-        case .redirectRefused(let reason): reason
-        case .unreachable(let reason): reason
+        case .tls: "\(error.message); check the host and that the system trusts its certificate"
+        default: error.message
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// Fetches the bytes of a media attachment. Injected into `NotificationServiceExtension`, so unit
 /// tests never touch the network or the disk; the real one is `StandardMediaFetcher`.
@@ -53,15 +54,18 @@ package struct MediaFetchError: PayPanelError, Equatable {
     package var code: String { kind.rawValue }
 }
 
-/// The fetcher the CLI uses: paths and `file://` URLs from the attachments directory, `http://`
-/// with `HTTPClient`, and `https://` with `HTTPSMediaClient` (URLSession: TLS with the system's
-/// trusted certificates, which PayPanel's own socket client cannot do without libssl).
+/// The fetcher the CLI uses: paths and `file://` URLs from the attachments directory, web URLs
+/// with PayPanel's `HTTPClient`: `http://` on its socket path, `https://` on a URLSession made
+/// for the fetch (TLS with the system's trusted certificates, which the socket path cannot do
+/// without libssl). Two clients, so an http fetch redirected to https stays refused as before.
 package struct StandardMediaFetcher: MediaFetcher {
     package let files: LocalFileFetcher
     package let http: HTTPClient
-    package let https: HTTPSMediaClient
+    package let https: HTTPClient
 
-    package init(attachmentsDirectory: String, http: HTTPClient = HTTPClient(), https: HTTPSMediaClient = HTTPSMediaClient()) {
+    package init(
+        attachmentsDirectory: String, http: HTTPClient = HTTPClient(), https: HTTPClient = HTTPClient(secure: .sessionPerRequest)
+    ) {
         self.files = LocalFileFetcher(root: attachmentsDirectory)
         self.http = http
         self.https = https
@@ -72,7 +76,7 @@ package struct StandardMediaFetcher: MediaFetcher {
         case .path(let path), .file(let path):
             return try files.read(path, maximumBytes: maximumBytes)
         case .web(let url) where url.isSecure:
-            return FetchedMedia(bytes: try https.get(url, maximumBytes: maximumBytes, timeout: timeout))
+            return FetchedMedia(bytes: try https.get(url, maximumBytes: maximumBytes, timeout: timeout).body)
         case .web(let url):
             let response = try http.get(url, maximumBytes: maximumBytes, timeout: timeout)
             return FetchedMedia(bytes: response.body)

@@ -1,3 +1,5 @@
+import PayPanelHTTP
+
 /// The notification service extension's rules, run on a push with `mutable-content: 1`:
 ///
 /// 1. read the Getui `payload` string (never trusting it to be well formed);

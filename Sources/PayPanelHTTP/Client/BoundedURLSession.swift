@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import PayPanelHTTP
 import Synchronization
 
 /// URLSession with the limits every byte from the network needs: a body limit enforced while
@@ -13,43 +12,54 @@ import Synchronization
 /// One session for the life of the object: over TLS URLSession negotiates HTTP/2 by ALPN and
 /// keeps one connection for many requests (what APNs asks of providers), and reconnects by
 /// itself after a GOAWAY. On Linux it trusts the system CA bundle only.
-final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+///
+/// `HTTPClient`'s https transport and the only URLSession in PayPanel (a lint test keeps it so):
+/// plain http goes over `SocketConnection`, whose one deadline covers the name lookup too.
+package final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: `session` is set once in init and never changed; everything that
     // changes is in `exchanges`, behind its mutex.
     private var session: URLSession!
     private let exchanges = Mutex<[Int: Exchange]>([:])
-    let maximumRedirects: Int
+    package let maximumRedirects: Int
+    /// True: a redirect is not followed and the 3xx itself is the response (a webhook relay
+    /// records it as the answer; following would let an endpoint bounce the relay to an address
+    /// its destination check never saw). False: up to `maximumRedirects`, to https only.
+    package let redirectIsTheAnswer: Bool
 
     /// What came back: the status, the headers (read with `value(forHTTPHeaderField:)`, which
     /// ignores the case URLSession re-cases them to) and the body.
-    struct Response: @unchecked Sendable {
+    package struct Response: @unchecked Sendable {
         // HTTPURLResponse is immutable once made.
-        let http: HTTPURLResponse
-        let body: [UInt8]
-        var status: Int { http.statusCode }
-        func header(_ name: String) -> String? { http.value(forHTTPHeaderField: name) }
+        package let http: HTTPURLResponse
+        package let body: [UInt8]
+        package var status: Int { http.statusCode }
+        package func header(_ name: String) -> String? { http.value(forHTTPHeaderField: name) }
     }
 
     /// Why no response came.
-    enum Failure: Error, Equatable {
+    package enum Failure: Error, Equatable {
         case timedOut
         case tooLarge(limit: Int)
         /// The TLS handshake failed: an untrusted or expired certificate, a wrong host name.
         case tls(String)
         case redirectRefused(String)
-        case unreachable(String)
+        /// With URLSession's error code (`URLError.Code`), when it gave one.
+        case unreachable(String, code: Int? = nil)
     }
 
     private struct Exchange {
         var limit: Int
+        /// Only the status and headers are wanted: the exchange ends at the head.
+        var statusOnly = false
         var body: [UInt8] = []
         var response: HTTPURLResponse?
         var redirects = 0
         let completion: @Sendable (Result<Response, Failure>) -> Void
     }
 
-    init(maximumRedirects: Int = 0) {
+    package init(maximumRedirects: Int = 0, redirectIsTheAnswer: Bool = false) {
         self.maximumRedirects = maximumRedirects
+        self.redirectIsTheAnswer = redirectIsTheAnswer
         super.init()
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpCookieStorage = nil
@@ -68,11 +78,11 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
     /// Sends `request`; `completion` is called exactly once: with the response, with the first
     /// limit broken, or at the deadline, whichever comes first. It never waits on URLSession to
     /// report a task it was told to cancel (on Linux a cancelled task is not always reported).
-    func start(_ request: URLRequest, maximumBytes: Int, deadline: ContinuousClock.Instant,
+    package func start(_ request: URLRequest, maximumBytes: Int, statusOnly: Bool = false, deadline: ContinuousClock.Instant,
                completion: @escaping @Sendable (Result<Response, Failure>) -> Void) {
         let task = session.dataTask(with: request)
         let id = task.taskIdentifier
-        exchanges.withLock { $0[id] = Exchange(limit: maximumBytes, completion: completion) }
+        exchanges.withLock { $0[id] = Exchange(limit: maximumBytes, statusOnly: statusOnly, completion: completion) }
         task.resume()
         let remaining = ContinuousClock.now.duration(to: deadline)
         let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
@@ -83,7 +93,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     /// Blocks until the response (for synchronous callers such as the service extension).
-    func send(_ request: URLRequest, maximumBytes: Int, timeout: Duration) -> Result<Response, Failure> {
+    package func send(_ request: URLRequest, maximumBytes: Int, timeout: Duration) -> Result<Response, Failure> {
         BlockingWait.announce("HTTP exchange (synchronous)")
         let done = DispatchSemaphore(value: 0)
         let result = Mutex<Result<Response, Failure>?>(nil)
@@ -96,7 +106,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     /// Awaits the response.
-    func send(_ request: URLRequest, maximumBytes: Int, timeout: Duration) async -> Result<Response, Failure> {
+    package func send(_ request: URLRequest, maximumBytes: Int, timeout: Duration) async -> Result<Response, Failure> {
         await withCheckedContinuation { continuation in
             start(request, maximumBytes: maximumBytes, deadline: ContinuousClock.now.advanced(by: timeout)) { continuation.resume(returning: $0) }
         }
@@ -114,12 +124,19 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
 
     // MARK: - URLSessionDataDelegate
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping (URLSession.ResponseDisposition) -> Void) {
         let id = dataTask.taskIdentifier
-        let limit = exchanges.withLock { exchanges -> Int? in
+        let (limit, statusOnly) = exchanges.withLock { exchanges -> (Int?, Bool) in
             exchanges[id]?.response = response as? HTTPURLResponse
-            return exchanges[id]?.limit
+            return (exchanges[id]?.limit, exchanges[id]?.statusOnly ?? false)
+        }
+        if statusOnly, let http = response as? HTTPURLResponse {
+            // The head is the whole answer: no byte of the body is read, however long it is.
+            finish(id, .success(Response(http: http, body: [])))
+            completionHandler(.cancel)
+            dataTask.cancel()
+            return
         }
         if let limit, response.expectedContentLength > Int64(limit) {
             finish(id, .failure(.tooLarge(limit: limit)))
@@ -130,7 +147,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         completionHandler(.allow)
     }
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+    package func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         let id = dataTask.taskIdentifier
         let overLimit = exchanges.withLock { exchanges -> Int? in
             guard exchanges[id] != nil else { return nil }
@@ -141,8 +158,13 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         if let overLimit, finish(id, .failure(.tooLarge(limit: overLimit))) { dataTask.cancel() }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+    package func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        if redirectIsTheAnswer {
+            // Not followed: URLSession then reports the 3xx as the response.
+            completionHandler(nil)
+            return
+        }
         let id = task.taskIdentifier
         let target = request.url?.absoluteString ?? "?"
         let refusal: Failure? = exchanges.withLock { exchanges in
@@ -165,7 +187,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+    package func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let id = task.taskIdentifier
         guard let exchange = exchanges.withLock({ $0[id] }) else { return }
         if let error {
@@ -178,7 +200,7 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
     }
 
     /// URLSession's errors in our terms; the TLS ones named as such.
-    static func failure(for error: any Error) -> Failure {
+    package static func failure(for error: any Error) -> Failure {
         let nsError = error as NSError
         let description = nsError.localizedDescription
         // NSURLErrorSecureConnectionFailed (-1200) … NSURLErrorClientCertificateRequired (-1206).
@@ -189,6 +211,6 @@ final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchecked Send
         // certificate", "SSL: no alternative certificate subject name matches").
         let lower = description.lowercased()
         if lower.contains("ssl") || lower.contains("certificate") || lower.contains("tls") { return .tls(description) }
-        return .unreachable(description)
+        return .unreachable(description, code: nsError.domain == NSURLErrorDomain ? nsError.code : nil)
     }
 }

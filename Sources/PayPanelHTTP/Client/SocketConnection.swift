@@ -1,5 +1,4 @@
 import Foundation
-import PayPanelHTTP
 import Synchronization
 
 #if canImport(Glibc)
@@ -28,7 +27,7 @@ final class SocketConnection {
     }
 
     /// Connects to `host:port`, trying each address the name resolves to until one answers.
-    static func connect(host: String, port: Int, deadline: ContinuousClock.Instant) throws(MediaFetchError) -> SocketConnection {
+    static func connect(host: String, port: Int, deadline: ContinuousClock.Instant) throws(HTTPClientError) -> SocketConnection {
         let addresses = try AddressResolver.resolve(host: host, port: port, deadline: deadline)
         var lastFailure = "no address"
         for address in addresses {
@@ -60,11 +59,11 @@ final class SocketConnection {
             if socketError == 0 { return connection }
             lastFailure = String(cString: strerror(socketError))
         }
-        throw MediaFetchError(.unreachable, "could not connect to \(host):\(port): \(lastFailure.lowercased())")
+        throw HTTPClientError(.unreachable, "could not connect to \(host):\(port): \(lastFailure.lowercased())", requestSent: false)
     }
 
     /// Sends all of `bytes` before the deadline.
-    func send(_ bytes: [UInt8], what: String) throws(MediaFetchError) {
+    func send(_ bytes: [UInt8], what: String) throws(HTTPClientError) {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { buffer in
@@ -78,12 +77,12 @@ final class SocketConnection {
                 _ = try wait(for: Int16(POLLOUT), doing: what)
                 continue
             }
-            throw MediaFetchError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
+            throw HTTPClientError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
         }
     }
 
     /// Up to `maximum` bytes as soon as some arrive; empty at the end of the stream.
-    func receive(maximum: Int, what: String) throws(MediaFetchError) -> [UInt8] {
+    func receive(maximum: Int, what: String) throws(HTTPClientError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: maximum)
         while true {
             let count = buffer.withUnsafeMutableBytes { Foundation.recv(descriptor, $0.baseAddress!, maximum, 0) }
@@ -92,23 +91,23 @@ final class SocketConnection {
                 _ = try wait(for: Int16(POLLIN), doing: what)
                 continue
             }
-            throw MediaFetchError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
+            throw HTTPClientError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
         }
     }
 
     /// Waits until the socket is ready for `events` or reports an error or hang-up; throws
     /// `.timedOut` at the deadline. Returns false when only an error condition was reported.
-    private func wait(for events: Int16, doing what: String) throws(MediaFetchError) -> Bool {
+    private func wait(for events: Int16, doing what: String) throws(HTTPClientError) -> Bool {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
-            guard remaining > .zero else { throw MediaFetchError(.timedOut, "\(what) timed out") }
+            guard remaining > .zero else { throw HTTPClientError(.timedOut, "\(what) timed out") }
             let milliseconds = Int32(clamping: remaining.components.seconds * 1000
                 + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
             var descriptorSet = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&descriptorSet, 1, milliseconds)
             if ready > 0 { return descriptorSet.revents & (events | Int16(POLLHUP)) != 0 }
             if ready < 0 && errno != EINTR {
-                throw MediaFetchError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
+                throw HTTPClientError(.unreachable, "\(what) failed: \(String(cString: strerror(errno)))")
             }
         }
     }
@@ -131,7 +130,7 @@ enum AddressResolver {
         let length: socklen_t
     }
 
-    static func resolve(host: String, port: Int, deadline: ContinuousClock.Instant) throws(MediaFetchError) -> [Address] {
+    static func resolve(host: String, port: Int, deadline: ContinuousClock.Instant) throws(HTTPClientError) -> [Address] {
         // A literal address needs no lookup: AI_NUMERICHOST answers at once.
         if case .success(let addresses) = lookUp(host: host, port: port, numericOnly: true), !addresses.isEmpty {
             return addresses
@@ -150,25 +149,25 @@ enum AddressResolver {
         guard box.done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,
             let result = box.result
         else {
-            throw MediaFetchError(.timedOut, "looking up \(host) timed out")
+            throw HTTPClientError(.timedOut, "looking up \(host) timed out", requestSent: false)
         }
         return try result.get()
     }
 
     /// Shares the lookup's result between the lookup thread and the waiting caller.
     private final class ResolutionBox: Sendable {
-        let outcome = Mutex<Result<[Address], MediaFetchError>?>(nil)
+        let outcome = Mutex<Result<[Address], HTTPClientError>?>(nil)
         let done = DispatchSemaphore(value: 0)
 
-        func finish(_ result: Result<[Address], MediaFetchError>) {
+        func finish(_ result: Result<[Address], HTTPClientError>) {
             outcome.withLock { $0 = result }
             done.signal()
         }
 
-        var result: Result<[Address], MediaFetchError>? { outcome.withLock { $0 } }
+        var result: Result<[Address], HTTPClientError>? { outcome.withLock { $0 } }
     }
 
-    private static func lookUp(host: String, port: Int, numericOnly: Bool) -> Result<[Address], MediaFetchError> {
+    private static func lookUp(host: String, port: Int, numericOnly: Bool) -> Result<[Address], HTTPClientError> {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = socketStreamHint
@@ -177,7 +176,7 @@ enum AddressResolver {
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
             let reason = String(cString: gai_strerror(status))
-            return .failure(MediaFetchError(.unreachable, "could not find the host \(host): \(reason.lowercased())"))
+            return .failure(HTTPClientError(.unreachable, "could not find the host \(host): \(reason.lowercased())", requestSent: false))
         }
         defer { freeaddrinfo(first) }
         var addresses: [Address] = []

@@ -4,8 +4,8 @@ import Foundation
 /// framed by `Content-Length`, by chunked transfer coding, or by the end of the connection.
 /// Bounded everywhere: the head may not exceed 32 KB and the body may not exceed the limit
 /// given, so a hostile server can neither exhaust memory nor make the reader loop forever.
-struct HTTPResponseReader {
-    static let maximumHeadBytes = 32 * 1024
+package struct HTTPResponseReader {
+    package static let maximumHeadBytes = 32 * 1024
 
     private enum Framing {
         case length(Int)
@@ -20,42 +20,42 @@ struct HTTPResponseReader {
         case trailer
     }
 
-    let maximumBodyBytes: Int
-    /// False for media fetches (only a 200's body is wanted); true for API calls, whose error
-    /// statuses carry a JSON envelope.
-    let readsEveryBody: Bool
-    private(set) var status: Int?
-    private(set) var headers: [(name: String, value: String)] = []
-    private(set) var body: [UInt8] = []
-    private(set) var isComplete = false
+    package let maximumBodyBytes: Int
+    /// `.onlyOK` for media fetches (only a 200's body is wanted); `.every` for API calls, whose
+    /// error statuses carry a JSON envelope; `.none` when the status is the whole answer.
+    package let bodies: HTTPClient.Bodies
+    package private(set) var status: Int?
+    package private(set) var headers: [(name: String, value: String)] = []
+    package private(set) var body: [UInt8] = []
+    package private(set) var isComplete = false
     private var pending: [UInt8] = []
     private var framing: Framing?
     private var chunkState = ChunkState.size
 
-    init(maximumBodyBytes: Int, readsEveryBody: Bool = false) {
+    package init(maximumBodyBytes: Int, bodies: HTTPClient.Bodies = .onlyOK) {
         self.maximumBodyBytes = maximumBodyBytes
-        self.readsEveryBody = readsEveryBody
+        self.bodies = bodies
     }
 
     /// The first value of header `name` (case-insensitive).
-    func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// Feeds received bytes. After the head of a response whose body is not wanted (any status
     /// but 200) the response counts as complete.
-    mutating func consume(_ bytes: [UInt8]) throws(MediaFetchError) {
+    package mutating func consume(_ bytes: [UInt8]) throws(HTTPClientError) {
         pending += bytes
         if status == nil {
             guard let end = headEnd() else {
                 if pending.count > HTTPResponseReader.maximumHeadBytes {
-                    throw MediaFetchError(.protocolError, "the response headers are longer than \(HTTPResponseReader.maximumHeadBytes) bytes")
+                    throw HTTPClientError(.protocolError, "the response headers are longer than \(HTTPResponseReader.maximumHeadBytes) bytes")
                 }
                 return
             }
             try parseHead(Array(pending[0..<end]))
             pending.removeFirst(end + 4)
-            if status != 200 && !readsEveryBody {
+            if !wantsBody(of: status) {
                 isComplete = true
                 return
             }
@@ -64,16 +64,24 @@ struct HTTPResponseReader {
     }
 
     /// The connection closed: complete for a body framed by the close, an error otherwise.
-    mutating func endOfStream() throws(MediaFetchError) {
+    package mutating func endOfStream() throws(HTTPClientError) {
         if isComplete { return }
         guard status != nil else {
-            throw MediaFetchError(.protocolError, "the server closed the connection before sending a complete response head")
+            throw HTTPClientError(.protocolError, "the server closed the connection before sending a complete response head")
         }
         if case .untilClose = framing {
             isComplete = true
             return
         }
-        throw MediaFetchError(.protocolError, "the server closed the connection after \(body.count) body bytes, before the end of the body")
+        throw HTTPClientError(.protocolError, "the server closed the connection after \(body.count) body bytes, before the end of the body")
+    }
+
+    private func wantsBody(of status: Int?) -> Bool {
+        switch bodies {
+        case .every: true
+        case .onlyOK: status == 200
+        case .none: false
+        }
     }
 
     private func headEnd() -> Int? {
@@ -85,29 +93,29 @@ struct HTTPResponseReader {
         return nil
     }
 
-    private mutating func parseHead(_ head: [UInt8]) throws(MediaFetchError) {
+    private mutating func parseHead(_ head: [UInt8]) throws(HTTPClientError) {
         let text = String(decoding: head, as: UTF8.self)
         var lines = text.components(separatedBy: "\r\n")
         let statusLine = lines.removeFirst()
         let parts = statusLine.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]) else {
-            throw MediaFetchError(.protocolError, "the server did not answer with HTTP/1.x (status line \(JSONWriter.quoted(String(statusLine.prefix(60)))))")
+            throw HTTPClientError(.protocolError, "the server did not answer with HTTP/1.x (status line \(HTTPClientError.quoted(String(statusLine.prefix(60)))))")
         }
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else {
-                throw MediaFetchError(.protocolError, "malformed response header \(JSONWriter.quoted(String(line.prefix(60))))")
+                throw HTTPClientError(.protocolError, "malformed response header \(HTTPClientError.quoted(String(line.prefix(60))))")
             }
-            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingWhitespace()))
+            headers.append((String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespacesAndNewlines)))
         }
         status = code
         if let encoding = header("Transfer-Encoding"), encoding.lowercased().contains("chunked") {
             framing = .chunked
         } else if let lengthText = header("Content-Length") {
             guard let length = Int(lengthText), length >= 0 else {
-                throw MediaFetchError(.protocolError, "invalid Content-Length \(JSONWriter.quoted(lengthText))")
+                throw HTTPClientError(.protocolError, "invalid Content-Length \(HTTPClientError.quoted(lengthText))")
             }
-            if code == 200 || readsEveryBody, length > maximumBodyBytes {
-                throw MediaFetchError(.tooLarge, "the server announces \(length) bytes, above the \(maximumBodyBytes)-byte limit")
+            if wantsBody(of: code), length > maximumBodyBytes {
+                throw HTTPClientError(.tooLarge, "the server announces \(length) bytes, above the \(maximumBodyBytes)-byte limit")
             }
             framing = .length(length)
         } else {
@@ -115,14 +123,14 @@ struct HTTPResponseReader {
         }
     }
 
-    private mutating func appendBody(_ bytes: ArraySlice<UInt8>) throws(MediaFetchError) {
+    private mutating func appendBody(_ bytes: ArraySlice<UInt8>) throws(HTTPClientError) {
         guard body.count + bytes.count <= maximumBodyBytes else {
-            throw MediaFetchError(.tooLarge, "the body is above the \(maximumBodyBytes)-byte limit")
+            throw HTTPClientError(.tooLarge, "the body is above the \(maximumBodyBytes)-byte limit")
         }
         body += bytes
     }
 
-    private mutating func readBody() throws(MediaFetchError) {
+    private mutating func readBody() throws(HTTPClientError) {
         switch framing {
         case .length(let length):
             let take = min(length - body.count, pending.count)
@@ -140,15 +148,15 @@ struct HTTPResponseReader {
     }
 
     /// Decodes as many chunks as `pending` holds; stops in the middle of one and resumes later.
-    private mutating func readChunks() throws(MediaFetchError) {
+    private mutating func readChunks() throws(HTTPClientError) {
         while !isComplete {
             switch chunkState {
             case .size:
                 guard let lineEnd = lineEnd() else { return try checkLineLength() }
                 let line = String(decoding: pending[0..<lineEnd], as: UTF8.self)
-                let sizeText = String(line.prefix { $0 != ";" }).trimmingWhitespace()
+                let sizeText = String(line.prefix { $0 != ";" }).trimmingCharacters(in: .whitespacesAndNewlines)
                 guard !sizeText.isEmpty, sizeText.count <= 8, let size = Int(sizeText, radix: 16) else {
-                    throw MediaFetchError(.protocolError, "invalid chunk size \(JSONWriter.quoted(String(line.prefix(20))))")
+                    throw HTTPClientError(.protocolError, "invalid chunk size \(HTTPClientError.quoted(String(line.prefix(20))))")
                 }
                 pending.removeFirst(lineEnd + 2)
                 chunkState = size == 0 ? .trailer : .data(remaining: size)
@@ -161,7 +169,7 @@ struct HTTPResponseReader {
             case .dataEnd:
                 guard pending.count >= 2 else { return }
                 guard pending[0] == 13, pending[1] == 10 else {
-                    throw MediaFetchError(.protocolError, "a chunk is longer than its announced size")
+                    throw HTTPClientError(.protocolError, "a chunk is longer than its announced size")
                 }
                 pending.removeFirst(2)
                 chunkState = .size
@@ -181,9 +189,9 @@ struct HTTPResponseReader {
         return nil
     }
 
-    private func checkLineLength() throws(MediaFetchError) {
+    private func checkLineLength() throws(HTTPClientError) {
         if pending.count > 1024 {
-            throw MediaFetchError(.protocolError, "a chunk-size or trailer line is longer than 1024 bytes")
+            throw HTTPClientError(.protocolError, "a chunk-size or trailer line is longer than 1024 bytes")
         }
     }
 }
