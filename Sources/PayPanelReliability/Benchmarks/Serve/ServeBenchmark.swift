@@ -142,7 +142,10 @@ public struct ServeBenchmark: Sendable {
                             desk: desk, service: service, decryptor: decryptor, clients: clients, tokens: share, executor: executor))
                     } else {
                         let set = sets[side - 1]
-                        http[side - 1].add(await ServeBenchmarkRunners.overHTTP(ports: set.ports, apiKey: set.apiKey, clients: clients, tokens: share))
+                        let cpuBefore = set.servers.map { $0.cpuSeconds() }.reduce(0, +)
+                        var measured = await ServeBenchmarkRunners.overHTTP(ports: set.ports, apiKey: set.apiKey, clients: clients, tokens: share)
+                        measured.serverCPUSeconds = set.servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
+                        http[side - 1].add(measured)
                     }
                 }
             }

@@ -12,6 +12,9 @@ public struct ServeSideFigures: Sendable {
     public let errors: Int
     /// What the first error was (a step, a status and an error code; never a body).
     public let firstError: String?
+    /// The server's CPU time per payment (user + system of the serve processes, from /proc), in
+    /// milliseconds; nil for the in-process side.
+    public let serverCPUMillisecondsPerPayment: Double?
 
     init(_ measurement: ServeRunMeasurement) {
         let sorted = measurement.latencies.sorted()
@@ -21,6 +24,9 @@ public struct ServeSideFigures: Sendable {
         p99Milliseconds = Self.percentile(sorted, 0.99) * 1000
         errors = measurement.errors
         firstError = measurement.firstError
+        serverCPUMillisecondsPerPayment = measurement.serverCPUSeconds.flatMap { cpu in
+            sorted.isEmpty ? nil : cpu * 1000 / Double(sorted.count)
+        }
     }
 
     /// The nearest-rank percentile of sorted values (0 for none).
@@ -36,6 +42,7 @@ public struct ServeSideFigures: Sendable {
             ("p50Ms", LifecycleBenchmarkResult.decimal(p50Milliseconds, places: 2)),
             ("p99Ms", LifecycleBenchmarkResult.decimal(p99Milliseconds, places: 2)), ("errors", .number(errors)),
         ]
+        if let cpu = serverCPUMillisecondsPerPayment { members.append(("serverCpuMsPerPayment", LifecycleBenchmarkResult.decimal(cpu, places: 2))) }
         if let firstError { members.append(("firstError", .string(firstError))) }
         return .orderedObject(members)
     }

@@ -9,12 +9,16 @@ struct ServeRunMeasurement: Sendable {
     var latencies: [Double] = []
     var errors = 0
     var firstError: String?
+    /// CPU time the server processes spent meanwhile (user + system, from /proc), in seconds;
+    /// nil for the in-process side, whose CPU is the bench's own.
+    var serverCPUSeconds: Double?
 
     mutating func add(_ other: ServeRunMeasurement) {
         seconds += other.seconds
         latencies += other.latencies
         errors += other.errors
         firstError = firstError ?? other.firstError
+        if let more = other.serverCPUSeconds { serverCPUSeconds = (serverCPUSeconds ?? 0) + more }
     }
 }
 
