@@ -108,10 +108,15 @@ public actor MockProcessor: PaymentProcessor {
         let latency = configuration.latency.delay(using: &jitter)
         let answer: ProcessorAnswer
         do {
-            answer = try operation()
+            // The ledger's commit returns before its flush; the answer waits for the flush here,
+            // suspending the processor rather than holding its thread, so the operations it
+            // serves meanwhile commit into the same flush.
+            let (recorded, flush) = try ledger.database.collectingFlushes { try operation() }
+            try await flush.wait()
+            answer = recorded
         } catch {
-            // The transaction rolled back, but a failed COMMIT cannot be told from a lost answer:
-            // the caller must treat it as unknown and look it up.
+            // The transaction rolled back, or its flush failed: a failed COMMIT cannot be told
+            // from a lost answer, so the caller must treat it as unknown and look it up.
             let reason = "HTTP 500: the processor failed (\(Self.describe(error))): look the operation up"
             return await respond(.unknown(reason: reason), after: latency, timeout: timeout)
         }

@@ -141,8 +141,14 @@ final class AccountStore {
     // MARK: - Writing
 
     /// Writes `changes` in one transaction: the account's row, then one upsert or delete per
-    /// changed object.
-    func save(_ changes: AccountChanges) throws {
+    /// changed object. Returns once committed, with the flush still to await (`PendingFlush`).
+    func save(_ changes: AccountChanges) throws -> PendingFlush {
+        let (_, flush) = try database.collectingFlushes { try write(changes) }
+        writes?.record(changes)
+        return flush
+    }
+
+    private func write(_ changes: AccountChanges) throws {
         try database.write {
             try database.execute(
                 "INSERT INTO accounts (tag, clock_offset) VALUES (?, ?) ON CONFLICT (tag) DO UPDATE SET clock_offset = excluded.clock_offset",
@@ -160,7 +166,6 @@ final class AccountStore {
                 }
             }
         }
-        writes?.record(changes)
     }
 
     /// Forgets one account (`POST /_mock/reset`); its objects go with it (ON DELETE CASCADE).

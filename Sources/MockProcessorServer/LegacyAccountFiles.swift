@@ -46,7 +46,7 @@ enum LegacyAccountFiles {
                     let rows = try file.queryAll("SELECT kind, id, position, body FROM account_objects WHERE account = ?", [tag]) {
                         AccountChanges.Row(kind: $0.string(0), id: $0.string(1), position: $0.int64(2), body: $0.string(3))
                     }
-                    try store.save(AccountChanges(tag: tag, clockOffset: clockOffset, rows: rows))
+                    try store.save(AccountChanges(tag: tag, clockOffset: clockOffset, rows: rows)).waitBlocking()
                 }
             }()
         } catch {
@@ -83,7 +83,8 @@ enum LegacyAccountFiles {
                 continue
             }
             do {
-                if try !store.contains(account.tag) { try store.save(account.pendingChanges()) }
+                // On disk before the old file goes.
+                if try !store.contains(account.tag) { try store.save(account.pendingChanges()).waitBlocking() }
                 unlink(path)
             } catch {
                 unreadable.append(folder + "/" + name + " (\((error as? any PayPanelError)?.message ?? "\(error)"))")

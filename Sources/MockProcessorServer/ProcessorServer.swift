@@ -377,7 +377,7 @@ struct ProcessorRoutes: Sendable {
         }
         guard idempotent, let key = context.headers["Idempotency-Key"] else {
             let reply = await body(tag, parameters, nil)
-            if context.method == .post { await service.persist(tag) }
+            if context.method == .post { await service.persistSharingFlush(tag) }
             return await deliver(reply, context: context)
         }
         guard !key.isEmpty, key.utf8.count <= 255 else {
@@ -404,16 +404,16 @@ struct ProcessorRoutes: Sendable {
             let reply = await body(tag, parameters, key)
             if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
                 await service.finishIdempotent(tag, key: key, response: StoredResponse(status: status.code, body: Array(JSONWriter.string(json).utf8)))
-                await service.persist(tag)
+                await service.persistSharingFlush(tag)
             } else if case .hold = reply {
-                await service.persist(tag)
+                await service.persistSharingFlush(tag)
                 // Still "in flight" while held, as at a processor that is still working on it.
                 let response = await deliver(reply, context: context)
                 await service.finishIdempotent(tag, key: key, response: nil)
                 return response
             } else {
                 await service.finishIdempotent(tag, key: key, response: nil)
-                await service.persist(tag)
+                await service.persistSharingFlush(tag)
             }
             var response = await deliver(reply, context: context)
             response.headers.replaceOrAdd(name: "Idempotency-Key", value: key)

@@ -50,7 +50,7 @@ extension ProcessorService {
                 account.intents[intentID]?.refunded += amount - interrupted
                 account.refunds[id] = pending
             }
-            persist(tag)
+            await persistSharingFlush(tag)
             refundsInFlight.insert(id)
             defer { refundsInFlight.remove(id) }
             let answer = await mock.refundOverWire(
@@ -152,7 +152,7 @@ extension ProcessorService {
         }
         let saved = refund
         update(tag) { $0.refunds[id] = saved }
-        persist(tag)
+        await persistSharingFlush(tag)
         return refund
     }
 

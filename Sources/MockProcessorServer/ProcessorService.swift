@@ -97,7 +97,7 @@ actor ProcessorService {
         }
         for (tag, id, reference) in processing {
             await settleAfterCrash(tag, intentID: id, reference: reference)
-            persist(tag)
+            await persistSharingFlush(tag)
         }
         return unreadable
     }
@@ -107,15 +107,30 @@ actor ProcessorService {
     /// full disk must not fail a payment answer (the ledger, which holds the money, is written
     /// by SQLite with its own guarantees); the changes stay marked, so the account's next write
     /// carries them.
+    ///
+    /// Waits for the commit's flush holding the service's thread: for eviction, which decides
+    /// on what it wrote in the same step (see `persistSharingFlush` for requests).
     func persist(_ tag: String) {
+        try? save(tag)?.waitBlocking()
+    }
+
+    /// `persist`, for a request: the wait for the commit's flush suspends the service instead of
+    /// holding its thread, so the requests of other accounts commit into the same flush
+    /// meanwhile. It returns once the write is durable, so an answer, or a ledger call the write
+    /// goes ahead of, still comes after it.
+    func persistSharingFlush(_ tag: String) async {
+        try? await save(tag)?.wait()
+    }
+
+    /// Commits what changed in the account (nil: nothing to write, or the write failed) and
+    /// marks it saved before anyone waits for the flush, so a change another request makes
+    /// meanwhile stays marked.
+    private func save(_ tag: String) -> PendingFlush? {
         // No copy of the account is kept across `markSaved` (see the type's comment).
-        guard !persistenceDeferred, let store, let changes = accounts[tag].flatMap({ $0.hasChanges ? $0.pendingChanges() : nil }) else { return }
-        do {
-            try store.save(changes)
-            accounts[tag]?.markSaved()
-        } catch {
-            return
-        }
+        guard !persistenceDeferred, let store, let changes = accounts[tag].flatMap({ $0.hasChanges ? $0.pendingChanges() : nil }) else { return nil }
+        guard let flush = try? store.save(changes) else { return nil }
+        accounts[tag]?.markSaved()
+        return flush
     }
 
     func setBaseURL(_ url: String) {
@@ -171,7 +186,7 @@ actor ProcessorService {
             guard let reference = loaded.intents[id]?.ledgerReference(accountPrefix: loaded.ledgerPrefix) else { continue }
             await settleAfterCrash(tag, intentID: id, reference: reference)
         }
-        if !processing.isEmpty { persist(tag) }
+        if !processing.isEmpty { await persistSharingFlush(tag) }
     }
 
     /// Writes and drops from memory the least recently used account with no request in flight.

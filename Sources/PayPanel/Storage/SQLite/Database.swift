@@ -26,6 +26,9 @@ public final class Database {
     /// Set once the file is in WAL mode: commits no longer wait for the disk inside the write
     /// lock (`synchronous = NORMAL`); `write` waits for the file's group flush after it instead.
     private var walSync: WALSync?
+    /// Set while `collectingFlushes` runs: the writes inside it return without waiting for
+    /// their flush and leave their highest ticket here instead.
+    private var collectedTicket: UInt64??
 
     /// How to open a database.
     public struct Options: Sendable {
@@ -311,8 +314,13 @@ public final class Database {
         precondition(transactionDepth == 0, Self.nestedWrite)
         do {
             let (result, ticket) = try commit(body)
-            // Outside the gate: the next writer commits while this one waits for the disk.
-            if let walSync, let ticket { try walSync.waitUntilDurable(ticket) }
+            if let collecting = collectedTicket {
+                // The caller of `collectingFlushes` awaits this flush.
+                collectedTicket = .some(max(collecting ?? 0, ticket ?? 0))
+            } else if let walSync, let ticket {
+                // Outside the gate: the next writer commits while this one waits for the disk.
+                try walSync.waitUntilDurable(ticket)
+            }
             writeGate?.noteWrite(failure: nil)
             return result
         } catch {
@@ -336,6 +344,29 @@ public final class Database {
         } catch {
             throw failedWrite(error)
         }
+    }
+
+    /// Runs `body`, whose writes return as soon as they commit, without their flush; returns
+    /// with the flush they need, which the caller awaits (`PendingFlush.wait`) before anything
+    /// depends on them: before an answer leaves. For an owner whose writes sit deep in
+    /// synchronous code (the mock processor's ledger, processor serve's accounts): awaiting the
+    /// one flush suspends the owner, so the requests it serves meanwhile share it. When `body`
+    /// throws, what it committed before is flushed here before the error goes up.
+    package func collectingFlushes<T>(_ body: () throws -> T) throws -> (T, PendingFlush) {
+        precondition(collectedTicket == nil, "collectingFlushes inside collectingFlushes on one connection")
+        collectedTicket = .some(nil)
+        let result: T
+        do {
+            result = try body()
+        } catch {
+            let collected = collectedTicket ?? nil
+            collectedTicket = nil
+            if let walSync, let collected { try walSync.waitUntilDurable(collected) }
+            throw error
+        }
+        let collected = collectedTicket ?? nil
+        collectedTicket = nil
+        return (result, PendingFlush(walSync: collected == nil ? nil : walSync, ticket: collected ?? 0))
     }
 
     /// Runs `body` in a transaction and commits it, retrying busy as `write` says; returns the

@@ -209,6 +209,26 @@ final class WALSync: Sendable {
     }
 }
 
+/// Commits that have returned but are not on disk yet (`Database.collectingFlushes`): await
+/// `wait()` before anything that depends on them leaves the process.
+package struct PendingFlush: Sendable {
+    let walSync: WALSync?
+    let ticket: UInt64
+
+    /// Suspends until the commits are durable; throws when their flush failed.
+    package func wait() async throws(DatabaseError) {
+        guard let walSync else { return }
+        try await walSync.durable(ticket)
+    }
+
+    /// Blocks the calling thread until the commits are durable (for synchronous code on a
+    /// thread of its owner's own); throws when their flush failed.
+    package func waitBlocking() throws(DatabaseError) {
+        guard let walSync else { return }
+        try walSync.waitUntilDurable(ticket)
+    }
+}
+
 /// The fdatasync of one database's WAL file (`path-wal`), and the check that what it flushed is
 /// what a restart will read.
 ///
