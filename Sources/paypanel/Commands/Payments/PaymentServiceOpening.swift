@@ -32,13 +32,6 @@ enum CheckoutOptions {
         processorKey,
     ]
 
-    /// The environment variable that arms a fault point (`after-authorize`…): the process kills
-    /// itself there with SIGKILL, to prove a crash loses nothing. For tests and the crash soak.
-    static let faultEnvironmentVariable = "PAYPANEL_FAULT"
-    /// The environment variable that arms a fault point at which the step that follows fails
-    /// once, as a write to a full disk would (after a processor call: its answer is not
-    /// recorded), to prove that a run which fails there without dying loses nothing. For tests.
-    static let storeFaultEnvironmentVariable = "PAYPANEL_STORE_FAULT"
 }
 
 extension ParsedArguments {
@@ -73,9 +66,15 @@ extension ParsedArguments {
         }
         try applyReconciliationOptions(to: &configuration.policy)
         let stores = try stores ?? openStoreFactory(environment: environment, clock: clock)
+        // $PAYPANEL_FAULT and $PAYPANEL_STORE_FAULT (tests and the crash soak) arm fault points.
+        let faults: EnvironmentFaultInjector
+        do {
+            faults = try EnvironmentFaultInjector(environment: environment)
+        } catch {
+            throw UsageError(error.message)
+        }
         return PaymentService(
-            store: try stores.openPaymentStore(), processor: processor, clock: clock,
-            configuration: configuration, faults: try EnvironmentFaultInjector(environment: environment))
+            store: try stores.openPaymentStore(), processor: processor, clock: clock, configuration: configuration, faults: faults)
     }
 }
 
