@@ -77,7 +77,7 @@ public struct ServerConnection: Sendable {
         if json != nil { headers.append(("Content-Type", "application/json")) }
         if let idempotencyKey { headers.append(("Idempotency-Key", idempotencyKey)) }
         let request = HTTPClientRequest(
-            method, url.clientURL, headers: headers, body: json.map { Array(JSONWriter.string($0, style: .compact).utf8) } ?? [])
+            method, url, headers: headers, body: json.map { Array(JSONWriter.string($0, style: .compact).utf8) } ?? [])
         let reply: HTTPClientResponse
         switch client.send(request, maximumBodyBytes: Self.maximumAnswerBytes, deadline: .now.advanced(by: timeout)) {
         case .success(let answer):

@@ -12,34 +12,8 @@ package enum MediaLocation: Sendable, Equatable, CustomStringConvertible {
     /// An `http://` or `https://` URL.
     case web(WebURL)
 
-    /// The parts of an http(s) URL the fetcher needs.
-    package struct WebURL: Sendable, Equatable, CustomStringConvertible {
-        package var isSecure: Bool
-        /// A host name, an IPv4 address, or an IPv6 address without brackets.
-        package var host: String
-        package var port: Int
-        /// The path and query as sent in the request line (`/offer.png?v=2`), never empty.
-        package var target: String
-
-        package init(isSecure: Bool, host: String, port: Int, target: String) {
-            self.isSecure = isSecure
-            self.host = host
-            self.port = port
-            self.target = target
-        }
-
-        package var description: String {
-            let shownHost = host.contains(":") ? "[\(host)]" : host
-            let defaultPort = isSecure ? 443 : 80
-            return "\(isSecure ? "https" : "http")://\(shownHost)\(port == defaultPort ? "" : ":\(port)")\(target)"
-        }
-
-        /// The `Host` header value.
-        var hostHeader: String {
-            let shownHost = host.contains(":") ? "[\(host)]" : host
-            return port == (isSecure ? 443 : 80) ? shownHost : "\(shownHost):\(port)"
-        }
-    }
+    /// The parts of an http(s) URL the fetcher needs: the HTTP client's own address type.
+    package typealias WebURL = HTTPClientURL
 
     package var description: String {
         switch self {

@@ -22,7 +22,7 @@ extension HTTPClient {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         var current = url
         for _ in 0...maximumRedirects {
-            let request = HTTPClientRequest("GET", current.clientURL, headers: [("Accept", "*/*"), ("Accept-Encoding", "identity")])
+            let request = HTTPClientRequest("GET", current, headers: [("Accept", "*/*"), ("Accept-Encoding", "identity")])
             let response: HTTPClientResponse
             switch send(request, maximumBodyBytes: maximumBytes, bodies: .onlyOK, deadline: deadline) {
             case .success(let answer): response = answer
@@ -59,11 +59,6 @@ extension HTTPClient {
         while text.hasSuffix("0") { text.removeLast() }
         return text
     }
-}
-
-extension MediaLocation.WebURL {
-    /// The address as the HTTP client takes it.
-    package var clientURL: HTTPClientURL { HTTPClientURL(isSecure: isSecure, host: host, port: port, target: target) }
 }
 
 extension MediaFetchError {
