@@ -1,6 +1,6 @@
 import Foundation
-import PayPanelHTTP
 import PayPanel
+import PayPanelHTTP
 
 /// The deterministic, stateful mock payment processor (DESIGN §5, docs/mock-processor.md).
 ///

@@ -1,7 +1,7 @@
 import Foundation
-import PayPanelHTTP
 import MockProcessor
 import PayPanel
+import PayPanelHTTP
 
 /// The state behind `paypanel processor serve`: the mock's ledger (money, durable, shared with
 /// the in-process mock) and, per test key, an `Account` (intents, refunds, idempotency keys,

@@ -1,6 +1,6 @@
 import Foundation
-import PayPanelHTTP
 import PayPanel
+import PayPanelHTTP
 
 /// The routes' window on events and webhook endpoints: one actor owning its own webhook store
 /// (a store has one owner: a SQLite connection, or a PostgreSQL store on the shared pool), and

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PayPanelHTTP
+import Synchronization
 
 /// Queues the writers of one database file inside this process, so they wait for each other
 /// here instead of in SQLite's busy handler.

@@ -1,7 +1,7 @@
 import Foundation
-import PayPanelHTTP
 import MockProcessor
 import PayPanel
+import PayPanelHTTP
 
 /// The in-process mock processor's ledger as the console reads it: a connection of its own to
 /// the `--processor-db` file (the mock writes through another), read one attempt at a time.
