@@ -40,15 +40,19 @@ enum StoredJSON {
     }
 }
 
-func storedAmount(_ minorUnits: Int64, _ code: String) throws(StoredFormatError) -> Amount {
-    do { return Amount(minorUnits: minorUnits, currency: try Currency(code: code)) } catch {
-        throw .malformed("currency \"\(code)\" is unknown")
+extension StoredJSON {
+    /// The amount of a stored minor-unit count and ISO currency code.
+    static func amount(_ minorUnits: Int64, _ code: String) throws(StoredFormatError) -> Amount {
+        do { return Amount(minorUnits: minorUnits, currency: try Currency(code: code)) } catch {
+            throw .malformed("currency \"\(code)\" is unknown")
+        }
     }
-}
 
-func value<T: RawRepresentable>(_ raw: String, as type: T.Type) throws(StoredFormatError) -> T where T.RawValue == String {
-    guard let value = T(rawValue: raw) else { throw .malformed("\"\(raw)\" is not a \(T.self)") }
-    return value
+    /// The case of `type` a stored raw value names.
+    static func enumCase<T: RawRepresentable>(_ raw: String, of type: T.Type) throws(StoredFormatError) -> T where T.RawValue == String {
+        guard let value = T(rawValue: raw) else { throw .malformed("\"\(raw)\" is not a \(T.self)") }
+        return value
+    }
 }
 
 struct FailureRecord: Codable {
@@ -66,7 +70,7 @@ struct FailureRecord: Codable {
 
     func model() throws(StoredFormatError) -> PaymentFailure {
         PaymentFailure(
-            code: try value(code, as: FailureCode.self), declineCode: declineCode.map(DeclineCode.init), message: message,
+            code: try StoredJSON.enumCase(code, of: FailureCode.self), declineCode: declineCode.map(DeclineCode.init), message: message,
             attemptID: attemptID)
     }
 }
@@ -94,8 +98,8 @@ struct InFlightRecord: Codable {
 
     func model() throws(StoredFormatError) -> InFlightOperation {
         InFlightOperation(
-            kind: try value(kind, as: InFlightOperation.Kind.self), attemptID: attemptID, amount: amount,
-            voidPurpose: try voidPurpose.map { raw throws(StoredFormatError) in try value(raw, as: InFlightOperation.VoidPurpose.self) },
+            kind: try StoredJSON.enumCase(kind, of: InFlightOperation.Kind.self), attemptID: attemptID, amount: amount,
+            voidPurpose: try voidPurpose.map { raw throws(StoredFormatError) in try StoredJSON.enumCase(raw, of: InFlightOperation.VoidPurpose.self) },
             startedAt: startedAt, outcomeUnknownSince: outcomeUnknownSince, reconciliationLookups: reconciliationLookups,
             processorRetries: processorRetries)
     }
@@ -150,12 +154,12 @@ struct IntentRecord: Codable {
         let checkedMetadata: Metadata
         do { checkedMetadata = try Metadata(metadata) } catch { throw .malformed("the intent's metadata: \(error.message)") }
         return PaymentIntent(
-            id: id, amount: try storedAmount(amount, currency), captureMethod: try value(captureMethod, as: CaptureMethod.self),
-            orderReference: orderReference, status: try value(status, as: PaymentStatus.self), amountAuthorized: amountAuthorized,
+            id: id, amount: try StoredJSON.amount(amount, currency), captureMethod: try StoredJSON.enumCase(captureMethod, of: CaptureMethod.self),
+            orderReference: orderReference, status: try StoredJSON.enumCase(status, of: PaymentStatus.self), amountAuthorized: amountAuthorized,
             amountCaptured: amountCaptured, amountRefunded: amountRefunded, amountRefundPending: amountRefundPending,
             captureBefore: captureBefore, attemptCount: attemptCount, currentAttemptID: currentAttemptID,
             inFlight: try inFlight?.model(), lastError: try lastError?.model(),
-            cancellationReason: try cancellationReason.map { raw throws(StoredFormatError) in try value(raw, as: CancellationReason.self) },
+            cancellationReason: try cancellationReason.map { raw throws(StoredFormatError) in try StoredJSON.enumCase(raw, of: CancellationReason.self) },
             version: version, createdAt: createdAt, updatedAt: updatedAt, metadata: checkedMetadata)
     }
 }
@@ -207,20 +211,20 @@ struct AttemptRecord: Codable {
     }
 
     func model() throws(StoredFormatError) -> Attempt {
-        let cardNetwork = try network.map { raw throws(StoredFormatError) in try value(raw, as: PaymentNetwork.self) }
+        let cardNetwork = try network.map { raw throws(StoredFormatError) in try StoredJSON.enumCase(raw, of: PaymentNetwork.self) }
         guard let card = CardSummary(
             network: cardNetwork, last4: last4, expiryMonth: expiryMonth, expiryYear: expiryYear, eciPresent: eciPresent)
         else { throw .malformed("attempt \(id)'s card summary is not valid") }
         var approved: Amount?
-        if let approvedAmount { approved = try storedAmount(approvedAmount, approvedCurrency ?? currency) }
+        if let approvedAmount { approved = try StoredJSON.amount(approvedAmount, approvedCurrency ?? currency) }
         var sheet: SheetState?
         if let sheetDeadline {
-            sheet = try sheetAnswer.map { raw throws(StoredFormatError) in .answered(try value(raw, as: SheetAnswer.self), deadline: sheetDeadline) }
+            sheet = try sheetAnswer.map { raw throws(StoredFormatError) in .answered(try StoredJSON.enumCase(raw, of: SheetAnswer.self), deadline: sheetDeadline) }
                 ?? .awaitingAnswer(deadline: sheetDeadline)
         }
         return Attempt(
-            id: id, intentID: intentID, sequence: sequence, status: try value(status, as: AttemptStatus.self),
-            source: try value(source, as: AttemptSource.self), card: card, amount: try storedAmount(amount, currency), approvedAmount: approved,
+            id: id, intentID: intentID, sequence: sequence, status: try StoredJSON.enumCase(status, of: AttemptStatus.self),
+            source: try StoredJSON.enumCase(source, of: AttemptSource.self), card: card, amount: try StoredJSON.amount(amount, currency), approvedAmount: approved,
             processorID: processorID, failure: try failure?.model(), sheet: sheet, createdAt: createdAt, updatedAt: updatedAt)
     }
 }
@@ -262,9 +266,9 @@ struct RefundRecord: Codable {
 
     func model() throws(StoredFormatError) -> Refund {
         Refund(
-            id: id, intentID: intentID, attemptID: attemptID, amount: try storedAmount(amount, currency),
-            status: try value(status, as: RefundStatus.self),
-            reason: try reason.map { raw throws(StoredFormatError) in try value(raw, as: RefundReason.self) },
+            id: id, intentID: intentID, attemptID: attemptID, amount: try StoredJSON.amount(amount, currency),
+            status: try StoredJSON.enumCase(status, of: RefundStatus.self),
+            reason: try reason.map { raw throws(StoredFormatError) in try StoredJSON.enumCase(raw, of: RefundReason.self) },
             processorAccepted: processorAccepted, processorID: processorID, failureCode: failureCode,
             outcomeUnknownSince: outcomeUnknownSince, reconciliationLookups: reconciliationLookups, processorRetries: processorRetries,
             createdAt: createdAt, updatedAt: updatedAt)
