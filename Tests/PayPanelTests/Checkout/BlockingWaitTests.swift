@@ -107,11 +107,11 @@ import TestSupport
 
     // MARK: - Reading the sources
 
+    /// Each Swift file under `folder` with its text, from the walk the comment lints use.
     static func sources(under folder: String) throws -> [(file: String, text: String)] {
-        let root = RepositoryPaths.root.appending(path: folder)
-        let files = try #require(FileManager.default.enumerator(atPath: root.path(percentEncoded: false)))
-            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") }
-        return try files.sorted().map { ($0, try String(contentsOf: root.appending(path: $0), encoding: .utf8)) }
+        Dictionary(grouping: try SourceCommentTests.lines(under: folder), by: \.file)
+            .map { file, lines in (file, lines.sorted { $0.number < $1.number }.map(\.line).joined(separator: "\n")) }
+            .sorted { $0.file < $1.file }
     }
 
     /// Each top-level `actor` declaration's name and body (to the closing brace at column 0).
