@@ -195,17 +195,17 @@ public final class Database {
     /// Runs one statement that returns no rows. Outside a transaction a change is its own
     /// commit, and returns once it is durable.
     package func execute(_ sql: String, _ values: [any DatabaseBindable] = []) throws(DatabaseError) {
-        let isReadOnly = try run(sql, values)
+        let statement = try run(sql, values)
         // `PRAGMA journal_mode = DELETE` (a tool converting a file back) makes SQLite remove the
         // WAL itself: group commit stops, and the WAL it watched is no longer a loss.
-        if walSync != nil, sql.range(of: "journal_mode", options: .caseInsensitive) != nil, try pragmaText("PRAGMA journal_mode") != "wal" {
+        if walSync != nil, statement.namesJournalMode, try pragmaText("PRAGMA journal_mode") != "wal" {
             walSync?.forgetFiles()
             walSync = nil
             return
         }
         if transactionDepth == 0, let walSync {
             do throws(DatabaseError) {
-                try walSync.waitUntilDurable(isReadOnly ? walSync.latestNoted : walSync.noteCommit())
+                try walSync.waitUntilDurable(statement.isReadOnly ? walSync.latestNoted : walSync.noteCommit())
             } catch {
                 throw afterDurabilityFailure(error)
             }
@@ -218,8 +218,8 @@ public final class Database {
         _ = try run(sql, [])
     }
 
-    /// Steps `sql` to its end; returns whether it only reads.
-    private func run(_ sql: String, _ values: [any DatabaseBindable]) throws(DatabaseError) -> Bool {
+    /// Steps `sql` to its end; returns its (cached) statement, which says whether it only reads.
+    private func run(_ sql: String, _ values: [any DatabaseBindable]) throws(DatabaseError) -> Statement {
         let statement = try statement(sql)
         // A change outside a transaction is its own commit: refused, as `write` refuses, once
         // the file's durability failed.
@@ -229,7 +229,7 @@ public final class Database {
         try statement.bind(values)
         defer { statement.reset() }
         while try statement.step() {}
-        return statement.isReadOnly
+        return statement
     }
 
     /// After a read outside a transaction: waits until every commit noted so far, which the read
