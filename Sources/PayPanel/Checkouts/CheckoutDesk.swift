@@ -8,11 +8,13 @@ import PayPanelHTTP
 /// the version it read, so two servers on one database never both win. Its clock is the
 /// service's, injected, so expiry and the sheet's budget run in virtual time in tests.
 public actor CheckoutDesk {
-    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
-    /// (`ActorThread`).
-    private let thread = ActorThread(name: "checkout-desk")
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
-    deinit { thread.stop() }
+    /// It runs on its service's thread (`ActorThread`): the synchronous store calls below block
+    /// that thread, never the cooperative pool, and a pay call goes desk → service → desk
+    /// without waking another thread on the way. Each such hop between two threads cost a
+    /// futex wake and two context switches, about a tenth of `serve`'s CPU per payment
+    /// (docs/benchmarks.md). The desk's store writes queue behind the service's anyway: one
+    /// database file has one writer at a time.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { service.unownedExecutor }
     let store: any CheckoutStore
     let service: PaymentService
     let clock: any WallClock

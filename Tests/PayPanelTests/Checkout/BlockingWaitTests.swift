@@ -59,14 +59,18 @@ import TestSupport
     /// a new actor that owns a store fails here until it gets its thread.
     @Test func everyActorThatOwnsAStoreHasAThreadOfItsOwn() throws {
         let holdsStore = /^\s+(?:(?:private|package|public|internal|nonisolated|fileprivate)\s+)*(?:let|var)\s+\w+\s*:\s*(?:any\s+)?\w*(?:Store|StoreFactory|Database|ProcessorLedger)\??\s*$/
+        let sharesExecutor = /nonisolated var unownedExecutor: UnownedSerialExecutor \{ \w+\.unownedExecutor \}/
         var actors: [String: Bool] = [:]
         for target in Self.serverTargets + ["paypanel"] {
             for (file, text) in try Self.sources(under: "Sources/\(target)") {
                 for declaration in Self.actorBodies(in: text) {
                     let ownsStore = declaration.body.split(separator: "\n").contains { $0.contains(holdsStore) }
                     guard ownsStore else { continue }
-                    actors["\(target)/\(file): \(declaration.name)"] = declaration.body.contains("ActorThread(")
-                        && declaration.body.contains("unownedExecutor")
+                    // Its own thread, or another actor's executor (the checkout desk runs on its
+                    // service's, which is itself one of the actors checked here).
+                    let ownThread = declaration.body.contains("ActorThread(") && declaration.body.contains("unownedExecutor")
+                    let sharedThread = declaration.body.contains(sharesExecutor)
+                    actors["\(target)/\(file): \(declaration.name)"] = ownThread || sharedThread
                 }
             }
         }
