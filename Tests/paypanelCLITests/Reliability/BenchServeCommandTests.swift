@@ -29,10 +29,12 @@ import Testing
             for side in ["http", "inProcess"] {
                 let figures = run[side]
                 // The server's CPU per payment is measured over HTTP only (in process it is the bench's own).
-                let keys = ["payments", "paymentsPerSecond", "p50Ms", "p99Ms", "errors"] + (side == "http" ? ["serverCpuMsPerPayment"] : [])
+                let keys = ["payments", "paymentsPerSecond", "p50Ms", "p99Ms", "errors"] + (side == "http" ? ["serverCpuMsPerPayment", "serverContextSwitchesPerPayment"] : [])
                 #expect(figures?.objectValue?.keys == keys, "\(side): \(String(describing: figures))")
                 if side == "http" {
                     #expect((Double(figures?["serverCpuMsPerPayment"]?.numberValue?.literal ?? "") ?? 0) > 0, "the server used CPU for its payments")
+                    // Each request is read on the event loop and answered by a handler thread.
+                    #expect((Double(figures?["serverContextSwitchesPerPayment"]?.numberValue?.literal ?? "") ?? 0) > 0, "the server's threads switched")
                 }
                 #expect(figures?["payments"] == 3)
                 #expect(figures?["errors"] == 0)

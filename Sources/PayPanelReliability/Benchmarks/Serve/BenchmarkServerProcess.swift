@@ -57,6 +57,24 @@ final class BenchmarkServerProcess: @unchecked Sendable {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The context switches the child's threads have made so far, voluntary and not (summed
+    /// over /proc/<pid>/task/*/status; a thread that has ended no longer counts). Each hand-off
+    /// of a request from one thread to another costs one or two: a figure that does not move
+    /// with the machine's load the way CPU time does. 0 when it cannot be read.
+    func contextSwitches() -> Int {
+        let tasks = "/proc/\(pid)/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return 0 }
+        var total = 0
+        for thread in threads {
+            guard let status = try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8) else { continue }
+            // `voluntary_ctxt_switches:` and `nonvoluntary_ctxt_switches:`, a tab, the count.
+            for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                total += Int(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0
+            }
+        }
+        return total
+    }
+
     /// SIGTERM, then the exit status; SIGKILL and -1 when it has not exited within 30 s.
     func stop() -> Int32 { server.stop(within: .seconds(30)) }
 }

@@ -143,8 +143,10 @@ public struct ServeBenchmark: Sendable {
                     } else {
                         let set = sets[side - 1]
                         let cpuBefore = set.servers.map { $0.cpuSeconds() }.reduce(0, +)
+                        let switchesBefore = set.servers.map { $0.contextSwitches() }.reduce(0, +)
                         var measured = await ServeBenchmarkRunners.overHTTP(ports: set.ports, apiKey: set.apiKey, clients: clients, tokens: share)
                         measured.serverCPUSeconds = set.servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
+                        measured.serverContextSwitches = set.servers.map { $0.contextSwitches() }.reduce(0, +) - switchesBefore
                         http[side - 1].add(measured)
                     }
                 }

@@ -15,6 +15,9 @@ public struct ServeSideFigures: Sendable {
     /// The server's CPU time per payment (user + system of the serve processes, from /proc), in
     /// milliseconds; nil for the in-process side.
     public let serverCPUMillisecondsPerPayment: Double?
+    /// The server threads' context switches per payment (from /proc): how often a payment's
+    /// work was handed from one thread to another. nil for the in-process side.
+    public let serverContextSwitchesPerPayment: Double?
 
     init(_ measurement: ServeRunMeasurement) {
         let sorted = measurement.latencies.sorted()
@@ -26,6 +29,9 @@ public struct ServeSideFigures: Sendable {
         firstError = measurement.firstError
         serverCPUMillisecondsPerPayment = measurement.serverCPUSeconds.flatMap { cpu in
             sorted.isEmpty ? nil : cpu * 1000 / Double(sorted.count)
+        }
+        serverContextSwitchesPerPayment = measurement.serverContextSwitches.flatMap { switches in
+            sorted.isEmpty ? nil : Double(switches) / Double(sorted.count)
         }
     }
 
@@ -43,6 +49,9 @@ public struct ServeSideFigures: Sendable {
             ("p99Ms", LifecycleBenchmarkResult.decimal(p99Milliseconds, places: 2)), ("errors", .number(errors)),
         ]
         if let cpu = serverCPUMillisecondsPerPayment { members.append(("serverCpuMsPerPayment", LifecycleBenchmarkResult.decimal(cpu, places: 2))) }
+        if let switches = serverContextSwitchesPerPayment {
+            members.append(("serverContextSwitchesPerPayment", LifecycleBenchmarkResult.decimal(switches, places: 1)))
+        }
         if let firstError { members.append(("firstError", .string(firstError))) }
         return .orderedObject(members)
     }

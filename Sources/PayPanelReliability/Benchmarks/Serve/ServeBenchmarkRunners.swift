@@ -12,6 +12,8 @@ struct ServeRunMeasurement: Sendable {
     /// CPU time the server processes spent meanwhile (user + system, from /proc), in seconds;
     /// nil for the in-process side, whose CPU is the bench's own.
     var serverCPUSeconds: Double?
+    /// Context switches of the server processes' threads meanwhile; nil for the in-process side.
+    var serverContextSwitches: Int?
 
     mutating func add(_ other: ServeRunMeasurement) {
         seconds += other.seconds
@@ -19,6 +21,7 @@ struct ServeRunMeasurement: Sendable {
         errors += other.errors
         firstError = firstError ?? other.firstError
         if let more = other.serverCPUSeconds { serverCPUSeconds = (serverCPUSeconds ?? 0) + more }
+        if let more = other.serverContextSwitches { serverContextSwitches = (serverContextSwitches ?? 0) + more }
     }
 }
 
