@@ -3,6 +3,7 @@ internal import CLibPQ
 import Foundation
 import PayPanel
 import PayPanelHTTP
+import Synchronization
 
 /// A named SQL statement: prepared once per connection under its name (`PQprepare`), then run
 /// with parameters only (`PQexecPrepared`). The name is what errors report.
@@ -59,6 +60,24 @@ struct PostgreSQLRow: StoredRow {
     }
 }
 
+/// How many times connections waited for the server's answer after sending: one
+/// `PQexec`/`PQexecPrepared`/`PQprepare` is one, and so is a pipeline of several statements
+/// ended by one sync and read together. Shared by the connections of one pool, so a store
+/// (or a benchmark) can read the total its work cost; `bench lifecycle --db` prints it per
+/// payment. A count, never a timing: it does not depend on the machine or the build.
+package final class PostgreSQLRoundTrips: Sendable {
+    private let count = Atomic<Int>(0)
+
+    package init() {}
+
+    /// Round trips so far.
+    package var total: Int { count.load(ordering: .relaxed) }
+
+    func add(_ roundTrips: Int) {
+        count.wrappingAdd(roundTrips, ordering: .relaxed)
+    }
+}
+
 /// One libpq connection (`PGconn`), with the statements prepared on it.
 ///
 /// Made only by `open`, which hands the object a handle that is already connected: the
@@ -75,13 +94,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
     static let connectStatement = "connect"
 
     private let handle: OpaquePointer
+    /// Where this connection counts its round trips (its pool's counter, shared).
+    let roundTrips: PostgreSQLRoundTrips
     private var prepared: Set<String> = []
     /// Set once a statement failed for want of a connection: never trusted again.
     private var lost = false
 
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs) and sets the
     /// session's `search_path` to `schema`.
-    static func open(conninfo: String, schema: String) throws(PostgreSQLError) -> PostgreSQLConnection {
+    static func open(
+        conninfo: String, schema: String, roundTrips: PostgreSQLRoundTrips = PostgreSQLRoundTrips()
+    ) throws(PostgreSQLError) -> PostgreSQLConnection {
         BlockingWait.announce("PostgreSQL connect")
         guard let handle = PQconnectdb(conninfo) else {
             throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: "libpq could not allocate a connection")
@@ -94,7 +117,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
             PQfinish(handle)
             throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: firstLine(reason))
         }
-        let connection = PostgreSQLConnection(taking: handle)
+        let connection = PostgreSQLConnection(taking: handle, roundTrips: roundTrips)
         // From here the object owns the handle: if the session set-up below throws, the object
         // is released and its deinit finishes the handle, once.
         // Parameters only, even here: set_config takes the schema as a value.
@@ -103,8 +126,9 @@ final class PostgreSQLConnection: @unchecked Sendable {
     }
 
     /// Takes ownership of `handle`, a connection whose status is `CONNECTION_OK`.
-    private init(taking handle: OpaquePointer) {
+    private init(taking handle: OpaquePointer, roundTrips: PostgreSQLRoundTrips) {
         self.handle = handle
+        self.roundTrips = roundTrips
         // The library never prints: libpq's default notice processor writes NOTICEs (`drop
         // cascades to …`) to standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -126,6 +150,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
         BlockingWait.announce("PostgreSQL statement")
         if !prepared.contains(statement.name) {
             let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
+            waited(for: statement.name)
             try check(result, statement: statement.name, expecting: PGRES_COMMAND_OK)
             PQclear(result)
             prepared.insert(statement.name)
@@ -140,6 +165,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
                 PQexecPrepared(handle, statement.name, Int32(buffer.count), buffer.isEmpty ? nil : pointers, nil, nil, 0)
             }
         }
+        waited(for: statement.name)
         return try collect(result, statement: statement.name)
     }
 
@@ -150,6 +176,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     func executeScript(_ sql: String, name: String) throws(PostgreSQLError) -> PostgreSQLResult {
         BlockingWait.announce("PostgreSQL script")
         let result = PQexec(handle, sql)
+        waited(for: name)
         return try collect(result, statement: name)
     }
 
@@ -166,6 +193,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     func finishSent(name: String) throws(PostgreSQLError) {
         var failure: PostgreSQLError?
         var sawResult = false
+        waited(for: name)
         while let result = PQgetResult(handle) {
             sawResult = true
             do { _ = try collect(result, statement: name) } catch { failure = failure ?? error }
@@ -175,6 +203,11 @@ final class PostgreSQLConnection: @unchecked Sendable {
             lost = true
             throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
         }
+    }
+
+    /// One more wait for the server's answer.
+    private func waited(for name: String) {
+        roundTrips.add(1)
     }
 
     /// For tests: shuts the socket down under libpq, as a network failure would.

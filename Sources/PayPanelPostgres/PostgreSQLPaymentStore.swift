@@ -37,6 +37,9 @@ public final class PostgreSQLPaymentStore: PaymentStore {
     package var onClose: (() -> Void)?
     /// For tests: breaks the connection of the next write's COMMIT (then clears itself).
     package var commitFault: CommitFault?
+    /// Round trips to the server so far, by every store on this store's connection pool
+    /// (`PostgreSQLRoundTrips`).
+    package var roundTrips: Int { pool.roundTrips.total }
     /// For tests: how many times the last transaction's body ran.
     package private(set) var lastAttempts = 0
 
