@@ -235,8 +235,6 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// anything else of the transaction is sent, and a COMMIT lost later can always be read back.
     private var sendsFirstStatement = false
 
-    /// Whether statements wait to be sent.
-    var hasDeferred: Bool { !deferred.isEmpty }
     /// Whether a waiting statement's answer must still be checked: then COMMIT may not leave
     /// with it, since a failed check must still roll the transaction back.
     var deferredNeedChecking: Bool { deferred.contains { $0.check != nil } }
