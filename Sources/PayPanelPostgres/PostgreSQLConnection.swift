@@ -3,6 +3,7 @@ internal import CLibPQ
 import Foundation
 import PayPanel
 import PayPanelHTTP
+import Synchronization
 
 /// A named SQL statement: prepared once per connection under its name (`PQprepare`), then run
 /// with parameters only (`PQexecPrepared`). The name is what errors report.
@@ -59,6 +60,24 @@ struct PostgreSQLRow: StoredRow {
     }
 }
 
+/// How many times connections waited for the server's answer after sending: one
+/// `PQexec`/`PQexecPrepared`/`PQprepare` is one, and so is a pipeline of several statements
+/// ended by one sync and read together. Shared by the connections of one pool, so a store
+/// (or a benchmark) can read the total its work cost; `bench lifecycle --db` prints it per
+/// payment. A count, never a timing: it does not depend on the machine or the build.
+package final class PostgreSQLRoundTrips: Sendable {
+    private let count = Atomic<Int>(0)
+
+    package init() {}
+
+    /// Round trips so far.
+    package var total: Int { count.load(ordering: .relaxed) }
+
+    func add(_ roundTrips: Int) {
+        count.wrappingAdd(roundTrips, ordering: .relaxed)
+    }
+}
+
 /// One libpq connection (`PGconn`), with the statements prepared on it.
 ///
 /// Made only by `open`, which hands the object a handle that is already connected: the
@@ -75,13 +94,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
     static let connectStatement = "connect"
 
     private let handle: OpaquePointer
+    /// Where this connection counts its round trips (its pool's counter, shared).
+    let roundTrips: PostgreSQLRoundTrips
     private var prepared: Set<String> = []
     /// Set once a statement failed for want of a connection: never trusted again.
     private var lost = false
 
     /// Connects with `conninfo` (a `postgresql://` URL or `key=value` pairs) and sets the
     /// session's `search_path` to `schema`.
-    static func open(conninfo: String, schema: String) throws(PostgreSQLError) -> PostgreSQLConnection {
+    static func open(
+        conninfo: String, schema: String, roundTrips: PostgreSQLRoundTrips = PostgreSQLRoundTrips()
+    ) throws(PostgreSQLError) -> PostgreSQLConnection {
         BlockingWait.announce("PostgreSQL connect")
         guard let handle = PQconnectdb(conninfo) else {
             throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: "libpq could not allocate a connection")
@@ -94,17 +117,25 @@ final class PostgreSQLConnection: @unchecked Sendable {
             PQfinish(handle)
             throw PostgreSQLError(kind: .connection, statement: connectStatement, detail: firstLine(reason))
         }
-        let connection = PostgreSQLConnection(taking: handle)
+        let connection = PostgreSQLConnection(taking: handle, roundTrips: roundTrips)
         // From here the object owns the handle: if the session set-up below throws, the object
         // is released and its deinit finishes the handle, once.
         // Parameters only, even here: set_config takes the schema as a value.
-        try connection.execute(PostgreSQLStatement("session.search_path", "SELECT pg_catalog.set_config('search_path', $1, false)"), [schema])
+        do {
+            try connection.execute(PostgreSQLStatement("session.search_path", "SELECT pg_catalog.set_config('search_path', $1, false)"), [schema])
+        } catch let error as PostgreSQLError {
+            throw error
+        } catch {
+            // Nothing is queued on a connection just opened, so no check can have thrown.
+            throw PostgreSQLError(kind: .connection, statement: "session.search_path", detail: "the session could not be set up")
+        }
         return connection
     }
 
     /// Takes ownership of `handle`, a connection whose status is `CONNECTION_OK`.
-    private init(taking handle: OpaquePointer) {
+    private init(taking handle: OpaquePointer, roundTrips: PostgreSQLRoundTrips) {
         self.handle = handle
+        self.roundTrips = roundTrips
         // The library never prints: libpq's default notice processor writes NOTICEs (`drop
         // cascades to …`) to standard error.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
@@ -120,26 +151,22 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// The server's transaction status: idle, in a transaction, in a failed one.
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
-    /// Runs `statement` with `values` (text format; `nil` is NULL).
+    /// Runs `statement` with `values` (text format; `nil` is NULL). Statements queued with
+    /// `deferStatement` leave first, in the same pipeline; so does the statement's PREPARE the
+    /// first time this connection runs it. Either way one round trip.
     @discardableResult
-    func execute(_ statement: PostgreSQLStatement, _ values: [any DatabaseBindable]) throws(PostgreSQLError) -> PostgreSQLResult {
+    func execute(_ statement: PostgreSQLStatement, _ values: [any DatabaseBindable]) throws -> PostgreSQLResult {
         BlockingWait.announce("PostgreSQL statement")
-        if !prepared.contains(statement.name) {
-            let result = PQprepare(handle, statement.name, statement.sql, 0, nil)
-            try check(result, statement: statement.name, expecting: PGRES_COMMAND_OK)
-            PQclear(result)
-            prepared.insert(statement.name)
-        }
         let texts = try values.enumerated().map { index, value throws(PostgreSQLError) in
             try Self.text(value.databaseValue, parameter: index + 1, statement: statement.name)
         }
-        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
-        defer { cStrings.forEach { free($0) } }
-        let result = cStrings.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { pointers in
-                PQexecPrepared(handle, statement.name, Int32(buffer.count), buffer.isEmpty ? nil : pointers, nil, nil, 0)
-            }
+        guard deferred.isEmpty, prepared.contains(statement.name) else {
+            return try runPipeline(Deferred(statement: statement, sql: statement.sql, name: statement.name, texts: texts, check: nil))
         }
+        let result = Self.withParameters(texts) { count, pointers in
+            PQexecPrepared(handle, statement.name, count, pointers, nil, nil, 0)
+        }
+        waited()
         return try collect(result, statement: statement.name)
     }
 
@@ -148,13 +175,17 @@ final class PostgreSQLConnection: @unchecked Sendable {
     /// With several statements, the result is the last one's.
     @discardableResult
     func executeScript(_ sql: String, name: String) throws(PostgreSQLError) -> PostgreSQLResult {
+        // Queued statements would run after this text, out of order: the store sends them first.
+        precondition(deferred.isEmpty, "a script with statements still queued")
         BlockingWait.announce("PostgreSQL script")
         let result = PQexec(handle, sql)
+        waited()
         return try collect(result, statement: name)
     }
 
     /// Sends `sql` (simple query protocol) without reading the answer; `finishSent` reads it.
     func send(_ sql: String, name: String) throws(PostgreSQLError) {
+        precondition(deferred.isEmpty, "a statement sent with statements still queued")
         BlockingWait.announce("PostgreSQL statement")
         guard PQsendQuery(handle, sql) == 1 else {
             lost = true
@@ -166,6 +197,7 @@ final class PostgreSQLConnection: @unchecked Sendable {
     func finishSent(name: String) throws(PostgreSQLError) {
         var failure: PostgreSQLError?
         var sawResult = false
+        waited()
         while let result = PQgetResult(handle) {
             sawResult = true
             do { _ = try collect(result, statement: name) } catch { failure = failure ?? error }
@@ -174,6 +206,184 @@ final class PostgreSQLConnection: @unchecked Sendable {
         if !sawResult || isBroken {
             lost = true
             throw PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
+        }
+    }
+
+    /// One more wait for the server's answer.
+    private func waited() {
+        roundTrips.add(1)
+    }
+
+    // MARK: - Deferred statements, sent in pipeline mode
+
+    /// A statement held back until the next one whose answer is needed, or COMMIT: it leaves
+    /// with that one in the same pipeline, so its answer costs no wait of its own.
+    private struct Deferred {
+        /// Prepared statements go by name; nil sends `sql` unnamed (BEGIN, COMMIT).
+        let statement: PostgreSQLStatement?
+        let sql: String
+        let name: String
+        let texts: [String?]
+        /// Looks at the statement's result when it is read: throws what an immediate check of
+        /// the same answer would have thrown (a row count, a version).
+        let check: ((PostgreSQLResult) throws -> Void)?
+    }
+
+    private var deferred: [Deferred] = []
+    /// Set by `deferBegin`: the transaction's first statement is never held back. It leaves at
+    /// once with the BEGIN and the reading of the transaction id, so the id is known before
+    /// anything else of the transaction is sent, and a COMMIT lost later can always be read back.
+    private var sendsFirstStatement = false
+
+    /// Whether a waiting statement's answer must still be checked: then COMMIT may not leave
+    /// with it, since a failed check must still roll the transaction back.
+    var deferredNeedChecking: Bool { deferred.contains { $0.check != nil } }
+    /// Whether the server answered the BEGIN that `deferBegin` queued: until it did, nothing of
+    /// the transaction happened on the server.
+    private(set) var beginAnswered = false
+    /// The transaction id read with the BEGIN (`deferBegin(readingTransactionID: true)`), once
+    /// its answer was read.
+    private(set) var transactionID: String?
+
+    static let currentTransactionID = PostgreSQLStatement("tx.current_id", "SELECT pg_catalog.pg_current_xact_id()::text")
+
+    /// Queues `begin` (one transaction-control statement) and, for a write, the reading of its
+    /// transaction id: both leave with the transaction's first statement.
+    func deferBegin(_ begin: String, name: String, readingTransactionID: Bool) throws {
+        beginAnswered = false
+        transactionID = nil
+        deferred.append(Deferred(statement: nil, sql: begin, name: name, texts: []) { [unowned self] _ in beginAnswered = true })
+        if readingTransactionID {
+            try deferStatement(Self.currentTransactionID, []) { [unowned self] result in
+                transactionID = result.rows.first?.optionalString(0)
+            }
+        }
+        sendsFirstStatement = true
+    }
+
+    /// Queues `statement` with `values` (converted now, so a value that cannot be sent is
+    /// refused at once, as `execute` refuses it). `check` sees its result when it is read.
+    func deferStatement(
+        _ statement: PostgreSQLStatement, _ values: [any DatabaseBindable], check: ((PostgreSQLResult) throws -> Void)? = nil
+    ) throws {
+        let texts = try values.enumerated().map { index, value throws(PostgreSQLError) in
+            try Self.text(value.databaseValue, parameter: index + 1, statement: statement.name)
+        }
+        deferred.append(Deferred(statement: statement, sql: statement.sql, name: statement.name, texts: texts, check: check))
+        if sendsFirstStatement { _ = try runPipeline(nil) }
+    }
+
+    /// Forgets what waits (the transaction is being rolled back: it was never sent).
+    func discardDeferred() {
+        deferred.removeAll()
+        sendsFirstStatement = false
+    }
+
+    /// Sends what waits, alone, in one round trip.
+    func flushDeferred() throws {
+        guard !deferred.isEmpty else { return }
+        _ = try runPipeline(nil)
+    }
+
+    /// Sends what waits and then `sql` (one statement, no parameters: COMMIT) in one pipeline.
+    func finishDeferred(with sql: String, name: String) throws {
+        _ = try runPipeline(Deferred(statement: nil, sql: sql, name: name, texts: [], check: nil))
+    }
+
+    /// Sends every waiting statement and then `last` in pipeline mode, with one sync, and reads
+    /// all their answers in order: one round trip. Statements not yet prepared on this
+    /// connection are prepared in the same pipeline, just before their first use.
+    ///
+    /// After a failure the server skips the rest up to the sync (`PGRES_PIPELINE_ABORTED`), so
+    /// the error thrown is the first real one: a statement's, or a check's. A COMMIT in the
+    /// pipeline is then skipped too, and the transaction stays open to be rolled back.
+    ///
+    /// The connection stays in blocking mode: a pipeline is one transition's statements (a few
+    /// kilobytes), far below what would fill the socket buffers while the answers go unread.
+    private func runPipeline(_ last: Deferred?) throws -> PostgreSQLResult {
+        let items = deferred + (last.map { [$0] } ?? [])
+        deferred.removeAll()
+        sendsFirstStatement = false
+        BlockingWait.announce("PostgreSQL pipeline")
+        guard PQenterPipelineMode(handle) == 1 else { throw lostConnection(items.first?.name ?? "pipeline") }
+        // What the pipeline answers, in order: a prepare, or an item (by index).
+        enum Slot { case prepare(String), item(Int) }
+        var slots: [Slot] = []
+        var preparing: Set<String> = []
+        for (index, item) in items.enumerated() {
+            var sent = true
+            if let statement = item.statement {
+                if !prepared.contains(statement.name), !preparing.contains(statement.name) {
+                    sent = PQsendPrepare(handle, statement.name, statement.sql, 0, nil) == 1
+                    preparing.insert(statement.name)
+                    slots.append(.prepare(statement.name))
+                }
+                sent = sent && Self.withParameters(item.texts) { count, pointers in
+                    PQsendQueryPrepared(handle, statement.name, count, pointers, nil, nil, 0)
+                } == 1
+            } else {
+                sent = PQsendQueryParams(handle, item.sql, 0, nil, nil, nil, nil, 0) == 1
+            }
+            guard sent else { throw lostConnection(item.name) }
+            slots.append(.item(index))
+        }
+        guard PQpipelineSync(handle) == 1 else { throw lostConnection(items.first?.name ?? "pipeline") }
+        waited()
+        var failure: (any Error)?
+        var lastResult = PostgreSQLResult(rows: [], affectedRows: 0)
+        for slot in slots {
+            let name: String
+            switch slot {
+            case .prepare(let statement): name = statement
+            case .item(let index): name = items[index].name
+            }
+            // Each command's answer is one result, then NULL.
+            guard let result = PQgetResult(handle) else {
+                lost = true
+                throw failure ?? lostConnection(name)
+            }
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+            if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                // Skipped because an earlier command failed: that one's error is the one to report.
+                PQclear(result)
+                continue
+            }
+            do {
+                let collected = try collect(result, statement: name)
+                switch slot {
+                case .prepare(let statement): prepared.insert(statement)
+                case .item(let index):
+                    try items[index].check?(collected)
+                    lastResult = collected
+                }
+            } catch {
+                failure = failure ?? error
+                // Nothing more can be read from a connection that is gone.
+                if lost { throw failure! }
+            }
+        }
+        // The sync's own answer closes the pipeline.
+        guard let sync = PQgetResult(handle) else { lost = true; throw failure ?? lostConnection("pipeline") }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1 else { lost = true; throw failure ?? lostConnection("pipeline") }
+        if let failure { throw failure }
+        return lastResult
+    }
+
+    private func lostConnection(_ name: String) -> PostgreSQLError {
+        lost = true
+        return PostgreSQLError(kind: .connection, statement: name, detail: "the connection was lost")
+    }
+
+    /// Calls `body` with the parameter count and C strings of `texts` (NULL for nil), freed after.
+    private static func withParameters<R>(_ texts: [String?], _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?) -> R) -> R {
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
+        defer { cStrings.forEach { free($0) } }
+        return cStrings.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: max(buffer.count, 1)) { pointers in
+                body(Int32(buffer.count), buffer.isEmpty ? nil : pointers)
+            }
         }
     }
 

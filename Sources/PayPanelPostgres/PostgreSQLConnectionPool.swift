@@ -14,6 +14,8 @@ final class PostgreSQLConnectionPool: Sendable {
     let conninfo: String
     let schema: String
     let idleCapacity: Int
+    /// The round trips of every connection this pool opened (`PostgreSQLRoundTrips`).
+    let roundTrips = PostgreSQLRoundTrips()
     private let idle = Mutex<[PostgreSQLConnection]>([])
 
     init(conninfo: String, schema: String, idleCapacity: Int = 4) {
@@ -25,7 +27,7 @@ final class PostgreSQLConnectionPool: Sendable {
     /// An idle connection, or a new one.
     func borrow() throws(PostgreSQLError) -> PostgreSQLConnection {
         if let connection = idle.withLock({ $0.popLast() }) { return connection }
-        return try PostgreSQLConnection.open(conninfo: conninfo, schema: schema)
+        return try PostgreSQLConnection.open(conninfo: conninfo, schema: schema, roundTrips: roundTrips)
     }
 
     /// Takes `connection` back for reuse, unless it is broken or not idle.

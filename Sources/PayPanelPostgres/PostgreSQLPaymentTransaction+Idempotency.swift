@@ -17,7 +17,8 @@ extension PostgreSQLPaymentTransaction {
         """)
 
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
-        if writing { _ = try rows(Self.idempotencyLock, [scope, IdempotencyStore.storedKey(key)]) }
+        // The lock's answer is nothing: it is queued, and taken before the read that follows it.
+        if writing { try queue(Self.idempotencyLock, [scope, IdempotencyStore.storedKey(key)]) }
         return try rows(Self.idempotencyByKey, [IdempotencyStore.storedKey(key), scope]).first.map { row -> IdempotencyRecord in
             let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
             let result = state == .completed
@@ -40,7 +41,7 @@ extension PostgreSQLPaymentTransaction {
 
     func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
         let result = record.result
-        _ = try run(Self.insertIdempotency, [
+        try queue(Self.insertIdempotency, [
             IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
             result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
             record.state == .completed ? record.createdAt : nil, record.resourceID,
@@ -54,7 +55,7 @@ extension PostgreSQLPaymentTransaction {
         """)
 
     func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
-        _ = try run(Self.completeIdempotency, [
+        try queue(Self.completeIdempotency, [
             result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash,
         ])
     }
@@ -62,7 +63,7 @@ extension PostgreSQLPaymentTransaction {
     static let relockIdempotency = S("idempotency.relock", "UPDATE idempotency_keys SET locked_at = $1 WHERE key = $2 AND scope = $3")
 
     func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
-        _ = try run(Self.relockIdempotency, [now, IdempotencyStore.storedKey(key), scope])
+        try queue(Self.relockIdempotency, [now, IdempotencyStore.storedKey(key), scope])
     }
 
     static let attachIdempotency = S(
@@ -70,7 +71,7 @@ extension PostgreSQLPaymentTransaction {
         "UPDATE idempotency_keys SET resource_id = $1 WHERE key = $2 AND scope = $3 AND status = 'in_progress'")
 
     func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
-        _ = try run(Self.attachIdempotency, [resourceID, IdempotencyStore.storedKey(key), scope])
+        try queue(Self.attachIdempotency, [resourceID, IdempotencyStore.storedKey(key), scope])
     }
 
     static let deleteIdempotency = S("idempotency.delete", "DELETE FROM idempotency_keys WHERE key = $1 AND scope = $2")
@@ -78,7 +79,7 @@ extension PostgreSQLPaymentTransaction {
         "idempotency.delete_in_progress", "DELETE FROM idempotency_keys WHERE key = $1 AND scope = $2 AND status = 'in_progress'")
 
     func deleteIdempotencyRecord(key: String, scope: String, onlyInProgress: Bool) throws {
-        _ = try run(onlyInProgress ? Self.deleteIdempotencyInProgress : Self.deleteIdempotency, [IdempotencyStore.storedKey(key), scope])
+        try queue(onlyInProgress ? Self.deleteIdempotencyInProgress : Self.deleteIdempotency, [IdempotencyStore.storedKey(key), scope])
     }
 
     static let purgeIdempotency = S("idempotency.purge", "DELETE FROM idempotency_keys WHERE created_at <= $1")

@@ -12,13 +12,13 @@ extension PostgreSQLPaymentTransaction {
         """)
 
     func scheduleTimer(_ timer: PaymentTimer, intentID: String, at now: Date) throws {
-        _ = try run(Self.scheduleTimerStatement, [intentID, timer.kind.rawValue, timer.reference, timer.dueAt, now])
+        try queue(Self.scheduleTimerStatement, [intentID, timer.kind.rawValue, timer.reference, timer.dueAt, now])
     }
 
     static let cancelTimerStatement = S("timers.cancel", "DELETE FROM timers WHERE intent_id = $1 AND kind = $2 AND reference = $3")
 
     func cancelTimer(_ kind: PaymentTimer.Kind, reference: String, intentID: String) throws {
-        _ = try run(Self.cancelTimerStatement, [intentID, kind.rawValue, reference])
+        try queue(Self.cancelTimerStatement, [intentID, kind.rawValue, reference])
     }
 
     static let dueTimersStatement = S("timers.due", """
@@ -60,7 +60,7 @@ extension PostgreSQLPaymentTransaction {
     static let deleteTimerStatement = S("timers.delete", "DELETE FROM timers WHERE id = $1")
 
     func deleteTimer(id: Int64) throws {
-        _ = try run(Self.deleteTimerStatement, [id])
+        try queue(Self.deleteTimerStatement, [id])
     }
 
     // MARK: - Reconciliation
@@ -94,7 +94,7 @@ extension PostgreSQLPaymentTransaction {
         "INSERT INTO outbox (intent_id, intent_version, topic, refund_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
 
     func appendOutbox(_ message: NewOutboxMessage) throws {
-        _ = try run(Self.appendOutboxStatement, [
+        try queue(Self.appendOutboxStatement, [
             message.intentID, message.intentVersion, message.topic, message.refundID, message.payload, message.createdAt,
         ])
     }
@@ -126,7 +126,7 @@ extension PostgreSQLPaymentTransaction {
         "outbox.mark_delivered", "UPDATE outbox SET delivered_at = $1, delivery_attempts = delivery_attempts + 1 WHERE id = $2")
 
     func markOutboxDelivered(_ ids: [Int64], at now: Date) throws {
-        for id in ids { _ = try run(Self.markDeliveredStatement, [now, id]) }
+        for id in ids { try queue(Self.markDeliveredStatement, [now, id]) }
     }
 
     static let recordInbox = S(
@@ -145,7 +145,8 @@ extension PostgreSQLPaymentTransaction {
     /// In a write, the id is locked first (it may not have a row yet), so two payments with
     /// one token queue and the second sees the first's row.
     func tokenTransaction(_ transactionID: String) throws -> String?? {
-        if writing { _ = try rows(Self.tokenLock, [transactionID]) }
+        // Queued: taken before the read that follows it, in the same pipeline.
+        if writing { try queue(Self.tokenLock, [transactionID]) }
         return try rows(Self.tokenByID, [transactionID]).first.map { $0.optionalString(0) }
     }
 
@@ -153,7 +154,7 @@ extension PostgreSQLPaymentTransaction {
         "tokens.insert", "INSERT INTO seen_token_transactions (transaction_id, intent_id, attempt_id, seen_at) VALUES ($1, $2, $3, $4)")
 
     func insertTokenTransaction(_ transactionID: String, intentID: String?, attemptID: String?, at now: Date) throws {
-        _ = try run(Self.insertToken, [transactionID, intentID, attemptID, now])
+        try queue(Self.insertToken, [transactionID, intentID, attemptID, now])
     }
 }
 #endif

@@ -8,9 +8,22 @@ import PayPanel
 /// `FOR NO KEY UPDATE` (an intent's id never changes): it excludes every other writer of the
 /// intent but not the key-share locks of rows that merely reference it (a checkout's foreign
 /// key), so the checkout desk never waits behind a transition.
+///
+/// Statements whose answer the caller does not use (inserts, deletes, advisory locks, an
+/// update whose row count is already certain) are not sent at once: `queue` holds them on the
+/// connection until the next statement whose answer is needed, or the COMMIT, and they leave
+/// together in one pipeline (`PostgreSQLConnection.runPipeline`), in the order they were made.
 struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
     let connection: PostgreSQLConnection
     let writing: Bool
+    /// The intents whose rows this transaction holds, and the version each is at: read
+    /// `FOR NO KEY UPDATE`, inserted, or updated here. No other transaction can move such a row
+    /// until this one ends, so an update of it from that version cannot miss.
+    let held = HeldIntents()
+
+    final class HeldIntents {
+        var versions: [String: Int64] = [:]
+    }
 
     typealias S = PostgreSQLStatement
 
@@ -22,15 +35,24 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         try connection.execute(statement, values).affectedRows
     }
 
+    /// `statement`, sent with the next statement whose answer is needed, or the COMMIT. An
+    /// error it meets (a constraint, a conflict) is thrown there, and rolls the transaction
+    /// back as before.
+    func queue(_ statement: S, _ values: [any DatabaseBindable] = []) throws {
+        try connection.deferStatement(statement, values)
+    }
+
     // MARK: - Intents, attempts, refunds, history
 
     static let intentByID = S("intents.by_id", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1")
     static let intentByIDLocked = S("intents.by_id_for_update", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1 FOR NO KEY UPDATE")
 
     func intent(_ id: String) throws -> PaymentIntent? {
-        try rows(writing ? Self.intentByIDLocked : Self.intentByID, [id]).first.map { row throws(PaymentStoreError) in
+        let intent = try rows(writing ? Self.intentByIDLocked : Self.intentByID, [id]).first.map { row throws(PaymentStoreError) in
             try PaymentRows.intent(row)
         }
+        if writing, let intent { held.versions[id] = intent.version }
+        return intent
     }
 
     static let attemptsOfIntent = S(
@@ -51,7 +73,9 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         "intents.insert", "INSERT INTO intents (\(PaymentRows.intentColumns)) VALUES (\(placeholders(1...30)))")
 
     func insertIntent(_ intent: PaymentIntent) throws {
-        _ = try run(Self.insertIntentStatement, PaymentRows.intentValues(intent))
+        try queue(Self.insertIntentStatement, PaymentRows.intentValues(intent))
+        // Invisible to other transactions until this one commits: nobody else can move it.
+        held.versions[intent.id] = intent.version
     }
 
     static let updateIntentStatement = S(
@@ -59,8 +83,27 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         // Only what a transition can change, as on SQLite (`PaymentRows.intentChangingColumns`).
         "UPDATE intents SET (\(PaymentRows.intentChangingColumns)) = (\(placeholders(1...23))) WHERE id = $24 AND version = $25")
 
+    /// When this transaction holds the row at `previousVersion`, the update cannot miss, so it
+    /// is queued and answers true; its row count is still checked when its answer is read, and
+    /// a miss throws the error a missed update ends in on a row read in the same transaction
+    /// (`PaymentLedger`'s `versionConflict`), rolling everything back. Otherwise (the caller
+    /// works from a copy read earlier) the answer decides what the caller does next, so the
+    /// update is sent at once.
     func updateIntent(_ intent: PaymentIntent, previousVersion: Int64) throws -> Bool {
-        try run(Self.updateIntentStatement, PaymentRows.changingIntentValues(intent) + [intent.id, previousVersion]) == 1
+        let values = PaymentRows.changingIntentValues(intent) + [intent.id, previousVersion]
+        guard writing, held.versions[intent.id] == previousVersion else {
+            let updated = try run(Self.updateIntentStatement, values) == 1
+            if updated, writing { held.versions[intent.id] = intent.version }
+            return updated
+        }
+        let intentID = intent.id
+        try connection.deferStatement(Self.updateIntentStatement, values) { result in
+            guard result.affectedRows == 1 else {
+                throw PaymentStoreError(reason: .versionConflict(intentID: intentID, expected: previousVersion, actual: -1))
+            }
+        }
+        held.versions[intent.id] = intent.version
+        return true
     }
 
     static let upsertAttempt = S("attempts.upsert", """
@@ -74,7 +117,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         """)
 
     func saveAttempt(_ attempt: Attempt) throws {
-        _ = try run(Self.upsertAttempt, PaymentRows.attemptValues(attempt))
+        try queue(Self.upsertAttempt, PaymentRows.attemptValues(attempt))
     }
 
     static let upsertRefund = S("refunds.upsert", """
@@ -88,7 +131,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         """)
 
     func saveRefund(_ refund: Refund) throws {
-        _ = try run(Self.upsertRefund, PaymentRows.refundValues(refund))
+        try queue(Self.upsertRefund, PaymentRows.refundValues(refund))
     }
 
     static let insertEvent = S(
@@ -96,7 +139,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         "INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
 
     func appendEvent(_ event: StoredPaymentEvent) throws {
-        _ = try run(Self.insertEvent, [
+        try queue(Self.insertEvent, [
             event.intentID, event.version, event.type, event.fromStatus?.rawValue, event.toStatus.rawValue, event.data, event.occurredAt,
         ])
     }

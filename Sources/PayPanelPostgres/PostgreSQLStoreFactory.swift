@@ -15,6 +15,10 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
         _ = try pool.withConnection { try PostgreSQLMigrator(set: .postgreSQL, clock: clock).migrate($0, schema: pool.schema) }
     }
 
+    /// Round trips to the server so far by every store this factory opened, and its migration
+    /// (`PostgreSQLRoundTrips`).
+    package var roundTrips: Int { pool.roundTrips.total }
+
     /// A payments store on the factory's pool.
     public func openPostgreSQLStore() throws -> PostgreSQLPaymentStore {
         try PostgreSQLPaymentStore(pool: pool, migrate: false, clock: clock)

@@ -34,16 +34,21 @@ public struct LifecycleBenchmark: Sendable {
     public let makeStore: (@Sendable () throws -> any PaymentStore)?
     /// The raw commits to compare with (default: SQLite, all `transactionsPerPayment` of them).
     public let makeBaseline: (@Sendable () throws -> any CommitBaseline)?
+    /// The store's round trips to its server so far (PostgreSQL), read before and after each
+    /// slice of payments so the result can say how many one payment costs; nil for SQLite.
+    public let roundTrips: (@Sendable () -> Int)?
 
     /// A benchmark of `count` payments (at least 1) in `directory`.
     public init(
         count: Int, directory: String, clock: any WallClock = SystemClock(), rounds: Int = 10,
         makeStore: (@Sendable () throws -> any PaymentStore)? = nil,
         makeBaseline: (@Sendable () throws -> any CommitBaseline)? = nil,
+        roundTrips: (@Sendable () -> Int)? = nil,
         makeProcessor: @escaping @Sendable (String, any WallClock) throws -> any PaymentProcessor
     ) {
         self.makeStore = makeStore
         self.makeBaseline = makeBaseline
+        self.roundTrips = roundTrips
         self.count = max(1, count)
         self.directory = directory
         self.clock = clock
@@ -60,11 +65,14 @@ public struct LifecycleBenchmark: Sendable {
         var lifecycleTime = Duration.zero
         var baselineTime = Duration.zero
         var done = 0
+        // Only the payments' own: not the store's opening, not the baseline (its own connection).
+        var paymentRoundTrips = 0
         for round in 0..<rounds {
             let slice = count / rounds + (round < count % rounds ? 1 : 0)
             baselineTime += try stopwatch.measure {
                 try baseline.write(transactions: slice * Self.transactionsPerPayment)
             }
+            let roundTripsBefore = roundTrips?() ?? 0
             let start = stopwatch.now
             for _ in 0..<slice {
                 try await Self.payment(service)
@@ -72,10 +80,12 @@ public struct LifecycleBenchmark: Sendable {
                 progress(done)
             }
             lifecycleTime += stopwatch.now - start
+            paymentRoundTrips += (roundTrips?() ?? 0) - roundTripsBefore
         }
         return LifecycleBenchmarkResult(
             count: count, lifecycleSeconds: lifecycleTime.inSeconds, baselineSeconds: baselineTime.inSeconds,
-            transactionsPerPayment: Self.transactionsPerPayment)
+            transactionsPerPayment: Self.transactionsPerPayment,
+            roundTripsPerPayment: roundTrips == nil ? nil : Double(paymentRoundTrips) / Double(count))
     }
 
     /// One payment of 10.00 USD, manual capture, captured in full; anything else is an error
@@ -167,14 +177,20 @@ public struct LifecycleBenchmarkResult: Sendable, JSONRepresentable {
     /// Time spent in the baseline (all slices).
     public let baselineSeconds: Double
     public let transactionsPerPayment: Int
+    /// The store's round trips to its server per payment (PostgreSQL); nil for SQLite, which
+    /// has no server.
+    public let roundTripsPerPayment: Double?
 
     /// A result of `count` payments that took `lifecycleSeconds`, against a baseline of
     /// `count × transactionsPerPayment` raw write transactions that took `baselineSeconds`.
-    public init(count: Int, lifecycleSeconds: Double, baselineSeconds: Double, transactionsPerPayment: Int) {
+    public init(
+        count: Int, lifecycleSeconds: Double, baselineSeconds: Double, transactionsPerPayment: Int, roundTripsPerPayment: Double? = nil
+    ) {
         self.count = count
         self.lifecycleSeconds = lifecycleSeconds
         self.baselineSeconds = baselineSeconds
         self.transactionsPerPayment = transactionsPerPayment
+        self.roundTripsPerPayment = roundTripsPerPayment
     }
 
     /// Payments completed per second.
@@ -187,12 +203,14 @@ public struct LifecycleBenchmarkResult: Sendable, JSONRepresentable {
     public var ratio: Double { paymentsPerSecond / baselinePerSecond }
 
     /// `{"count", "paymentsPerSecond", "baselinePerSecond", "ratio"}`: rates with one decimal,
-    /// the ratio with three.
+    /// the ratio with three; on PostgreSQL also `"roundTripsPerPayment"`, with one decimal.
     public var json: JSONValue {
-        .orderedObject([
+        var members: [(String, JSONValue)] = [
             ("count", .number(count)), ("paymentsPerSecond", Self.decimal(paymentsPerSecond, places: 1)),
             ("baselinePerSecond", Self.decimal(baselinePerSecond, places: 1)), ("ratio", Self.decimal(ratio, places: 3)),
-        ])
+        ]
+        if let roundTripsPerPayment { members.append(("roundTripsPerPayment", Self.decimal(roundTripsPerPayment, places: 1))) }
+        return .orderedObject(members)
     }
 
     /// `value` as a JSON number literal with `places` decimals; null if it is not finite.

@@ -51,7 +51,8 @@ struct BenchLifecycleCommand: CLICommand {
             let stores = try Self.postgreSQLStores(database, directory: directory)
             defer { stores?.cleanup() }
             let benchmark = LifecycleBenchmark(
-                count: count, directory: directory, makeStore: stores?.makeStore, makeBaseline: stores?.makeBaseline
+                count: count, directory: directory, makeStore: stores?.makeStore, makeBaseline: stores?.makeBaseline,
+                roundTrips: stores?.roundTrips
             ) { ledgerPath, clock in
                 try MockProcessor(ledgerPath: ledgerPath, clock: clock)  // zero latency: nothing to wait for
             }
@@ -66,6 +67,9 @@ struct BenchLifecycleCommand: CLICommand {
                 console.print("  payments/s  \(rate(result.paymentsPerSecond))")
                 console.print("  baseline/s  \(rate(result.baselinePerSecond))  (raw \(stores == nil ? "SQLite" : "PostgreSQL + SQLite ledger"), \(result.transactionsPerPayment) durable write transactions per payment)")
                 console.print("  ratio       \(String(format: "%.3f", result.ratio))")
+                if let roundTrips = result.roundTripsPerPayment {
+                    console.print("  round trips \(String(format: "%.1f", roundTrips)) per payment (to PostgreSQL, counted by the store)")
+                }
             }
             return .success
         }
@@ -75,6 +79,8 @@ struct BenchLifecycleCommand: CLICommand {
     struct PostgreSQLStores {
         let makeStore: @Sendable () throws -> any PaymentStore
         let makeBaseline: @Sendable () throws -> any CommitBaseline
+        /// The store's round trips to the server so far.
+        let roundTrips: @Sendable () -> Int
         let cleanup: () -> Void
     }
 
@@ -95,6 +101,8 @@ struct BenchLifecycleCommand: CLICommand {
                     store: RawPostgreSQL(try PostgreSQLCommitBaseline(url: url, schema: baselineSchema)), storeCommits: 5,
                     ledgerPath: directory + "/baseline-ledger.sqlite")
             },
+            // The factory's pool: every store it opens counts there, the baseline's connection does not.
+            roundTrips: { factory.roundTrips },
             cleanup: {
                 try? PostgreSQLSchemaMaintenance.dropSchema(url: url, schema: schema)
                 try? PostgreSQLSchemaMaintenance.dropSchema(url: url, schema: baselineSchema)
