@@ -21,4 +21,9 @@ extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *acti
 // descriptor above its standard three, so it never holds a test's socket or pty open.
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 
+// pthread_setname_np (glibc 2.12), likewise: threads of our own show their names in top -H
+// and perf (OwnThread.markCurrent).
+#include <pthread.h>
+extern int pthread_setname_np(pthread_t thread, const char *name);
+
 #endif

@@ -20,7 +20,7 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
     init(threadCount: Int, name: String = "paypanel-http-handler") {
         for index in 0..<max(1, threadCount) {
             // Each thread keeps the executor alive until it has drained the queue and ended.
-            let thread = Thread { self.work() }
+            let thread = Thread { self.work(named: "handler-\(index)") }
             thread.name = "\(name)-\(index)"
             threads.append(thread)
         }
@@ -50,8 +50,8 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work() {
-        OwnThread.markCurrent()
+    private func work(named name: String) {
+        OwnThread.markCurrent(named: name)
         while true {
             condition.lock()
             while jobs.isEmpty && !stopping { condition.wait() }

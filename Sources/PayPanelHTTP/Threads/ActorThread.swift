@@ -25,12 +25,25 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
     private var next = 0
     private var stopping = false
 
-    /// Starts the thread, named `paypanel-<name>` for debuggers and `top -H`.
+    /// Starts the thread, named `name` for debuggers and `top -H` (`OwnThread.markCurrent`).
     package init(name: String) {
         // The thread keeps the executor alive until it has drained the queue after `stop()`.
-        let thread = Thread { self.run() }
+        let thread = Thread { self.run(named: name) }
         thread.name = "paypanel-\(name)"
         thread.start()
+    }
+
+    /// True on an `ActorThread` whose queue holds no other job than the one running: a job
+    /// that has to wait for something short (a commit's flush) may then wait in place. To
+    /// suspend instead would hand the wait to another thread and wake this one again after it,
+    /// two context switches and, for a flush, a thread started for nothing to share. False on
+    /// any other thread, and whenever another job waits: then suspending lets it run meanwhile.
+    package static var currentHasNothingElseQueued: Bool {
+        guard let running = pthread_getspecific(Running.key.value) else { return false }
+        let thread = Unmanaged<ActorThread>.fromOpaque(running).takeUnretainedValue()
+        thread.condition.lock()
+        defer { thread.condition.unlock() }
+        return thread.next == thread.jobs.count
     }
 
     package func enqueue(_ job: consuming ExecutorJob) {
@@ -51,8 +64,10 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
         condition.unlock()
     }
 
-    private func run() {
-        OwnThread.markCurrent()
+    private func run(named name: String) {
+        OwnThread.markCurrent(named: name)
+        // The thread holds `self` until it ends, so the unretained pointer stays valid.
+        pthread_setspecific(Running.key.value, Unmanaged.passUnretained(self).toOpaque())
         let executor = asUnownedSerialExecutor()
         while true {
             condition.lock()
@@ -70,6 +85,22 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
             }
             condition.unlock()
             job.runSynchronously(on: executor)
+        }
+    }
+}
+
+/// The thread-specific slot that says which `ActorThread` runs on the calling thread.
+private enum Running {
+    static let key = Key()
+
+    final class Key: Sendable {
+        let value: pthread_key_t
+
+        init() {
+            var key = pthread_key_t()
+            let created = pthread_key_create(&key, nil)
+            precondition(created == 0, "pthread_key_create failed (\(created)): the process is out of thread-specific keys")
+            value = key
         }
     }
 }

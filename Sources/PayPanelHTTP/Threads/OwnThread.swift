@@ -1,3 +1,4 @@
+import CPayPanelHTTP
 import Foundation
 import Synchronization
 
@@ -14,9 +15,13 @@ import Glibc
 /// process until it returns. So every call that may block its thread runs on a thread of our
 /// own, and announces itself (`BlockingWait.announce`) so a test can prove it.
 package enum OwnThread {
-    /// Marks the calling thread as one of ours, for as long as it lives.
-    package static func markCurrent() {
+    /// Marks the calling thread as one of ours, for as long as it lives, and gives it `name`
+    /// where `top -H`, `perf` and /proc/<pid>/task/*/comm show it (the kernel keeps 15 bytes:
+    /// a longer name is cut here). Foundation's `Thread.name` passes a name longer than that to
+    /// the kernel, which then sets none: `paypanel-payment-service` never showed in `top -H`.
+    package static func markCurrent(named name: String) {
         pthread_setspecific(marker.key, UnsafeRawPointer(bitPattern: 1))
+        pthread_setname_np(pthread_self(), String(decoding: name.utf8.prefix(15), as: UTF8.self))
     }
 
     /// True on a thread that `markCurrent` marked.

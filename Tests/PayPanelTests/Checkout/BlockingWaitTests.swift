@@ -79,6 +79,38 @@ import TestSupport
         #expect(without.isEmpty, "actors holding a store on the shared pool (give each an ActorThread):\n\(without.joined(separator: "\n"))")
     }
 
+    /// Every `async` function of the storage layer stays on its caller's executor
+    /// (`nonisolated(nonsending)`, or an `isolated` parameter). A plain nonisolated `async`
+    /// function runs on whatever executor the task prefers, so the store's owner would hand its
+    /// connection, or its flush wait, to another thread: `WALSync.durable` did, and `serve`
+    /// started a flusher thread for every commit. Found by reading the sources.
+    @Test func everyAsyncFunctionOfTheStoresStaysOnItsCallersExecutor() throws {
+        var checked = 0
+        var leaving: [String] = []
+        for folder in ["Sources/PayPanel/Storage", "Sources/PayPanelPostgres"] {
+            for (file, text) in try Self.sources(under: folder) {
+                var rest = Substring(text)
+                while let found = rest.range(of: "func ") {
+                    let lineStart = rest[..<found.lowerBound].lastIndex(of: "\n").map { rest.index(after: $0) } ?? rest.startIndex
+                    // The declaration: to its body's brace, or to the blank line or doc comment after a requirement.
+                    let tail = rest[found.lowerBound...]
+                    let ends = [tail.firstIndex(of: "{"), tail.range(of: "\n\n")?.lowerBound, tail.range(of: "///")?.lowerBound].compactMap { $0 }
+                    let end = ends.min() ?? tail.endIndex
+                    let declaration = rest[lineStart..<end]
+                    rest = rest[end...]
+                    // `async` after the parameter list, not inside it (a closure parameter's type).
+                    guard let effects = Self.afterParameters(tail[..<end]), effects.contains("async") else { continue }
+                    checked += 1
+                    if !declaration.contains("nonisolated(nonsending)") && !declaration.contains("isolated (") {
+                        leaving.append("\(folder)/\(file): \(declaration.trimmingCharacters(in: .whitespacesAndNewlines).prefix(120))")
+                    }
+                }
+            }
+        }
+        #expect(checked >= 5, "the reading found the stores' async functions (\(checked))")
+        #expect(leaving.isEmpty, "async store functions that leave their caller's executor (mark them nonisolated(nonsending)):\n\(leaving.joined(separator: "\n"))")
+    }
+
     /// Every `Thread.sleep`, `usleep`, condition or semaphore wait in the server-side targets is
     /// announced (`BlockingWait.announce`) in the function that makes it, or is the idle wait of
     /// a thread type of our own.
@@ -112,6 +144,25 @@ import TestSupport
     // MARK: - Reading the sources
 
     /// Each Swift file under `folder` with its text, from the walk the comment lints use.
+    /// What follows a declaration's parameter list (`async throws -> T`), found by matching
+    /// parentheses from the first one after the name; nil when it has none.
+    static func afterParameters(_ declaration: Substring) -> Substring? {
+        guard let open = declaration.firstIndex(of: "(") else { return nil }
+        var depth = 0
+        var index = open
+        while index < declaration.endIndex {
+            switch declaration[index] {
+            case "(": depth += 1
+            case ")":
+                depth -= 1
+                if depth == 0 { return declaration[declaration.index(after: index)...] }
+            default: break
+            }
+            index = declaration.index(after: index)
+        }
+        return nil
+    }
+
     static func sources(under folder: String) throws -> [(file: String, text: String)] {
         Dictionary(grouping: try SourceCommentTests.lines(under: folder), by: \.file)
             .map { file, lines in (file, lines.sorted { $0.number < $1.number }.map(\.line).joined(separator: "\n")) }

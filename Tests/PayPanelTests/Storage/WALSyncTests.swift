@@ -131,4 +131,30 @@ import Testing
         #expect(flushes > 0, "the commits were flushed")
         #expect(flushes < payments * 3 / 2, "\(flushes) flushes for \(payments * 3) or more commits")
     }
+
+    /// One payment at a time: nothing else waits for the service's thread when it commits, so
+    /// each flush runs there, in place. A wait that left the service's executor (a nonisolated
+    /// `async` helper runs on whatever executor the task prefers) would find no `ActorThread`
+    /// and start a flusher thread per commit, as `serve` did: 700 threads a second at one client.
+    @Test func aServiceWithNothingElseQueuedFlushesInPlaceAndStartsNoThread() async throws {
+        let directory = try TemporaryDirectory("paypanel-flush-in-place")
+        let path = directory.file("payments.sqlite")
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
+        let mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
+        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: mock, clock: clock, randomSeed: 7)
+        let gate = try #require(WriteGate.forFile(at: path))
+        let usd = try Currency(code: "USD")
+        let flushesBefore = gate.walSync.flushCount
+        let threadsBefore = gate.walSync.flusherThreadCount
+        for _ in 0..<5 {
+            let intent = try await service.createIntent(
+                try NewPaymentIntent(amount: Amount(minorUnits: 1000, currency: usd), captureMethod: .manual, orderReference: nil))
+            let submission = PaymentSubmission(
+                intentID: intent.id, method: .card(number: try CardNumber("4242424242424242"), expiry: try CardExpiry("12/30"), holderName: nil),
+                source: .card)
+            #expect(try await service.authorize(submission).intent.status == .requiresCapture)
+        }
+        #expect(gate.walSync.flushCount - flushesBefore >= 5, "the commits were flushed")
+        #expect(gate.walSync.flusherThreadCount == threadsBefore, "every flush ran on the service's own thread")
+    }
 }

@@ -35,6 +35,7 @@ final class WALSync: Sendable {
     private nonisolated(unsafe) var flushing = false
     private nonisolated(unsafe) var failure: DatabaseError?
     private nonisolated(unsafe) var flushes = 0
+    private nonisolated(unsafe) var flusherThreads = 0
     /// Used only by the one waiter that is flushing (`flushing` set).
     private nonisolated(unsafe) let flush: WALFlush
     /// Writers suspended in `durable`, with their tickets, and whether a flusher thread serves
@@ -78,7 +79,13 @@ final class WALSync: Sendable {
     /// `waitUntilDurable` for the highest ticket waiting (so it joins a flush already running,
     /// as a blocked writer would), then resumes everyone that flush covered, and goes on while
     /// writers wait; it ends when none do.
-    func durable(_ ticket: UInt64) async throws(DatabaseError) {
+    nonisolated(nonsending) func durable(_ ticket: UInt64) async throws(DatabaseError) {
+        // Nobody else waits for this actor's thread: no commit could join the flush, so it runs
+        // here rather than on a flusher thread started (and this thread woken) for it alone.
+        if ActorThread.currentHasNothingElseQueued {
+            try waitUntilDurable(ticket)
+            return
+        }
         let outcome: DatabaseError? = await withCheckedContinuation { continuation in
             condition.lock()
             if let failure {
@@ -94,6 +101,7 @@ final class WALSync: Sendable {
             suspended.append((ticket, continuation))
             let start = !flusherRunning
             flusherRunning = true
+            if start { flusherThreads += 1 }
             condition.unlock()
             if start {
                 let thread = Thread { self.flushForSuspendedWriters() }
@@ -105,7 +113,7 @@ final class WALSync: Sendable {
     }
 
     private func flushForSuspendedWriters() {
-        OwnThread.markCurrent()
+        OwnThread.markCurrent(named: "wal-flush")
         while true {
             condition.lock()
             guard let target = suspended.map(\.ticket).max() else {
@@ -207,6 +215,13 @@ final class WALSync: Sendable {
         defer { condition.unlock() }
         return flushes
     }
+
+    /// How many flusher threads `durable` started: none while each waiter flushed in place.
+    var flusherThreadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return flusherThreads
+    }
 }
 
 /// Commits that have returned but are not on disk yet (`Database.collectingFlushes`): await
@@ -216,7 +231,7 @@ package struct PendingFlush: Sendable {
     let ticket: UInt64
 
     /// Suspends until the commits are durable; throws when their flush failed.
-    package func wait() async throws(DatabaseError) {
+    package nonisolated(nonsending) func wait() async throws(DatabaseError) {
         guard let walSync else { return }
         try await walSync.durable(ticket)
     }
