@@ -72,6 +72,9 @@ public final class ProcessorServer: Sendable {
         let sender = Task {
             while !Task.isCancelled {
                 await service.deliverDueWebhooks(transport: transport)
+                // After the pass's attempts are recorded: a test that saw the count grow past a
+                // pass begun after its point of interest knows that pass found nothing more due.
+                service.webhookSenderPasses.recordPass()
                 try? await Task.sleep(for: interval)
             }
         }

@@ -78,7 +78,12 @@ extension ProcessorService {
                     ("last_error", .optional(row.lastError)),
                 ])
             }
-            return .ok(ObjectJSON.list(data, hasMore: false, url: "/_mock/webhook_deliveries"))
+            // With the sender's finished passes: what a test waits for before it asserts that
+            // nothing more was sent (a count, not a sleep).
+            return .ok(.orderedObject([
+                ("object", "list"), ("data", .array(data)), ("has_more", .bool(false)), ("url", "/_mock/webhook_deliveries"),
+                ("sender_passes", .number(webhookSenderPasses.finished)),
+            ]))
         } catch {
             return .error(.apiError("The webhook deliveries cannot be read."))
         }

@@ -61,6 +61,9 @@ actor ProcessorService {
 
     /// Seals the webhook endpoints' secrets in the ledger file (key: `<ledger>.webhook-key`).
     let webhookBox: WebhookSecretBox
+    /// The webhook sender's finished passes (`ProcessorServer` runs the sender and counts them
+    /// here; `GET /_mock/webhook_deliveries` shows the count as `sender_passes`).
+    let webhookSenderPasses = WorkerPasses()
 
     /// Opens the account tables in `mock`'s ledger (none for `:memory:`).
     init(

@@ -32,7 +32,7 @@ public struct PaymentsAPI: Sendable {
     /// whose claim could not be given up stays held); `paypanel serve` writes them to stderr.
     public var log: @Sendable (JSONValue) -> Void = { _ in }
     /// The worker's finished passes (`PaymentsServer` runs the worker and counts them here).
-    public let workerPasses = WorkerPasses()
+    package let workerPasses = WorkerPasses()
 
     /// The API over `service`, with its own connections to `databasePath` (the service's
     /// SQLite database) for key checks and idempotency keys.

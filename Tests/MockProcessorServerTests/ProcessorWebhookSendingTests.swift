@@ -80,6 +80,21 @@ struct ProcessorWebhookSendingTests {
         }
     }
 
+    /// The webhook sender's finished passes (`sender_passes` beside the deliveries).
+    static func senderPasses(_ client: StripeTestClient) async throws -> Int {
+        let listed = try await client.call("GET", "/_mock/webhook_deliveries")
+        guard let passes = listed["sender_passes"]?.int64Value else {
+            throw ProcessorServeError(description: "no sender_passes in /_mock/webhook_deliveries: \(listed.text)")
+        }
+        return Int(passes)
+    }
+
+    /// Returns once the sender has finished `count` more passes than when called: what a test
+    /// waits for before asserting that nothing more was sent.
+    static func waitForSenderPasses(_ client: StripeTestClient, _ count: Int) async throws {
+        try await LoopPasses.waitFor(count, of: "the webhook sender") { try await senderPasses(client) }
+    }
+
     @Test("Endpoints: created with a whsec_ secret shown once, listed and retrieved without it, deleted; other keys see none; bad input is a 400")
     func endpointLifecycle() async throws {
         let directory = try TemporaryDirectory("procwebhooks")
@@ -151,7 +166,11 @@ struct ProcessorWebhookSendingTests {
         let refund = try await client.call("POST", "/v1/refunds", [("payment_intent", paid.id), ("amount", "400")])
         #expect(refund.status_ == "pending", "\(refund.text)")
 
-        let early = try await catcher.waitFor(2)
+        _ = try await catcher.waitFor(2)
+        // Two more passes of the sender (the second begun after both events came) found the
+        // refund's event not due: it is sent only once the refund settles.
+        try await Self.waitForSenderPasses(client, 2)
+        let early = catcher.caught
         #expect(early.count == 2, "the refund's event is not due before it settles: \(early.map(\.json))")
         #expect(try await client.call("POST", "/_mock/clock/advance", [("seconds", "60")]).status == 200)
         let caught = try await catcher.waitFor(3)
@@ -204,9 +223,13 @@ struct ProcessorWebhookSendingTests {
         #expect(states.first?["last_status"]?.int64Value == 500)
         #expect(states.first?["next_attempt_at"]?.int64Value == Int64(Self.start.timeIntervalSince1970) + 5, "the first retry is 5 s later")
 
-        // Not before its time: the retry waits for the test clock, whatever real time passes.
-        try await Task.sleep(for: .milliseconds(600))
+        // Not before its time: the retry is due 5 s later on the test clock, which stands still
+        // here. Two more passes of the sender (the second begun after the first attempt was
+        // recorded) found nothing due, and nothing more was sent.
+        try await Self.waitForSenderPasses(client, 2)
         #expect(catcher.caught.count == 1)
+        states = try await Self.deliveries(client)
+        #expect(states.first?["attempts"]?.int64Value == 1 && states.first?["status"]?.stringValue == "pending", "\(states)")
 
         // A crash before the retry; the next process finds the delivery in the ledger file.
         await processor.crash()

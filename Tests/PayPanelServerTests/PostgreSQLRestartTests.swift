@@ -55,10 +55,15 @@ import Testing
             }
         }
 
-        try await Task.sleep(for: .seconds(1.5))
+        // Payments before the stop: waited for, not a fixed time that a loaded machine may fill
+        // with nothing.
+        try await Self.waitUntil("payments before the stop") { outcomes.all.count >= 5 }
         let before = answers.all.count
         try await onThread { try database.stop() }
-        try await Task.sleep(for: .seconds(2))
+        // The outage is seen: /readyz says so and the clients' requests have met it.
+        try await Self.waitUntil("serve to report the outage to a probe and to the clients") {
+            try await server.request("GET", "/readyz", key: "").status == 503 && answers.all.contains { $0.status == 503 }
+        }
         let ready = try await server.request("GET", "/readyz", key: "")
         #expect(ready.status == 503 && ready.errorCode == "database_unreachable", "\(ready.text)")
         let probe = try await server.request("GET", "/v1/payment_intents?limit=1")
@@ -73,7 +78,8 @@ import Testing
         }
         #expect(readyAgain, "serve did not become ready within 30 s of PostgreSQL's start")
         let recovered = answers.all.count
-        try await Task.sleep(for: .seconds(1.5))
+        let paidBeforeReady = outcomes.all.count
+        try await Self.waitUntil("payments after the restart") { outcomes.all.count >= paidBeforeReady + 5 }
         running.record(true)
         for client in clients { try await client.value }
 
@@ -105,6 +111,16 @@ import Testing
         let effects = try ProcessorLedger(path: directory.file("processor.sqlite"), clock: SystemClock()).entries(now: Date())
         #expect(LedgerAgreement.disagreements(payments: machines, ledger: effects, settled: true).isEmpty)
         #expect(await server.terminate() == 0, "serve ended badly after the outage:\n\(server.stderr.suffix(2000))")
+    }
+
+    /// Returns once `condition` holds, polled every 100 ms; throws naming `what` after 60 s (a
+    /// loaded machine), so the test fails there instead of asserting on what has not happened.
+    static func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw ServerStartError(description: "waited 60 s for \(what)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     /// The request until its answer is final: a 503, and a 409 `idempotency_key_in_use` (the

@@ -94,7 +94,9 @@ import Testing
             }
             await entered.wait()
             release.open()
-            try? await Task.sleep(for: .milliseconds(50))
+            // The server has written the answer into the reset socket and closed it (without
+            // MSG_NOSIGNAL the process would have died of SIGPIPE meanwhile).
+            #expect(await eventually(within: 60) { server.openConnectionCount == 0 }, "the reset connection was never closed")
             let answer = try await onThread {
                 let client = try RawClient.connect(to: port)
                 try client.send(get("/alive"))

@@ -26,6 +26,7 @@ import Testing
     @Test func answersPipelinedRequestsInOrder() async throws {
         // The first request is the slowest; its answer must still come first.
         let handler: HTTPServer.Handler = { request in
+            // sleep is the test: the first answer is ready last, and must still be sent first.
             if request.target.path == "/slow" { try? await Task.sleep(for: .milliseconds(100)) }
             return .text(request.target.path)
         }

@@ -62,7 +62,8 @@ import Testing
         let entered = Gate()
         let handler: HTTPServer.Handler = { _ in
             entered.open()
-            // Waits forever unless cancelled.
+            // Stuck until cancelled, with no deadline of its own: the server's grace must end it.
+            // sleep is the test: the stuck handler.
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(10)) }
             cancelled.open()
             return .text("never sent")

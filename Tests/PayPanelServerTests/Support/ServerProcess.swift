@@ -162,12 +162,7 @@ extension ServerProcess {
     /// a loaded machine). What a test waits for before asserting that further passes changed
     /// nothing, instead of sleeping and hoping they ran.
     func waitForWorkerPasses(_ count: Int) async throws {
-        let target = try await workerPasses() + count
-        let deadline = Date().addingTimeInterval(60)
-        while try await workerPasses() < target {
-            guard Date() < deadline else { throw ServerStartError(description: "the worker did not finish \(count) passes within 60 s") }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await LoopPasses.waitFor(count, of: "the worker") { try await workerPasses() }
     }
 
     /// The confirm body for a card.

@@ -139,15 +139,19 @@ import Testing
                 guard runs == 1 else { return }
                 try database.stop()
                 Thread.detachNewThread {
-                    Thread.sleep(forTimeInterval: 2)
+                    // The server stays down 2 s, long enough that a store that waited for it would
+                    // come back with the outcome instead of failing at once.
+                    Thread.sleep(forTimeInterval: 2)  // sleep is the test: the outage's length
                     restarted.record((try? database.start()).map { "started" } ?? "failed to start")
                 }
             }
         }
         #expect(error?.kind == .commitOutcomeUnknown, "\(String(describing: error))")
         #expect(runs == 1, "an outcome nobody could read is never run again")
-        while restarted.all.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
-        #expect(restarted.all == ["started"])
+        // The restart's own report; bounded, so a start that hangs fails here instead of hanging.
+        let deadline = Date().addingTimeInterval(60)
+        while restarted.all.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        try #require(restarted.all == ["started"], "PostgreSQL was not started again within 60 s: \(restarted.all)")
         // Back up: the open transaction was rolled back by the stop, and the store works again.
         #expect(try store.read { try $0.allIntentIDs() } == [])
     }

@@ -21,6 +21,12 @@ import Glibc
         return targets
     }
 
+    /// A signal mask of /proc/PID/status (`SigBlk`, `SigIgn`, …): hexadecimal, bit n-1 for signal n.
+    static func signalMask(_ name: String, of pid: pid_t) -> UInt64? {
+        ChildProcess.readText("/proc/\(pid)/status").split(separator: "\n").first { $0.hasPrefix(name + ":") }
+            .flatMap { UInt64($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces), radix: 16) }
+    }
+
     @Test func theChildHoldsNeitherEndOfOurPipeOnlyItsThreeStreams() throws {
         // A pipe without close-on-exec: a child started by fork and exec would inherit both ends.
         var ends: [Int32] = [0, 0]
@@ -54,14 +60,10 @@ import Glibc
         pthread_sigmask(SIG_SETMASK, &previous, nil)
         let process = try child.get()
         defer { process.crash() }
-        // The masks of /proc/PID/status, hexadecimal, bit n-1 for signal n; only the 31 standard
-        // signals count (glibc keeps two real-time signals of its own out of sigfillset).
-        let status = ChildProcess.readText("/proc/\(process.pid)/status").split(separator: "\n")
-        func mask(_ name: String) -> UInt64? {
-            status.first { $0.hasPrefix(name + ":") }.flatMap { UInt64($0.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces), radix: 16) }
-        }
-        #expect(mask("SigBlk").map { $0 & 0x7FFF_FFFF } == 0)
-        #expect(mask("SigIgn").map { $0 & 0x7FFF_FFFF } == 0)
+        // Only the 31 standard signals count (glibc keeps two real-time signals of its own out
+        // of sigfillset).
+        #expect(Self.signalMask("SigBlk", of: process.pid).map { $0 & 0x7FFF_FFFF } == 0)
+        #expect(Self.signalMask("SigIgn", of: process.pid).map { $0 & 0x7FFF_FFFF } == 0)
     }
 
     @Test func aDescriptorGivenAsAStreamIsTheChildsInput() throws {
@@ -100,7 +102,12 @@ import Glibc
 
         // `exec`, so the one process that ignores SIGTERM is the one SIGKILL reaches.
         let stubborn = try SpawnedProcess("/bin/sh", ["-c", "trap '' TERM; exec sleep 30"], environment: Self.environment)
-        Thread.sleep(forTimeInterval: 0.2)  // let the trap be set before the signal comes
+        // The signal comes once the trap is set: SIGTERM is in the process's ignored set (a
+        // fixed pause here would fail the test on a loaded machine, and prove nothing on an idle one).
+        let ignoresTERM = { (Self.signalMask("SigIgn", of: stubborn.pid) ?? 0) & (1 << UInt64(SIGTERM - 1)) != 0 }
+        let deadline = Date().addingTimeInterval(30)
+        while !ignoresTERM(), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try #require(ignoresTERM(), "the shell did not set its trap within 30 s")
         #expect(stubborn.stop(within: .milliseconds(300)) == -1)
         #expect(stubborn.wasKilled)
     }
