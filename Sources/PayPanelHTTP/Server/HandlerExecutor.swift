@@ -38,8 +38,9 @@ final class HandlerExecutor: TaskExecutor, @unchecked Sendable {
             return
         }
         jobs.append(unowned)
-        condition.signal()
         condition.unlock()
+        // After unlocking, as `ActorThread.enqueue` does, and for the same reason.
+        condition.signal()
     }
 
     /// Lets the threads finish the queued jobs, then end; later jobs each get a thread.

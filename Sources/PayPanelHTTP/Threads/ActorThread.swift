@@ -50,8 +50,11 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
-        condition.signal()
         condition.unlock()
+        // After unlocking: a thread woken while the lock is still held would wake only to wait
+        // for it (a futex wait and a second wake-up). The job is queued under the lock and the
+        // thread checks the queue under it before it waits, so no wake-up is lost.
+        condition.signal()
     }
 
     /// Lets the thread run what is queued, then end. The owning actor calls this in its deinit;
