@@ -100,8 +100,10 @@ public final class HTTPServer: Sendable {
             inbox.close()
             throw error
         }
-        let thread = Thread { loop.run() }
-        // Linux keeps 15 bytes of a thread name; a longer one is silently not set at all.
+        let thread = Thread {
+            OwnThread.nameCurrent("http-event-loop")
+            loop.run()
+        }
         thread.name = "PayPanelHTTP"
         thread.start()
         return HTTPServer(configuration: configuration, localAddress: listener.localAddress, inbox: inbox, stopped: stopped, statistics: statistics)

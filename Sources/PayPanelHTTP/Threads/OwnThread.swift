@@ -17,10 +17,16 @@ import Glibc
 package enum OwnThread {
     /// Marks the calling thread as one of ours, for as long as it lives, and gives it `name`
     /// where `top -H`, `perf` and /proc/<pid>/task/*/comm show it (the kernel keeps 15 bytes:
-    /// a longer name is cut here). Foundation's `Thread.name` passes a name longer than that to
-    /// the kernel, which then sets none: `paypanel-payment-service` never showed in `top -H`.
+    /// a longer name is cut here). Foundation's `Thread.name` did not reach the kernel here:
+    /// every thread, even the 12-byte `PayPanelHTTP`, showed the program's name in `top -H`.
     package static func markCurrent(named name: String) {
         pthread_setspecific(marker.key, UnsafeRawPointer(bitPattern: 1))
+        nameCurrent(name)
+    }
+
+    /// Gives the calling thread `name` in the kernel (15 bytes kept), without marking it as
+    /// one that may block: the HTTP server's event loop names itself with this.
+    package static func nameCurrent(_ name: String) {
         pthread_setname_np(pthread_self(), String(decoding: name.utf8.prefix(15), as: UTF8.self))
     }
 
