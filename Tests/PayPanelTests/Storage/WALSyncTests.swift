@@ -101,33 +101,47 @@ import Testing
 /// Group commit for one service's own payments: the service suspends (not blocks) while its
 /// commit waits for the flush, so the payments it serves meanwhile commit into the same flush.
 @Suite struct ServiceGroupCommitTests {
+    /// A service on a payments file of its own (and the mock's ledger beside it), with the
+    /// file's `WALSync` to count its flushes.
+    struct FileService: Sendable {
+        let directory: TemporaryDirectory
+        let service: PaymentService
+        let walSync: WALSync
+
+        init(_ name: String) throws {
+            directory = try TemporaryDirectory(name)
+            let path = directory.file("payments.sqlite")
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
+            let mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
+            service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: mock, clock: clock, randomSeed: 7)
+            walSync = try #require(WriteGate.forFile(at: path)).walSync
+        }
+
+        /// One 10.00 USD manual-capture intent authorized with a card: its status after.
+        func pay() async throws -> PaymentStatus {
+            let usd = try Currency(code: "USD")
+            let intent = try await service.createIntent(
+                try NewPaymentIntent(amount: Amount(minorUnits: 1000, currency: usd), captureMethod: .manual, orderReference: nil))
+            let submission = PaymentSubmission(
+                intentID: intent.id, method: .card(number: try CardNumber("4242424242424242"), expiry: try CardExpiry("12/30"), holderName: nil),
+                source: .card)
+            return try await service.authorize(submission).intent.status
+        }
+    }
+
     @Test func concurrentPaymentsOnOneServiceShareFlushes() async throws {
-        let directory = try TemporaryDirectory("paypanel-group-commit")
-        let path = directory.file("payments.sqlite")
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
-        let mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
-        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: mock, clock: clock, randomSeed: 7)
-        let gate = try #require(WriteGate.forFile(at: path))
-        let usd = try Currency(code: "USD")
+        let file = try FileService("paypanel-group-commit")
         let payments = 48
-        let before = gate.walSync.flushCount
+        let before = file.walSync.flushCount
         try await withThrowingTaskGroup(of: PaymentStatus.self) { group in
             for _ in 0..<payments {
-                group.addTask {
-                    let intent = try await service.createIntent(
-                        try NewPaymentIntent(amount: Amount(minorUnits: 1000, currency: usd), captureMethod: .manual, orderReference: nil))
-                    let submission = PaymentSubmission(
-                        intentID: intent.id,
-                        method: .card(number: try CardNumber("4242424242424242"), expiry: try CardExpiry("12/30"), holderName: nil),
-                        source: .card)
-                    return try await service.authorize(submission).intent.status
-                }
+                group.addTask { try await file.pay() }
             }
             for try await status in group { #expect(status == .requiresCapture) }
         }
         // Each payment commits at least three times (the intent, the attempt, the answer): one
         // flush each when the service held its thread through every flush. Shared, far fewer.
-        let flushes = gate.walSync.flushCount - before
+        let flushes = file.walSync.flushCount - before
         #expect(flushes > 0, "the commits were flushed")
         #expect(flushes < payments * 3 / 2, "\(flushes) flushes for \(payments * 3) or more commits")
     }
@@ -137,24 +151,13 @@ import Testing
     /// `async` helper runs on whatever executor the task prefers) would find no `ActorThread`
     /// and start a flusher thread per commit, as `serve` did: 700 threads a second at one client.
     @Test func aServiceWithNothingElseQueuedFlushesInPlaceAndStartsNoThread() async throws {
-        let directory = try TemporaryDirectory("paypanel-flush-in-place")
-        let path = directory.file("payments.sqlite")
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
-        let mock = try MockProcessor(ledgerPath: directory.file("processor.sqlite"), clock: clock, sleeper: ManualClockSleeper(clock: clock))
-        let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: mock, clock: clock, randomSeed: 7)
-        let gate = try #require(WriteGate.forFile(at: path))
-        let usd = try Currency(code: "USD")
-        let flushesBefore = gate.walSync.flushCount
-        let threadsBefore = gate.walSync.flusherThreadCount
+        let file = try FileService("paypanel-flush-in-place")
+        let flushesBefore = file.walSync.flushCount
+        let threadsBefore = file.walSync.flusherThreadCount
         for _ in 0..<5 {
-            let intent = try await service.createIntent(
-                try NewPaymentIntent(amount: Amount(minorUnits: 1000, currency: usd), captureMethod: .manual, orderReference: nil))
-            let submission = PaymentSubmission(
-                intentID: intent.id, method: .card(number: try CardNumber("4242424242424242"), expiry: try CardExpiry("12/30"), holderName: nil),
-                source: .card)
-            #expect(try await service.authorize(submission).intent.status == .requiresCapture)
+            #expect(try await file.pay() == .requiresCapture)
         }
-        #expect(gate.walSync.flushCount - flushesBefore >= 5, "the commits were flushed")
-        #expect(gate.walSync.flusherThreadCount == threadsBefore, "every flush ran on the service's own thread")
+        #expect(file.walSync.flushCount - flushesBefore >= 5, "the commits were flushed")
+        #expect(file.walSync.flusherThreadCount == threadsBefore, "every flush ran on the service's own thread")
     }
 }
