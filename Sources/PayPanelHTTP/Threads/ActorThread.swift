@@ -39,12 +39,15 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
     /// two context switches and, for a flush, a thread started for nothing to share. False on
     /// any other thread, and whenever another job waits: then suspending lets it run meanwhile.
     package static var currentHasNothingElseQueued: Bool {
-        guard let running = pthread_getspecific(Running.key.value) else { return false }
-        let thread = Unmanaged<ActorThread>.fromOpaque(running).takeUnretainedValue()
+        guard let current = pthread_getspecific(running.key) else { return false }
+        let thread = Unmanaged<ActorThread>.fromOpaque(current).takeUnretainedValue()
         thread.condition.lock()
         defer { thread.condition.unlock() }
         return thread.next == thread.jobs.count
     }
+
+    /// Which `ActorThread` runs on the calling thread, if any (set when its thread starts).
+    private static let running = ThreadSpecificKey()
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -70,7 +73,7 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
     private func run(named name: String) {
         OwnThread.markCurrent(named: name)
         // The thread holds `self` until it ends, so the unretained pointer stays valid.
-        pthread_setspecific(Running.key.value, Unmanaged.passUnretained(self).toOpaque())
+        pthread_setspecific(Self.running.key, Unmanaged.passUnretained(self).toOpaque())
         let executor = asUnownedSerialExecutor()
         while true {
             condition.lock()
@@ -88,22 +91,6 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
             }
             condition.unlock()
             job.runSynchronously(on: executor)
-        }
-    }
-}
-
-/// The thread-specific slot that says which `ActorThread` runs on the calling thread.
-private enum Running {
-    static let key = Key()
-
-    final class Key: Sendable {
-        let value: pthread_key_t
-
-        init() {
-            var key = pthread_key_t()
-            let created = pthread_key_create(&key, nil)
-            precondition(created == 0, "pthread_key_create failed (\(created)): the process is out of thread-specific keys")
-            value = key
         }
     }
 }

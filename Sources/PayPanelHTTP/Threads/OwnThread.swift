@@ -35,17 +35,19 @@ package enum OwnThread {
         pthread_getspecific(marker.key) != nil
     }
 
-    private static let marker = Marker()
+    private static let marker = ThreadSpecificKey()
+}
 
-    private final class Marker: Sendable {
-        let key: pthread_key_t
+/// One slot of thread-specific data (`pthread_key_create`), made once per process: which
+/// threads are ours (`OwnThread`), which `ActorThread` runs on the calling thread.
+package final class ThreadSpecificKey: Sendable {
+    package let key: pthread_key_t
 
-        init() {
-            var key = pthread_key_t()
-            let created = pthread_key_create(&key, nil)
-            precondition(created == 0, "pthread_key_create failed (\(created)): the process is out of thread-specific keys")
-            self.key = key
-        }
+    package init() {
+        var key = pthread_key_t()
+        let created = pthread_key_create(&key, nil)
+        precondition(created == 0, "pthread_key_create failed (\(created)): the process is out of thread-specific keys")
+        self.key = key
     }
 }
 

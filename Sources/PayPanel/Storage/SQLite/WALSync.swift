@@ -78,7 +78,12 @@ final class WALSync: Sendable {
     /// A flusher thread of this file's own runs the flushes for every suspended writer: one
     /// `waitUntilDurable` for the highest ticket waiting (so it joins a flush already running,
     /// as a blocked writer would), then resumes everyone that flush covered, and goes on while
-    /// writers wait; it ends when none do.
+    /// writers wait; it ends when none do. A caller on an `ActorThread` with nothing else queued
+    /// waits in place instead: there is nobody to share the flush with.
+    ///
+    /// `nonisolated(nonsending)`: it runs on the caller's executor. As a plain nonisolated
+    /// `async` function it ran on whatever executor the task preferred (in `serve`, a handler
+    /// thread), so it never saw the caller's thread and started a flusher for every commit.
     nonisolated(nonsending) func durable(_ ticket: UInt64) async throws(DatabaseError) {
         // Nobody else waits for this actor's thread: no commit could join the flush, so it runs
         // here rather than on a flusher thread started (and this thread woken) for it alone.
