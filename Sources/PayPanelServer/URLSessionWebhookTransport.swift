@@ -17,7 +17,9 @@ public final class URLSessionWebhookTransport: WebhookTransport, Sendable {
 
     package func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async -> WebhookTransportResult {
         guard let target = HTTPClientURL(string: url) else { return .failed("not a URL") }
-        let request = HTTPClientRequest("POST", target, headers: headers.map { (name: $0.0, value: $0.1) }, body: body)
+        // Sent twice at most when a kept https connection is lost under it: the receiver
+        // knows the second copy by its webhook-id, as it knows the relay's later resends.
+        let request = HTTPClientRequest("POST", target, headers: headers.map { (name: $0.0, value: $0.1) }, body: body, mayBeSentTwice: true)
         let deadline = ContinuousClock.now.advanced(by: timeout)
         return WebhookTransportResult(await client.send(request, maximumBodyBytes: 0, bodies: .none, deadline: deadline, peer: "the webhook endpoint"))
     }

@@ -109,6 +109,30 @@ struct APNsIntegrationTests {
         #expect(await server.terminate() == 0)
     }
 
+    /// A kept connection may be lost under a push (a network or a peer resetting it); the push
+    /// is sent again at once on a new connection, so the answer the merchant's create gets is
+    /// APNs' own, not "unreachable". The mock resets every connection under its second request,
+    /// so each push after the first meets a lost connection. (The worker runs once
+    /// an hour here: its own first attempt at a new push would race the create's, which is not
+    /// what this test is about; the worker's resends are the test above's.)
+    @Test func aPushThatMeetsAClosingConnectionIsAnsweredOnANewOne() async throws {
+        let apns = try MockAPNs(resetReused: true)
+        defer { apns.stop() }
+        let server = try await ServerProcess.start(arguments: apns.options() + ["--worker-interval", "3600000"], launcher: apns.launcher)
+        defer { Task { [server] in await server.terminate() } }
+        let device = try await server.request("POST", "/v1/devices", json: #"{"token":"\#(Self.good)","environment":"development"}"#)
+        #expect(device.status == 200, "\(device.text)")
+        var statuses: [String] = []
+        for _ in 0..<20 {
+            let created = try await server.request("POST", "/v1/checkouts", json: #"{"device":"\#(device.id)"}"#)
+            #expect(created.status == 200, "\(created.text)")
+            statuses.append(created["push"]?["status"]?.stringValue ?? "none")
+        }
+        #expect(statuses == Array(repeating: "sent", count: 20), "\(server.stderr)")
+        #expect(apns.log.filter { $0["event"] as? String == "reset" }.count >= 19)
+        #expect(await server.terminate() == 0)
+    }
+
     @Test func anHTTPSAttachmentIsFetchedAndAnUntrustedOneFallsBack() throws {
         let media = try TemporaryDirectory()
         let png = try Data(contentsOf: URL(fileURLWithPath: RepositoryPaths.fixture("attachments/offer.png")))

@@ -166,9 +166,25 @@ package struct HTTPClient: Sendable {
         }
     }
 
+    /// True when the session keeps its connection between requests, so a request can meet a
+    /// connection the peer is closing (a per-request session's connection is always new).
+    private var keepsConnections: Bool {
+        switch secure {
+        case .session, .sessionForEveryRequest: true
+        case .none, .sessionPerRequest: false
+        }
+    }
+
+    /// Whether a failed request is sent once more at once (see `HTTPClientRequest.mayBeSentTwice`):
+    /// only when no answer came over a kept connection and the deadline has time left. A
+    /// timeout or a TLS failure would only repeat itself.
+    private func sendsAgain(_ request: HTTPClientRequest, after error: HTTPClientError, deadline: ContinuousClock.Instant) -> Bool {
+        request.mayBeSentTwice && keepsConnections && error.kind == .unreachable && ContinuousClock.now < deadline
+    }
+
     private func startSecure(
         _ request: HTTPClientRequest, on session: BoundedURLSession, maximumBodyBytes: Int, bodies: Bodies, deadline: ContinuousClock.Instant,
-        peer: String, completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
+        peer: String, isSecondTry: Bool = false, completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
     ) {
         guard let url = URL(string: request.url.description) else {
             completion(.failure(HTTPClientError(.unsupported, "\(peer): the address cannot be given to URLSession", requestSent: false)))
@@ -189,7 +205,14 @@ package struct HTTPClient: Sendable {
                 }
                 completion(.success(HTTPClientResponse(status: response.status, headers: headers, body: response.body)))
             case .failure(let failure):
-                completion(.failure(Self.error(failure, peer: peer)))
+                let error = Self.error(failure, peer: peer)
+                if !isSecondTry, sendsAgain(request, after: error, deadline: deadline) {
+                    startSecure(
+                        request, on: session, maximumBodyBytes: maximumBodyBytes, bodies: bodies, deadline: deadline, peer: peer, isSecondTry: true,
+                        completion: completion)
+                } else {
+                    completion(.failure(error))
+                }
             }
             _ = session
         }

@@ -53,12 +53,23 @@ package struct HTTPClientRequest: Sendable {
     /// dropped, not sent: it would split the head and smuggle a header or a second request.
     package var headers: [(name: String, value: String)]
     package var body: [UInt8]?
+    /// True when the receiver recognises a second copy of this request (APNs by its `apns-id`
+    /// and collapse id, a webhook receiver by the event id), so that sending it twice is safe.
+    /// Then a request that loses a kept connection under it (the peer closed or reset it, as
+    /// an HTTP/2 GOAWAY does) is sent once more at once, on a new connection: a kept
+    /// connection's close says nothing about whether the peer can be reached. Never set on a
+    /// payment call: whether one may be repeated is decided above the client, by its
+    /// idempotency key.
+    package var mayBeSentTwice: Bool
 
-    package init(_ method: String, _ url: HTTPClientURL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    package init(
+        _ method: String, _ url: HTTPClientURL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil, mayBeSentTwice: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.mayBeSentTwice = mayBeSentTwice
     }
 
     /// The headers that can be sent (see `headers`).

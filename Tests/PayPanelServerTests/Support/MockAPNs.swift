@@ -38,9 +38,10 @@ final class MockAPNs: @unchecked Sendable {
     }()
 
     /// Starts the server. `rules`: device token → (status, reason); `goawayAfter`: GOAWAY and
-    /// close after every n requests on a connection; `dropAt`: the n-th push gets no answer,
+    /// close after every n requests on a connection; `resetReused`: one answer per connection,
+    /// and a reset (TCP RST) under the next request on it; `dropAt`: the n-th push gets no answer,
     /// only a GOAWAY that says it was not processed; `media`: a directory served at /media/.
-    init(rules: [String: (Int, String)] = [:], goawayAfter: Int = 0, dropAt: Int = 0, media: String? = nil) throws {
+    init(rules: [String: (Int, String)] = [:], goawayAfter: Int = 0, resetReused: Bool = false, dropAt: Int = 0, media: String? = nil) throws {
         directory = try TemporaryDirectory("paypanel-mock-apns")
         let d = directory
         try Self.openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", d.file("ca.key"),
@@ -68,6 +69,7 @@ final class MockAPNs: @unchecked Sendable {
             "--rules", d.file("rules.json"), "--goaway-after", String(goawayAfter), "--drop-at", String(dropAt),
         ]
         if let media { arguments += ["--media", media] }
+        if resetReused { arguments.append("--reset-reused") }
         process = try SpawnedProcess(Self.python, arguments, environment: ProcessInfo.processInfo.environment, stdout: .file(d.file("port.txt")))
         guard let found = process.waitForOutput(in: d.file("port.txt"), timeout: .seconds(60), {
             $0.hasSuffix("\n") ? Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) : nil  // a whole line, not half a number

@@ -34,8 +34,10 @@ final class ServerProcess: @unchecked Sendable {
     ) throws {
         let directory = try directory ?? TemporaryDirectory("paypanel-server")
         self.directory = directory
+        // The worker every 100 ms unless the test gives its own interval.
+        let workerInterval = arguments.contains("--worker-interval") ? [] : ["--worker-interval", "100"]
         let serveArguments = ["serve", "--port", "0", "--db", database ?? directory.file("payments.sqlite"),
-                              "--processor-db", directory.file("processor.sqlite"), "--worker-interval", "100"] + arguments
+                              "--processor-db", directory.file("processor.sqlite")] + workerInterval + arguments
         server = try ListeningProcess.paypanelNow(serveArguments, name: "serve", directory: directory, environment: environment, launcher: launcher)
         if let key {
             self.key = key

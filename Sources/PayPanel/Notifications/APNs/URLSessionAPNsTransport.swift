@@ -19,7 +19,9 @@ package final class URLSessionAPNsTransport: APNsTransport {
             throw APNsTransportError("\(url) is not an http(s) URL")
         }
         let host = address.host
-        let request = HTTPClientRequest("POST", address, headers: headers, body: body)
+        // Sent twice at most when the kept connection is lost under it: APNs sees the same
+        // apns-id (and collapse id, when there is one), as from the outbox's later resend.
+        let request = HTTPClientRequest("POST", address, headers: headers, body: body, mayBeSentTwice: true)
         // The host only in messages: the path holds the device token.
         switch await client.send(request, maximumBodyBytes: Self.maximumAnswerBytes, deadline: .now.advanced(by: timeout), peer: host) {
         case .success(let response):
