@@ -1,6 +1,7 @@
 import Foundation
 import MockProcessor
 @testable import PayPanel
+import Synchronization
 import TestSupport
 import Testing
 
@@ -129,16 +130,36 @@ import Testing
         }
     }
 
+    /// How many payments have called the service (they then wait in its queue while it is held).
+    final class Calls: Sendable {
+        let count = Atomic<Int>(0)
+        let held = Atomic<Bool>(false)
+    }
+
     @Test func concurrentPaymentsOnOneServiceShareFlushes() async throws {
         let file = try FileService("paypanel-group-commit")
         let payments = 48
         let before = file.walSync.flushCount
+        // The payments must really be concurrent: on a loaded machine (the whole suite in
+        // parallel) tasks started one after another can reach the service one at a time, and a
+        // commit with nothing else queued rightly flushes alone. So the service's thread is held
+        // until every payment has called it, and they all wait in its queue.
+        let calls = Calls()
+        let gate = DispatchSemaphore(value: 0)
+        let holder = Task { await file.service.hold(until: gate, calls: calls) }
+        while !calls.held.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
         try await withThrowingTaskGroup(of: PaymentStatus.self) { group in
             for _ in 0..<payments {
-                group.addTask { try await file.pay() }
+                group.addTask {
+                    calls.count.add(1, ordering: .releasing)
+                    return try await file.pay()
+                }
             }
+            while calls.count.load(ordering: .acquiring) < payments { try await Task.sleep(for: .milliseconds(1)) }
+            gate.signal()
             for try await status in group { #expect(status == .requiresCapture) }
         }
+        await holder.value
         // Each payment commits at least three times (the intent, the attempt, the answer): one
         // flush each when the service held its thread through every flush. Shared, far fewer.
         let flushes = file.walSync.flushCount - before
@@ -159,5 +180,14 @@ import Testing
         }
         #expect(file.walSync.flushCount - flushesBefore >= 5, "the commits were flushed")
         #expect(file.walSync.flusherThreadCount == threadsBefore, "every flush ran on the service's own thread")
+    }
+}
+
+extension PaymentService {
+    /// Test only: holds the service's thread until `gate` opens, so that calls made meanwhile
+    /// queue up behind it.
+    fileprivate func hold(until gate: DispatchSemaphore, calls: ServiceGroupCommitTests.Calls) {
+        calls.held.store(true, ordering: .releasing)
+        gate.wait()
     }
 }
