@@ -147,7 +147,10 @@ import Testing
         let calls = Calls()
         let gate = DispatchSemaphore(value: 0)
         let holder = Task { await file.service.hold(until: gate, calls: calls) }
-        while !calls.held.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        while !calls.held.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        let held = calls.held.load(ordering: .acquiring)
+        #expect(held, "the service's thread was held")
         try await withThrowingTaskGroup(of: PaymentStatus.self) { group in
             for _ in 0..<payments {
                 group.addTask {
@@ -155,7 +158,9 @@ import Testing
                     return try await file.pay()
                 }
             }
-            while calls.count.load(ordering: .acquiring) < payments { try await Task.sleep(for: .milliseconds(1)) }
+            while calls.count.load(ordering: .acquiring) < payments, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+            let called = calls.count.load(ordering: .acquiring)
+            #expect(called == payments, "every payment called the service while it was held")
             gate.signal()
             for try await status in group { #expect(status == .requiresCapture) }
         }
