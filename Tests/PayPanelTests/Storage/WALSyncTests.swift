@@ -147,7 +147,9 @@ import Testing
         let calls = Calls()
         let gate = DispatchSemaphore(value: 0)
         let holder = Task { await file.service.hold(until: gate, calls: calls) }
-        let deadline = ContinuousClock.now.advanced(by: .seconds(60))
+        // Generous: with the whole suite starting at once, the pool may run none of this for
+        // minutes (.ci/run saw nothing start within 60 s); the deadline only stops a hang.
+        let deadline = ContinuousClock.now.advanced(by: .seconds(600))
         while !calls.held.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         let held = calls.held.load(ordering: .acquiring)
         #expect(held, "the service's thread was held")
