@@ -38,12 +38,16 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
     /// suspend instead would hand the wait to another thread and wake this one again after it,
     /// two context switches and, for a flush, a thread started for nothing to share. False on
     /// any other thread, and whenever another job waits: then suspending lets it run meanwhile.
-    package static var currentHasNothingElseQueued: Bool {
-        guard let current = pthread_getspecific(running.key) else { return false }
+    package static var currentHasNothingElseQueued: Bool { jobsQueuedBehindCurrent == 0 }
+
+    /// How many jobs wait on the calling thread's `ActorThread` behind the one running; nil on
+    /// any other thread. (A test holds an actor's thread until its callers are all queued.)
+    package static var jobsQueuedBehindCurrent: Int? {
+        guard let current = pthread_getspecific(running.key) else { return nil }
         let thread = Unmanaged<ActorThread>.fromOpaque(current).takeUnretainedValue()
         thread.condition.lock()
         defer { thread.condition.unlock() }
-        return thread.next == thread.jobs.count
+        return thread.jobs.count - thread.next
     }
 
     /// Which `ActorThread` runs on the calling thread, if any (set when its thread starts).

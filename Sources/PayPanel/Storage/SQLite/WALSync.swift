@@ -168,21 +168,23 @@ final class WALSync: Sendable {
     /// Opens the WAL to be flushed now, while it is certainly the file SQLite opened (the
     /// connection just switched to WAL mode), rather than at the first flush.
     func watchFiles() {
-        var opened = false
-        try? runAsTheFlusher(until: { opened }) {
-            opened = true
-            flush.openIfNeeded()
-            return nil
-        }
+        excludingFlushes { flush.openIfNeeded() }
     }
 
     /// Closes the watched WAL (the file left WAL mode, and SQLite removed it); the next
     /// `watchFiles` opens the new one.
     func forgetFiles() {
-        var closed = false
-        try? runAsTheFlusher(until: { closed }) {
-            closed = true
-            flush.closeWAL()
+        excludingFlushes { flush.closeWAL() }
+    }
+
+    /// Runs `work` once no flush runs, and lets none start until it returns: a flush due
+    /// meanwhile waits for it, and then covers every commit noted by then. Nothing runs after a
+    /// flush failed. (Tests hold flushes back with it to see which commits one flush answers.)
+    func excludingFlushes(_ work: () -> Void) {
+        var ran = false
+        try? runAsTheFlusher(until: { ran }) {
+            ran = true
+            work()
             return nil
         }
     }
