@@ -1,7 +1,6 @@
 import Foundation
 import MockProcessor
 @testable import PayPanel
-import PayPanelHTTP
 import Synchronization
 import TestSupport
 import Testing
@@ -139,75 +138,33 @@ import Testing
             return try await service.authorize(submission).intent.status
         }
 
-        /// Makes `count` calls `call(0)`, `call(1)`, … to the service at once: its thread is held
-        /// until all of them wait in its queue, so that none runs before the others were made.
-        func queuedTogether<T: Sendable>(_ count: Int, _ call: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
-            let hold = Hold()
-            let holder = Task { await service.hold(untilQueued: count, hold) }
-            // Generous: with the whole suite starting at once, the pool may run none of this for
-            // minutes (.ci/run saw nothing start within 60 s); the deadline only stops a hang.
-            let deadline = ContinuousClock.now.advanced(by: Hold.patience)
-            while !hold.started.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-            let held = hold.started.load(ordering: .acquiring)
-            #expect(held, "the service's thread was held")
-            return try await withThrowingTaskGroup(of: (Int, T).self) { group in
-                for index in 0..<count { group.addTask { (index, try await call(index)) } }
-                let allQueued = await holder.value
-                #expect(allQueued, "all \(count) calls waited in the service's queue together")
-                var results = [T?](repeating: nil, count: count)
-                for try await (index, result) in group { results[index] = result }
-                return results.map { $0! }
-            }
+        /// The file's group commit, for `QueuedCalls`.
+        var flushes: QueuedCalls.Flushes {
+            QueuedCalls.Flushes(noted: { [walSync] in walSync.latestNoted }, count: { [walSync] in walSync.flushCount },
+                                excluding: { [walSync] work in walSync.excludingFlushes(work) })
         }
 
-        /// Makes `count` calls at once (`queuedTogether`) while the file's flushes are held back
-        /// (`WALSync.excludingFlushes`), and checks that every call committed meanwhile: the
-        /// service suspends while a commit waits for its flush, and serves the next call, instead
-        /// of blocking its thread. Then lets the flushes go and returns the calls' results.
+        /// Makes `count` calls at once to the held service while the file's flushes are held
+        /// back (`QueuedCalls.whileFlushesAreHeld`), and checks that every call committed
+        /// meanwhile: the service suspends while a commit waits for its flush, and serves the
+        /// next call, instead of blocking its thread. Returns the calls' results.
         func whileFlushesAreHeld<T: Sendable>(_ count: Int, _ call: @escaping @Sendable (Int) async throws -> T) async throws -> [T] {
-            let flushesBefore = walSync.flushCount
-            let notedBefore = walSync.latestNoted
-            let holding = Hold()
-            let release = DispatchSemaphore(value: 0)
-            defer { release.signal() }
-            _ = WALSyncTests.onThread { [walSync] in
-                walSync.excludingFlushes {
-                    holding.started.store(true, ordering: .releasing)
-                    release.wait()
-                }
-            }
-            let deadline = ContinuousClock.now.advanced(by: Hold.patience)
-            while !holding.started.load(ordering: .acquiring), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-            let held = holding.started.load(ordering: .acquiring)
-            #expect(held, "the flushes were held back")
-            async let results = queuedTogether(count, call)
-            while walSync.latestNoted - notedBefore < UInt64(count), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-            let committed = walSync.latestNoted - notedBefore
-            #expect(committed >= UInt64(count), "\(committed) of \(count) calls committed while the first one's flush waited")
-            #expect(walSync.flushCount == flushesBefore, "no flush ran while they were held back")
-            release.signal()
-            return try await results
+            let run = try await QueuedCalls.whileFlushesAreHeld(on: service, flushes, count, call)
+            #expect(run.allQueued, "all \(count) calls waited in the service's queue together")
+            #expect(run.committedWhileHeld >= UInt64(count), "\(run.committedWhileHeld) of \(count) calls committed while the first one's flush waited")
+            #expect(run.flushedWhileHeld == 0, "no flush ran while they were held back")
+            return run.results
         }
-    }
-
-    /// Whether a hold has begun: of the service's thread (`PaymentService.hold(untilQueued:_:)`) or of
-    /// the file's flushes. `patience` bounds every wait for one.
-    final class Hold: Sendable {
-        static let patience = Duration.seconds(600)
-        let started = Atomic<Bool>(false)
     }
 
     @Test func concurrentPaymentsOnOneServiceShareFlushes() async throws {
         let file = try FileService("paypanel-group-commit")
         let payments = 48
         let before = file.walSync.flushCount
-        // The payments must really be concurrent, and a flush must take long enough for others
-        // to commit meanwhile. Neither holds by itself: on a loaded machine (the whole suite in
-        // parallel on 2 cores) tasks started together still reach the service one at a time,
-        // and on a fast disk a flush can end before the next call commits; either way a commit
-        // rightly flushes alone (.ci/run counted 99, then 73 flushes, and a quiet run 101 with
-        // only the service held). So each of a payment's two calls is made by all 48 payments
-        // at once, into the queue of the held service, while the file's flushes are held back.
+        // The payments must be concurrent, and a flush must last until the others committed:
+        // neither holds by itself on a loaded machine or a fast disk (.ci/run counted 99, then
+        // 73 flushes, a quiet run 101), so both are arranged (`QueuedCalls`). Each of a
+        // payment's two calls is made by all 48 payments at once.
         let intents = try await file.whileFlushesAreHeld(payments) { _ in try await file.createIntent() }
         #expect(file.walSync.flushCount - before == 1, "one flush answered the 48 intents' commits")
         let statuses = try await file.whileFlushesAreHeld(payments) { index in try await file.authorize(intents[index]) }
@@ -232,17 +189,5 @@ import Testing
         }
         #expect(file.walSync.flushCount - flushesBefore >= 5, "the commits were flushed")
         #expect(file.walSync.flusherThreadCount == threadsBefore, "every flush ran on the service's own thread")
-    }
-}
-
-extension PaymentService {
-    /// Test only: holds the service's thread until `count` jobs wait in its queue behind this one
-    /// (or `Hold.patience` passed): whether they did.
-    fileprivate func hold(untilQueued count: Int, _ hold: ServiceGroupCommitTests.Hold) -> Bool {
-        hold.started.store(true, ordering: .releasing)
-        guard ActorThread.jobsQueuedBehindCurrent != nil else { return false }
-        let deadline = ContinuousClock.now.advanced(by: ServiceGroupCommitTests.Hold.patience)
-        while ActorThread.jobsQueuedBehindCurrent ?? 0 < count, ContinuousClock.now < deadline { usleep(1000) }
-        return ActorThread.jobsQueuedBehindCurrent ?? 0 >= count
     }
 }
