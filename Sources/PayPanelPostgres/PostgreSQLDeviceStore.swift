@@ -26,7 +26,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
 
     // MARK: - Devices
 
-    static let deviceColumns = "id, token, topic, environment, dead_reason, dead_at, created_at"
+    static let deviceColumns = DeviceRows.deviceColumns
     static let insertDeviceStatement = S("devices.insert", """
         INSERT INTO devices (id, token, topic, environment, status, dead_reason, dead_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
         """)
@@ -45,29 +45,19 @@ public final class PostgreSQLDeviceStore: DeviceStore {
     }
 
     package func device(_ id: String) throws -> Device? {
-        try single(Self.deviceByID, [id]).rows.first.map(Self.device(from:))
+        try single(Self.deviceByID, [id]).rows.first.map(DeviceRows.device)
     }
 
     package func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
-        try single(Self.deviceByToken, [token, topic, environment.rawValue]).rows.first.map(Self.device(from:))
+        try single(Self.deviceByToken, [token, topic, environment.rawValue]).rows.first.map(DeviceRows.device)
     }
 
     package func devices() throws -> [Device] {
-        try single(Self.allDevices, []).rows.map(Self.device(from:))
+        try single(Self.allDevices, []).rows.map(DeviceRows.device)
     }
 
     public func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
         try single(Self.markDead, [reason, at, id]).affectedRows == 1
-    }
-
-    private static func device(from row: PostgreSQLRow) throws -> Device {
-        let id = row.string(0)
-        guard let environment = APNsEnvironment(rawValue: row.string(3)) else {
-            throw DeviceStoreError(rowID: id, detail: "unknown environment")
-        }
-        let dead = row.optionalString(4).map { (reason: $0, at: Timestamp.date(epochMilliseconds: row.int64(5))) }
-        return Device(id: id, token: row.string(1), topic: row.string(2), environment: environment, dead: dead,
-                      createdAt: Timestamp.date(epochMilliseconds: row.int64(6)))
     }
 
     // MARK: - Deliveries

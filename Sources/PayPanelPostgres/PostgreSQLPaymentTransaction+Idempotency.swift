@@ -11,38 +11,25 @@ extension PostgreSQLPaymentTransaction {
     static let idempotencyLock = S(
         "idempotency.lock",
         "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel idempotency ' || $1 || ' ' || $2, 0))")
-    static let idempotencyByKey = S("idempotency.by_key", """
-        SELECT request_hash, status, outcome, response, error_code, error_message, created_at, locked_at, resource_id
-        FROM idempotency_keys WHERE key = $1 AND scope = $2
-        """)
+    static let idempotencyByKey = S(
+        "idempotency.by_key", "SELECT \(IdempotencyRows.columns) FROM idempotency_keys WHERE key = $1 AND scope = $2")
 
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
         // The lock's answer is nothing: it is queued, and taken before the read that follows it.
         if writing { try queue(Self.idempotencyLock, [scope, IdempotencyStore.storedKey(key)]) }
-        return try rows(Self.idempotencyByKey, [IdempotencyStore.storedKey(key), scope]).first.map { row -> IdempotencyRecord in
-            let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
-            let result = state == .completed
-                ? StoredIdempotentResult(
-                    succeeded: row.optionalString(2) == "succeeded", response: row.optionalString(3),
-                    errorCode: row.optionalString(4), errorMessage: row.optionalString(5))
-                : nil
-            return IdempotencyRecord(
-                key: key, scope: scope, requestHash: row.string(0), state: state, result: result,
-                createdAt: PaymentRows.date(row.int64(6)), lockedAt: row.optionalInt64(7).map(PaymentRows.date),
-                resourceID: row.optionalString(8))
+        return try rows(Self.idempotencyByKey, [IdempotencyStore.storedKey(key), scope]).first.map { row in
+            IdempotencyRows.record(row, key: key, scope: scope)
         }
     }
 
-    static let insertIdempotency = S("idempotency.insert", """
-        INSERT INTO idempotency_keys (key, scope, request_hash, status, outcome, response, error_code, error_message,
-            created_at, locked_at, completed_at, resource_id)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-        """)
+    static let insertIdempotency = S(
+        "idempotency.insert",
+        "INSERT INTO idempotency_keys (\(IdempotencyRows.insertColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
 
     func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
         let result = record.result
         try queue(Self.insertIdempotency, [
-            IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
+            IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, IdempotencyRows.outcome(result),
             result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
             record.state == .completed ? record.createdAt : nil, record.resourceID,
         ])
@@ -56,7 +43,7 @@ extension PostgreSQLPaymentTransaction {
 
     func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
         try queue(Self.completeIdempotency, [
-            result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash,
+            IdempotencyRows.outcome(result), result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash,
         ])
     }
 

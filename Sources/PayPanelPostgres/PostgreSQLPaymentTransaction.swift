@@ -106,29 +106,15 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         return true
     }
 
-    static let upsertAttempt = S("attempts.upsert", """
-        INSERT INTO attempts (\(PaymentRows.attemptColumns)) VALUES (\(placeholders(1...22)))
-        ON CONFLICT (id) DO UPDATE SET
-            status = excluded.status, approved_amount = excluded.approved_amount,
-            approved_currency = excluded.approved_currency, processor_id = excluded.processor_id,
-            failure_code = excluded.failure_code, decline_code = excluded.decline_code,
-            failure_message = excluded.failure_message, sheet_status = excluded.sheet_status,
-            sheet_deadline = excluded.sheet_deadline, updated_at = excluded.updated_at
-        """)
+    static let upsertAttempt = S(
+        "attempts.upsert", "INSERT INTO attempts (\(PaymentRows.attemptColumns)) VALUES (\(placeholders(1...22))) \(PaymentRows.attemptConflictUpdate)")
 
     func saveAttempt(_ attempt: Attempt) throws {
         try queue(Self.upsertAttempt, PaymentRows.attemptValues(attempt))
     }
 
-    static let upsertRefund = S("refunds.upsert", """
-        INSERT INTO refunds (\(PaymentRows.refundColumns)) VALUES (\(placeholders(1...15)))
-        ON CONFLICT (id) DO UPDATE SET
-            status = excluded.status, processor_accepted = excluded.processor_accepted,
-            processor_id = excluded.processor_id, failure_code = excluded.failure_code,
-            outcome_unknown_since = excluded.outcome_unknown_since,
-            reconciliation_lookups = excluded.reconciliation_lookups,
-            processor_retries = excluded.processor_retries, updated_at = excluded.updated_at
-        """)
+    static let upsertRefund = S(
+        "refunds.upsert", "INSERT INTO refunds (\(PaymentRows.refundColumns)) VALUES (\(placeholders(1...15))) \(PaymentRows.refundConflictUpdate)")
 
     func saveRefund(_ refund: Refund) throws {
         try queue(Self.upsertRefund, PaymentRows.refundValues(refund))

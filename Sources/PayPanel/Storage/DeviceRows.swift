@@ -1,8 +1,23 @@
 import Foundation
 
-/// The push queue's rows as values, read the same way from SQLite and PostgreSQL (both stores
-/// select the columns in this order: `deliveryColumns`, and the attempts' six).
+/// Devices and the push queue's rows as values, read the same way from SQLite and PostgreSQL
+/// (both stores select the columns in this order: `deviceColumns`, `deliveryColumns`, and the
+/// attempts' six).
 package enum DeviceRows {
+    /// The columns `device(_:)` reads, in its order.
+    package static let deviceColumns = "id, token, topic, environment, dead_reason, dead_at, created_at"
+
+    /// A `devices` row of `deviceColumns`.
+    package static func device(_ row: some StoredRow) throws -> Device {
+        let id = row.string(0)
+        guard let environment = APNsEnvironment(rawValue: row.string(3)) else {
+            throw DeviceStoreError(rowID: id, detail: "unknown environment")
+        }
+        let dead = row.optionalString(4).map { (reason: $0, at: Timestamp.date(epochMilliseconds: row.int64(5))) }
+        return Device(id: id, token: row.string(1), topic: row.string(2), environment: environment, dead: dead,
+                      createdAt: Timestamp.date(epochMilliseconds: row.int64(6)))
+    }
+
     /// A `push_deliveries` row: id, apns_id, device_id, checkout_id, collapse_id, payload,
     /// expires_at, status, reason, attempts, next_attempt_at.
     package static func delivery(_ row: some StoredRow) throws -> PushDelivery {

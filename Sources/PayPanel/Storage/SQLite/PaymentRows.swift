@@ -50,8 +50,11 @@ package enum PaymentRows {
         UPDATE intents SET (\(intentChangingColumns)) = (\(placeholders(23)))
         WHERE id = ? AND version = ?
         """
-    private static let upsertAttemptSQL = """
-        INSERT INTO attempts (\(attemptColumns)) VALUES (\(placeholders(22)))
+    private static let upsertAttemptSQL = "INSERT INTO attempts (\(attemptColumns)) VALUES (\(placeholders(22))) \(attemptConflictUpdate)"
+    private static let upsertRefundSQL = "INSERT INTO refunds (\(refundColumns)) VALUES (\(placeholders(15))) \(refundConflictUpdate)"
+    /// What saving an attempt that exists changes (both stores' upserts end with it): the
+    /// outcome and its times, never what the attempt was opened with.
+    package static let attemptConflictUpdate = """
         ON CONFLICT (id) DO UPDATE SET
             status = excluded.status, approved_amount = excluded.approved_amount,
             approved_currency = excluded.approved_currency, processor_id = excluded.processor_id,
@@ -59,8 +62,8 @@ package enum PaymentRows {
             failure_message = excluded.failure_message, sheet_status = excluded.sheet_status,
             sheet_deadline = excluded.sheet_deadline, updated_at = excluded.updated_at
         """
-    private static let upsertRefundSQL = """
-        INSERT INTO refunds (\(refundColumns)) VALUES (\(placeholders(15)))
+    /// What saving a refund that exists changes (both stores' upserts end with it).
+    package static let refundConflictUpdate = """
         ON CONFLICT (id) DO UPDATE SET
             status = excluded.status, processor_accepted = excluded.processor_accepted,
             processor_id = excluded.processor_id, failure_code = excluded.failure_code,

@@ -12,7 +12,7 @@ package final class SQLiteDeviceStore: DeviceStore {
 
     // MARK: - Devices
 
-    private static let deviceColumns = "id, token, topic, environment, dead_reason, dead_at, created_at"
+    private static let deviceColumns = DeviceRows.deviceColumns
 
     package func insertDevice(_ device: Device) throws {
         try database.write {
@@ -24,17 +24,17 @@ package final class SQLiteDeviceStore: DeviceStore {
     }
 
     package func device(_ id: String) throws -> Device? {
-        try database.queryFirst("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [id], Self.device(from:))
+        try database.queryFirst("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [id], DeviceRows.device)
     }
 
     package func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
         try database.queryFirst(
             "SELECT \(Self.deviceColumns) FROM devices WHERE token = ? AND topic = ? AND environment = ?",
-            [token, topic, environment.rawValue], Self.device(from:))
+            [token, topic, environment.rawValue], DeviceRows.device)
     }
 
     package func devices() throws -> [Device] {
-        try database.queryAll("SELECT \(Self.deviceColumns) FROM devices ORDER BY created_at, id", [], Self.device(from:))
+        try database.queryAll("SELECT \(Self.deviceColumns) FROM devices ORDER BY created_at, id", [], DeviceRows.device)
     }
 
     package func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
@@ -43,16 +43,6 @@ package final class SQLiteDeviceStore: DeviceStore {
                 "UPDATE devices SET status = 'dead', dead_reason = ?, dead_at = ? WHERE id = ? AND status = 'active'", [reason, at, id])
             return database.changes == 1
         }
-    }
-
-    private static func device(from row: Row) throws -> Device {
-        let id = row.string(0)
-        guard let environment = APNsEnvironment(rawValue: row.string(3)) else {
-            throw DeviceStoreError(rowID: id, detail: "unknown environment")
-        }
-        let dead = row.optionalString(4).map { (reason: $0, at: Timestamp.date(epochMilliseconds: row.int64(5))) }
-        return Device(id: id, token: row.string(1), topic: row.string(2), environment: environment, dead: dead,
-                      createdAt: Timestamp.date(epochMilliseconds: row.int64(6)))
     }
 
     // MARK: - Deliveries

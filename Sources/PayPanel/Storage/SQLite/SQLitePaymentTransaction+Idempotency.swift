@@ -5,33 +5,15 @@ import Foundation
 extension SQLitePaymentTransaction {
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
         try database.queryFirst(
-            """
-            SELECT request_hash, status, outcome, response, error_code, error_message, created_at, locked_at, resource_id
-            FROM idempotency_keys WHERE key = ? AND scope = ?
-            """, [IdempotencyStore.storedKey(key), scope]
-        ) { row -> IdempotencyRecord in
-            let state = IdempotencyRecord.State(rawValue: row.string(1)) ?? .inProgress
-            let result = state == .completed
-                ? StoredIdempotentResult(
-                    succeeded: row.optionalString(2) == "succeeded", response: row.optionalString(3),
-                    errorCode: row.optionalString(4), errorMessage: row.optionalString(5))
-                : nil
-            return IdempotencyRecord(
-                key: key, scope: scope, requestHash: row.string(0), state: state, result: result,
-                createdAt: PaymentRows.date(row.int64(6)), lockedAt: row.optionalInt64(7).map(PaymentRows.date),
-                resourceID: row.optionalString(8))
-        }
+            "SELECT \(IdempotencyRows.columns) FROM idempotency_keys WHERE key = ? AND scope = ?", [IdempotencyStore.storedKey(key), scope]
+        ) { row in IdempotencyRows.record(row, key: key, scope: scope) }
     }
 
     func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
         let result = record.result
         try database.execute(
-            """
-            INSERT INTO idempotency_keys (key, scope, request_hash, status, outcome, response, error_code, error_message,
-                created_at, locked_at, completed_at, resource_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, result.map { $0.succeeded ? "succeeded" : "failed" },
+            "INSERT INTO idempotency_keys (\(IdempotencyRows.insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, IdempotencyRows.outcome(result),
              result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
              record.state == .completed ? record.createdAt : nil, record.resourceID])
     }
@@ -43,7 +25,7 @@ extension SQLitePaymentTransaction {
                 locked_at = NULL, completed_at = ?
             WHERE key = ? AND scope = ? AND request_hash = ?
             """,
-            [result.succeeded ? "succeeded" : "failed", result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash])
+            [IdempotencyRows.outcome(result), result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash])
     }
 
     func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
