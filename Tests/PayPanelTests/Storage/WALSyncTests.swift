@@ -1,7 +1,6 @@
 import Foundation
 import MockProcessor
 @testable import PayPanel
-import Synchronization
 import TestSupport
 import Testing
 

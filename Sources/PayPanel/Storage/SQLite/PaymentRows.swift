@@ -52,8 +52,7 @@ package enum PaymentRows {
         """
     private static let upsertAttemptSQL = "INSERT INTO attempts (\(attemptColumns)) VALUES (\(placeholders(22))) \(attemptConflictUpdate)"
     private static let upsertRefundSQL = "INSERT INTO refunds (\(refundColumns)) VALUES (\(placeholders(15))) \(refundConflictUpdate)"
-    /// What saving an attempt that exists changes (both stores' upserts end with it): the
-    /// outcome and its times, never what the attempt was opened with.
+    /// What saving an attempt that exists changes (both stores' upserts end with it).
     package static let attemptConflictUpdate = """
         ON CONFLICT (id) DO UPDATE SET
             status = excluded.status, approved_amount = excluded.approved_amount,
