@@ -90,7 +90,7 @@ public struct CheckoutsAPI: APIRouteProvider {
     }
 
     /// `payment_token` (the PKPaymentToken object) or `card`, exactly one.
-    static func method(_ body: RequestBody, context: RequestContext, decryptor: ApplePayTokenDecryptor?) throws -> CheckoutPaymentMethod {
+    static func method(_ body: RequestBody, context: RequestContext, decryptor: ApplePayTokenDecryptor?) throws -> SubmittedPaymentMethod {
         let token = body.value("payment_token")
         let card = body.value("card")
         switch (token, card) {

@@ -7,16 +7,10 @@ import PayPanelHTTP
 // verified and decrypted exactly as on the device's `/pay` (same merchant keys, same trust:
 // Apple Root CA - G3, or PayPanel's test root only under `serve --test-root`).
 
-/// What a confirm pays with, parsed before any work (a malformed body stores no idempotency key).
-enum ConfirmMethod {
-    case card(PaymentMethodData)
-    /// The PKPaymentToken JSON as sent, and the keys to verify and decrypt it with.
-    case applePay([UInt8], ApplePayTokenDecryptor)
-}
-
 extension PaymentsAPI {
-    /// `payment_method: {type: "card", …}` or `{type: "apple_pay", token: {…PKPaymentToken…}}`.
-    static func confirmMethod(_ body: RequestBody, decryptor: ApplePayTokenDecryptor?) throws(APIError) -> ConfirmMethod {
+    /// What a confirm pays with, parsed before any work (a malformed body stores no idempotency
+    /// key): `payment_method: {type: "card", …}` or `{type: "apple_pay", token: {…PKPaymentToken…}}`.
+    static func confirmMethod(_ body: RequestBody, decryptor: ApplePayTokenDecryptor?) throws(APIError) -> SubmittedPaymentMethod {
         guard let method = body.value("payment_method") else { throw RequestBody.missing("payment_method") }
         guard method["type"]?.stringValue == "apple_pay" else { return .card(try card(body)) }
         guard let wrapped = try body.object("payment_method", allowed: ["type", "token"], required: true) else {
@@ -30,25 +24,18 @@ extension PaymentsAPI {
                 "this server has no Apple Pay merchant keys: start paypanel serve with --merchant-cert/--merchant-key (or --test-root for PayPanel's test tokens), or pay with a card",
                 param: "payment_method[token]")
         }
-        return .applePay(Array(JSONWriter.string(token).utf8), decryptor)
+        return .applePayToken(Array(JSONWriter.string(token).utf8), decryptor: decryptor)
     }
 
     /// Authorizes intent `id` with `method`, its attempt recorded on `recoveryPoint` (the
     /// request's idempotency claim) as it opens. A token that does not verify, decrypt or match
     /// the intent's amount is a 400 naming the token (no attempt is opened for it).
-    func confirm(_ id: String, with method: ConfirmMethod, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        switch method {
-        case .card(let card):
-            return try await service.authorize(PaymentSubmission(intentID: id, method: card, source: .card), recoveryPoint: recoveryPoint)
-        case .applePay(let token, let decryptor):
-            do {
-                // The merchant's confirm is not the sheet's budget: that is the checkout's /pay.
-                return try await service.authorize(
-                    applePayToken: token, intentID: id, decryptor: decryptor, answersPaymentSheet: false, scenario: nil,
-                    recoveryPoint: recoveryPoint)
-            } catch let error as ApplePayTokenError {
-                throw Self.tokenRefusal(error)
-            }
+    func confirm(_ id: String, with method: SubmittedPaymentMethod, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
+        do {
+            // The merchant's confirm is not the sheet's budget: that is the checkout's /pay.
+            return try await service.authorize(method, intentID: id, answersPaymentSheet: false, recoveryPoint: recoveryPoint)
+        } catch let error as ApplePayTokenError {
+            throw Self.tokenRefusal(error)
         }
     }
 

@@ -22,7 +22,7 @@ extension CheckoutDesk {
     /// A decline or an unknown outcome is not an error: the answer says `failure` with a
     /// payer-safe error and the checkout stays open for another card. Refused (thrown): an
     /// unknown or closed checkout, an amount not offered, a payment already in flight.
-    public func pay(_ checkoutID: String, amount: Int64, method: CheckoutPaymentMethod) async throws -> CheckoutPayment {
+    public func pay(_ checkoutID: String, amount: Int64, method: SubmittedPaymentMethod) async throws -> CheckoutPayment {
         try await pay(checkoutID, amount: amount, method: method, recoveryPoint: nil)
     }
 
@@ -30,7 +30,7 @@ extension CheckoutDesk {
     /// transaction that opens it; a request that takes the key over after this run failed or
     /// crashed calls `resume(_:attemptID:)` instead of paying again.
     package func pay(
-        _ checkoutID: String, amount: Int64, method: CheckoutPaymentMethod, recoveryPoint: IdempotencyClaim?
+        _ checkoutID: String, amount: Int64, method: SubmittedPaymentMethod, recoveryPoint: IdempotencyClaim?
     ) async throws -> CheckoutPayment {
         var checkout = try require(checkoutID)
         if checkout.status == .open, let expiresAt = checkout.expiresAt, clock.now() >= expiresAt {
@@ -49,16 +49,7 @@ extension CheckoutDesk {
         let intentID = try await intentForPayment(&checkout, amount: amount)
         let outcome: PaymentOutcome
         do {
-            switch method {
-            case .card(let card):
-                outcome = try await service.authorize(
-                    PaymentSubmission(intentID: intentID, method: card, source: .card, answersPaymentSheet: true),
-                    recoveryPoint: recoveryPoint)
-            case .applePayToken(let token, let decryptor):
-                outcome = try await service.authorize(
-                    applePayToken: token, intentID: intentID, decryptor: decryptor, answersPaymentSheet: true, scenario: nil,
-                    recoveryPoint: recoveryPoint)
-            }
+            outcome = try await service.authorize(method, intentID: intentID, answersPaymentSheet: true, recoveryPoint: recoveryPoint)
         } catch let error as ApplePayTokenError {
             // A token that does not verify, or is for another amount: no attempt was opened.
             return try await refusedToken(checkout, intentID: intentID, code: error.code, amountMismatch: Self.isMismatch(error))

@@ -1,13 +1,3 @@
-/// How the device pays a checkout: the Apple Pay token from the sheet, or a card typed into
-/// the app ("Pay in app"). Held in memory only, for the processor call.
-public enum CheckoutPaymentMethod: Sendable {
-    /// The PKPaymentToken JSON (`paymentData`, `header`…) as the device sent it, and the
-    /// merchant's keys to verify and decrypt it with.
-    case applePayToken([UInt8], decryptor: ApplePayTokenDecryptor)
-    /// A card: `PaymentMethodData.card(number:expiry:holderName:)`.
-    case card(PaymentMethodData)
-}
-
 /// The answer of the device's pay call, given within the Apple Pay sheet's budget: what the
 /// sheet shows, the checkout's status after the call, the intent, and — for a failure — a
 /// message the payer may read (never the processor's own words, never card data).

@@ -37,6 +37,26 @@ extension PaymentService {
         }
     }
 
+    /// Authorizes intent `intentID` with what the payer submitted: a card as it is, an Apple Pay
+    /// token once it verifies, decrypts and matches the intent's amount (`ApplePayTokenError`
+    /// when it does not: no attempt is opened). `answersPaymentSheet`: a device's sheet waits for
+    /// this answer (a checkout's pay), not a merchant's server (a confirm). The attempt is
+    /// recorded on `recoveryPoint`, when there is one, as it opens.
+    package func authorize(
+        _ method: SubmittedPaymentMethod, intentID: String, answersPaymentSheet: Bool, recoveryPoint: IdempotencyClaim?
+    ) async throws -> PaymentOutcome {
+        switch method {
+        case .card(let card):
+            try await authorize(
+                PaymentSubmission(intentID: intentID, method: card, source: .card, answersPaymentSheet: answersPaymentSheet),
+                recoveryPoint: recoveryPoint)
+        case .applePayToken(let token, let decryptor):
+            try await authorize(
+                applePayToken: token, intentID: intentID, decryptor: decryptor, answersPaymentSheet: answersPaymentSheet, scenario: nil,
+                recoveryPoint: recoveryPoint)
+        }
+    }
+
     /// The token payment itself, recording its attempt on `recoveryPoint` (an idempotency claim
     /// taken before this call) in the transaction that opens it.
     package func authorize(

@@ -25,12 +25,12 @@ final class CheckoutDeskHarness: Sendable {
         try await desk.create(json: try JSONParser().parse(Array(body.utf8)))
     }
 
-    static func card(_ number: String = "4242424242424242", holder: String? = nil) throws -> CheckoutPaymentMethod {
+    static func card(_ number: String = "4242424242424242", holder: String? = nil) throws -> SubmittedPaymentMethod {
         .card(.card(number: try CardNumber(number), expiry: try CardExpiry("12/30"), holderName: holder))
     }
 
     /// An Apple Pay token for `amount` sealed now by the test signing identity to the EC test merchant.
-    func token(amount: Int64, currency: String = "USD", seed: String = "checkout") throws -> CheckoutPaymentMethod {
+    func token(amount: Int64, currency: String = "USD", seed: String = "checkout") throws -> SubmittedPaymentMethod {
         let sealer = ApplePayTokenSealer(signer: ApplePayTestKeys.signer, random: SeededRandomBytes(seed: seed), clock: clock)
         let details = TokenCardDetails(
             dpan: try CardNumber("4242424242424242"), expiry: try CardExpiry(month: 12, year: 2029),
