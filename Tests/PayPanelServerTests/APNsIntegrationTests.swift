@@ -112,9 +112,8 @@ struct APNsIntegrationTests {
     /// A kept connection may be lost under a push (a network or a peer resetting it); the push
     /// is sent again at once on a new connection, so the answer the merchant's create gets is
     /// APNs' own, not "unreachable". The mock resets every connection under its second request,
-    /// so each push after the first meets a lost connection. (The worker runs once
-    /// an hour here: its own first attempt at a new push would race the create's, which is not
-    /// what this test is about; the worker's resends are the test above's.)
+    /// so each push after the first meets a lost connection. (The worker runs once an hour
+    /// here, so every send is the create's own; the worker's resends are the test above's.)
     @Test func aPushThatMeetsAClosingConnectionIsAnsweredOnANewOne() async throws {
         let apns = try MockAPNs(resetReused: true)
         defer { apns.stop() }

@@ -93,10 +93,15 @@ public enum QueuedCalls {
         return HeldRun(results: results, allQueued: allQueued, committedWhileHeld: committed, flushedWhileHeld: flushed)
     }
 
-    /// Runs on `actor`'s thread (an `isolated` parameter) and holds it until `count` jobs wait
-    /// behind this one, or `patience` passed: whether they did.
+    /// Runs on `actor`'s thread (an `isolated` parameter) and holds it (`holdCurrentThread`).
     private static func hold(_ actor: isolated any Actor, untilQueued count: Int, started: Flag) -> Bool {
         started.set()
+        return holdCurrentThread(untilQueued: count)
+    }
+
+    /// Blocks the calling `ActorThread` until `count` jobs wait in its queue behind the one
+    /// running, or `patience` passed: whether they did (false at once on any other thread).
+    public static func holdCurrentThread(untilQueued count: Int) -> Bool {
         guard ActorThread.jobsQueuedBehindCurrent != nil else { return false }
         let deadline = ContinuousClock.now.advanced(by: patience)
         while ActorThread.jobsQueuedBehindCurrent ?? 0 < count, ContinuousClock.now < deadline { usleep(1000) }

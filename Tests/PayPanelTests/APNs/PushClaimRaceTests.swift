@@ -1,6 +1,5 @@
 import Foundation
 @testable import PayPanel
-import PayPanelHTTP
 import Synchronization
 import TestSupport
 import Testing
@@ -23,9 +22,7 @@ import Testing
             let id = try base.insertDelivery(delivery, at: now)
             if let then = then.withLock({ $0 }) {
                 then()
-                let deadline = ContinuousClock.now.advanced(by: .seconds(60))
-                while ActorThread.jobsQueuedBehindCurrent ?? 0 < 1, ContinuousClock.now < deadline { usleep(1000) }
-                queuedBehind.store(ActorThread.jobsQueuedBehindCurrent ?? 0 >= 1, ordering: .releasing)
+                queuedBehind.store(QueuedCalls.holdCurrentThread(untilQueued: 1), ordering: .releasing)
             }
             return id
         }
