@@ -20,6 +20,16 @@ public struct PaymentOutcome: Sendable, JSONRepresentable {
         self.refund = refund
     }
 
+    /// The intent as `machine` holds it, with the attempt `attemptID` (nil: none).
+    init(_ machine: PaymentStateMachine, attemptID: String?) {
+        self.init(intent: machine.intent, attempt: machine.attempts.first { $0.id == attemptID }, refund: nil)
+    }
+
+    /// The intent as `machine` holds it, with the refund `refundID`.
+    init(_ machine: PaymentStateMachine, refundID: String) {
+        self.init(intent: machine.intent, attempt: nil, refund: machine.refunds.first { $0.id == refundID })
+    }
+
     /// The outcome stored under an idempotency key, replayed.
     package init(replayOf intent: PaymentIntent, attempt: Attempt?, refund: Refund?, firstUsedAt: Date) {
         self.init(intent: intent, attempt: attempt, refund: refund)

@@ -29,7 +29,7 @@ extension PaymentService {
         ])
         return try await runIdempotently(key: idempotencyKey, scope: "payments.authorize", parameters: parameters) { claim in
             if let claim, claim.isRecovery, let attemptID = claim.recoveredResourceID {
-                return try await self.resume(attemptID: attemptID, intentID: intentID)
+                return try await self.reconciler.resume(attemptID: attemptID, intentID: intentID)
             }
             return try await self.authorize(
                 applePayToken: token, intentID: intentID, decryptor: decryptor, answersPaymentSheet: answersPaymentSheet,
@@ -63,7 +63,7 @@ extension PaymentService {
         applePayToken token: [UInt8], intentID: String, decryptor: ApplePayTokenDecryptor, answersPaymentSheet: Bool,
         scenario: String?, recoveryPoint: IdempotencyClaim?
     ) async throws -> PaymentOutcome {
-        let intent = try loadMachine(intentID).intent
+        let intent = try executor.loadMachine(intentID).intent
         let decrypted = try await Self.decrypt(token, with: decryptor, at: clock.now())
         try decrypted.checkAmount(matches: intent.amount)
         let submission = PaymentSubmission(

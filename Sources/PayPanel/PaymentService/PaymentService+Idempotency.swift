@@ -21,7 +21,7 @@ extension PaymentService {
         ])
         return try await runIdempotently(key: idempotencyKey, scope: "payments.authorize", parameters: parameters) { claim in
             if let claim, claim.isRecovery, let attemptID = claim.recoveredResourceID {
-                return try await self.resume(attemptID: attemptID, intentID: submission.intentID)
+                return try await self.reconciler.resume(attemptID: attemptID, intentID: submission.intentID)
             }
             return try await self.authorize(submission, recoveryPoint: claim)
         }
@@ -36,7 +36,7 @@ extension PaymentService {
         ])
         return try await runIdempotently(key: idempotencyKey, scope: "payments.refund", parameters: parameters) { claim in
             if let claim, claim.isRecovery, let refundID = claim.recoveredResourceID {
-                return try await self.resume(refundID: refundID, intentID: intentID)
+                return try await self.reconciler.resume(refundID: refundID, intentID: intentID)
             }
             return try await self.refund(intentID, amount: amount, reason: reason, recoveryPoint: claim)
         }
@@ -93,36 +93,6 @@ extension PaymentService {
         default:
             throw PaymentSnapshotError(object: "outcome", field: "body")
         }
-    }
-
-    /// Where the attempt a failed or crashed run opened stands now: its call, if still waiting
-    /// for an answer, is looked up first (the card is gone, so it cannot be sent again).
-    package func resume(attemptID: String, intentID: String) async throws -> PaymentOutcome {
-        if let call = try ledger.awaitingCall(intentID: intentID, reference: attemptID) {
-            _ = try await lookUp(call, intentID: intentID)
-        }
-        return outcome(try loadMachine(intentID), attemptID: attemptID)
-    }
-
-    /// Where the refund a failed or crashed run reserved stands now, after a lookup if it is
-    /// pending.
-    package func resume(refundID: String, intentID: String) async throws -> PaymentOutcome {
-        if let call = try ledger.awaitingCall(intentID: intentID, reference: refundID) {
-            _ = try await lookUp(call, intentID: intentID)
-        }
-        return refundOutcome(try loadMachine(intentID), refundID: refundID)
-    }
-
-    /// Where an intent a failed or crashed run moved (a capture, a cancel) stands now: the
-    /// call in flight, if any, is looked up first; nothing is asked of the processor again.
-    package func resume(intentID: String) async throws -> PaymentOutcome {
-        let machine = try loadMachine(intentID)
-        guard let call = machine.intent.inFlight?.call else {
-            return outcome(machine, attemptID: machine.intent.currentAttemptID)
-        }
-        _ = try await lookUp(call, intentID: intentID)
-        let after = try loadMachine(intentID)
-        return outcome(after, attemptID: after.intent.currentAttemptID)
     }
 
     /// How an outcome is stored under an idempotency key: its intent, attempt and refund, as a

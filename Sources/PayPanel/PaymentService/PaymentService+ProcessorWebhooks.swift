@@ -28,7 +28,7 @@ extension PaymentService {
         guard let outcome = Self.outcome(of: finding, for: call, type: event.type) else {
             return try recordIgnored(event, intentID: intentID, reason: "\(event.type) does not answer the \(call.operationName) in flight", at: now)
         }
-        let machine = try loadMachine(intentID)
+        let machine = try executor.loadMachine(intentID)
         if try isStillWithItsCaller(call, machine: machine, at: now) {
             return ProcessorWebhookResult(disposition: .deferred, intentID: intentID, reason: "the \(call.operationName) is still waiting for its own answer")
         }
@@ -49,7 +49,7 @@ extension PaymentService {
                 ? ProcessorWebhookResult(disposition: .duplicate, intentID: intentID, reason: nil)
                 : ProcessorWebhookResult(disposition: .ignored, intentID: intentID, reason: "the call was settled meanwhile")
         }
-        _ = try await run(transition.executorWork, machine: transition.machine, card: nil)
+        _ = try await executor.run(transition.executorWork, machine: transition.machine, card: nil)
         return ProcessorWebhookResult(disposition: .applied, intentID: intentID, reason: nil)
     }
 

@@ -1,14 +1,20 @@
 import Foundation
 import PayPanelHTTP
 
-/// Drives payment intents through the processor: the executor of `PaymentStateMachine`.
+/// The entry point of a payment: what a front end (a CLI command, an HTTP route, the checkout
+/// desk) calls to create an intent, authorize it, capture, cancel, refund, reconcile or resolve.
 ///
 /// Every step is a transition committed by `PaymentLedger` through the `PaymentStore` (one write);
-/// processor calls happen between those transactions, never inside one. The service feeds each
-/// processor answer back as an event and runs whatever work the machine asks for next, until
-/// there is none. It never decides anything itself: guards, timers, reversals and the Apple
-/// Pay sheet's answer all come from the machine, so a crash between two steps leaves a state
-/// that `reconcile()` can finish from the database and the processor's ledger alone.
+/// processor calls happen between those transactions, never inside one. The service opens the
+/// step and hands its work to the jobs it is made of, all on its own thread:
+/// - `PaymentExecutor` runs what the machine asks for: processor calls, each answer fed back
+///   as an event, until there is no more work, then the timers that came due;
+/// - `PaymentReconciler` finishes what a timeout, a 500 or a crash left open (lookups, due
+///   timers, a failed run of an idempotency key);
+/// - `OperatorResolver` takes an intent out of requires_merchant_action.
+/// None of them decides anything itself: guards, timers, reversals and the Apple Pay sheet's
+/// answer all come from the machine, so a crash between two steps leaves a state that
+/// `reconcile()` can finish from the database and the processor's ledger alone.
 ///
 /// Card data lives only in memory, for the duration of the call that needs it. After a crash
 /// an authorization is therefore never re-sent: it is looked up by its attempt id instead,
@@ -19,14 +25,15 @@ public actor PaymentService {
     private let thread = ActorThread(name: "payment-service")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
-    /// The store every transition goes through, and the ledger that writes transitions to it.
+    /// Writes transitions and runs their work; the store, the ledger, the processor and the
+    /// clock below are its.
+    let executor: PaymentExecutor
+    let reconciler: PaymentReconciler
+    let resolver: OperatorResolver
     let store: any PaymentStore
     let ledger: PaymentLedger
     let idempotency: IdempotencyStore
-    let processor: any PaymentProcessor
     let clock: any WallClock
-    let faults: any FaultInjector
-    let sheetObserver: any SheetAnswerObserver
     var random: PaymentIDGenerator
     /// The processor timeout and state-machine policy.
     public nonisolated let configuration: PaymentServiceConfiguration
@@ -38,13 +45,18 @@ public actor PaymentService {
         configuration: PaymentServiceConfiguration = PaymentServiceConfiguration(), faults: any FaultInjector = NoFaults(),
         sheetObserver: any SheetAnswerObserver = NoSheetObserver(), randomSeed: UInt64? = nil
     ) {
-        self.sheetObserver = sheetObserver
+        let ledger = PaymentLedger(store: store, policy: configuration.policy)
+        let idempotency = IdempotencyStore(store: store)
+        let executor = PaymentExecutor(
+            store: store, ledger: ledger, idempotency: idempotency, processor: processor, clock: clock, faults: faults,
+            sheetObserver: sheetObserver, configuration: configuration)
+        self.executor = executor
+        self.reconciler = PaymentReconciler(executor: executor)
+        self.resolver = OperatorResolver(executor: executor, reconciler: self.reconciler)
         self.store = store
-        self.ledger = PaymentLedger(store: store, policy: configuration.policy)
-        self.idempotency = IdempotencyStore(store: store)
-        self.processor = processor
+        self.ledger = ledger
+        self.idempotency = idempotency
         self.clock = clock
-        self.faults = faults
         self.configuration = configuration
         self.random = PaymentIDGenerator(seed: randomSeed)
     }
@@ -61,7 +73,7 @@ public actor PaymentService {
     /// intent instead of creating a second one.
     package func createIntent(_ request: NewPaymentIntent, recoveryPoint: IdempotencyClaim?) async throws -> PaymentIntent {
         let id = random.make(.intent)
-        return try await write { transaction in
+        return try await executor.write { transaction in
             let intent = try ledger.create(request, id: id, at: clock.now(), in: transaction)
             if let recoveryPoint { try idempotency.attach(resourceID: id, to: recoveryPoint, in: transaction) }
             return intent
@@ -101,7 +113,7 @@ public actor PaymentService {
     /// (`resume(attemptID:intentID:)`) instead of authorizing a second one.
     package func authorize(_ submission: PaymentSubmission, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         var newAttemptID: String?
-        let (transition, attemptID) = try await write { transaction in
+        let (transition, attemptID) = try await executor.write { transaction in
             // The intent is read inside the write that opens the attempt (no read transaction
             // of its own), and the machine it loads is the one the attempt is applied to.
             let current = try ledger.requireMachine(submission.intentID, in: transaction)
@@ -117,10 +129,10 @@ public actor PaymentService {
             if let recoveryPoint { try idempotency.attach(resourceID: attemptID, to: recoveryPoint, in: transaction) }
             return (transition, attemptID)
         }
-        let machine = try await execute(
+        let machine = try await executor.execute(
             transition, card: CardInMemory(attemptID: attemptID, method: submission.method, scenario: submission.scenario))
         let answered = submission.answersPaymentSheet ? try await recordingSheetAnswer(machine, attemptID: attemptID) : machine
-        return outcome(answered, attemptID: attemptID)
+        return PaymentOutcome(answered, attemptID: attemptID)
     }
 
     /// The outcome the device waiting on attempt `attemptID` is about to be told, with that
@@ -136,7 +148,7 @@ public actor PaymentService {
             return outcome
         }
         let attemptID = attempt.id
-        return self.outcome(try await recordingSheetAnswer(try loadMachine(outcome.intent.id), attemptID: attemptID), attemptID: attemptID)
+        return PaymentOutcome(try await recordingSheetAnswer(try executor.loadMachine(outcome.intent.id), attemptID: attemptID), attemptID: attemptID)
     }
 
     private func recordingSheetAnswer(_ machine: PaymentStateMachine, attemptID: String) async throws -> PaymentStateMachine {
@@ -144,18 +156,18 @@ public actor PaymentService {
             machine.attempts.first(where: { $0.id == attemptID })?.sheet?.isAwaitingAnswer == true
         else { return machine }
         do {
-            let transition = try await write { transaction in
+            let transition = try await executor.write { transaction in
                 try ledger.apply(
                     .sheetAnswerDue(attemptID: attemptID), to: machine.intent.id, expectedVersion: nil, at: clock.now(), known: machine,
                     in: transaction)
             }
             // The work is the sheet's answer itself: it tells a `SheetAnswerObserver`.
-            return try await run(transition.executorWork, machine: transition.machine, card: nil).machine
+            return try await executor.run(transition.executorWork, machine: transition.machine, card: nil).machine
         } catch let rejection as PaymentRejection {
             // Another writer (a webhook, another process's worker) settled the attempt between
             // the read and this write: its recorded answer is the one to give.
             guard case .notAllowed = rejection.reason else { throw rejection }
-            return try loadMachine(machine.intent.id)
+            return try executor.loadMachine(machine.intent.id)
         }
     }
 
@@ -168,7 +180,7 @@ public actor PaymentService {
     /// `completeChallenge`, recording the attempt on `recoveryPoint` with the answer, so a
     /// request that takes the key over resumes that attempt.
     package func completeChallenge(_ intentID: String, result: ChallengeResult, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        let machine = try loadMachine(intentID)
+        let machine = try executor.loadMachine(intentID)
         guard let attemptID = machine.intent.currentAttemptID else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "challenge_\(result.rawValue)", status: machine.intent.status))
         }
@@ -177,8 +189,8 @@ public actor PaymentService {
         case .failed: .challengeFailed(attemptID: attemptID)
         case .abandoned: .challengeAbandoned(attemptID: attemptID)
         }
-        let transition = try await apply(event, to: intentID, known: machine, recording: attemptID, on: recoveryPoint)
-        return outcome(try await execute(transition, card: nil), attemptID: attemptID)
+        let transition = try await executor.apply(event, to: intentID, known: machine, recording: attemptID, on: recoveryPoint)
+        return PaymentOutcome(try await executor.execute(transition, card: nil), attemptID: attemptID)
     }
 
     // MARK: - After authorization
@@ -191,8 +203,8 @@ public actor PaymentService {
     /// `capture`, recording the intent on `recoveryPoint` with the capture request, so a request
     /// that takes the key over resumes this capture (`resume(intentID:)`) instead of asking again.
     package func capture(_ intentID: String, amount: Int64?, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        let transition = try await apply(.captureRequested(amount: amount), to: intentID, recording: intentID, on: recoveryPoint)
-        return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
+        let transition = try await executor.apply(.captureRequested(amount: amount), to: intentID, recording: intentID, on: recoveryPoint)
+        return PaymentOutcome(try await executor.execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Cancels an intent: at once before authorization; by voiding the authorization after.
@@ -203,8 +215,8 @@ public actor PaymentService {
     /// `cancel`, recording the intent on `recoveryPoint` with the cancel request, so a request
     /// that takes the key over resumes this cancel (`resume(intentID:)`).
     package func cancel(_ intentID: String, reason: CancellationReason, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        let transition = try await apply(.cancelRequested(reason: reason), to: intentID, recording: intentID, on: recoveryPoint)
-        return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
+        let transition = try await executor.apply(.cancelRequested(reason: reason), to: intentID, recording: intentID, on: recoveryPoint)
+        return PaymentOutcome(try await executor.execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Voids the authorization of an intent in `requires_capture`, and nothing else: unlike
@@ -213,17 +225,17 @@ public actor PaymentService {
     /// so an intent that moved meanwhile is refused too (`version_conflict`), never canceled
     /// by surprise.
     public func void(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
-        let machine = try loadMachine(intentID)
+        let machine = try executor.loadMachine(intentID)
         let intent = machine.intent
         guard intent.status == .requiresCapture else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "void", status: intent.status))
         }
-        let transition = try await write { transaction in
+        let transition = try await executor.write { transaction in
             try ledger.apply(
                 .cancelRequested(reason: reason), to: intentID, expectedVersion: intent.version, at: clock.now(), known: machine,
                 in: transaction)
         }
-        return outcome(try await execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
+        return PaymentOutcome(try await executor.execute(transition, card: nil), attemptID: transition.intent.currentAttemptID)
     }
 
     /// Refunds `amount` minor units (nil: all that is refundable) of a captured intent. The
@@ -239,7 +251,7 @@ public actor PaymentService {
     /// refunding a second time.
     package func refund(_ intentID: String, amount: Int64?, reason: RefundReason?, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
         let refundID = random.make(.refund)
-        let transition = try await write { transaction in
+        let transition = try await executor.write { transaction in
             // Read inside the write: "all that is refundable" is what is left at this moment.
             let current = try ledger.requireMachine(intentID, in: transaction)
             let requested = amount ?? current.intent.amountRefundable
@@ -249,43 +261,90 @@ public actor PaymentService {
             if let recoveryPoint { try idempotency.attach(resourceID: refundID, to: recoveryPoint, in: transaction) }
             return transition
         }
-        return refundOutcome(try await execute(transition, card: nil), refundID: refundID)
+        return PaymentOutcome(try await executor.execute(transition, card: nil), refundID: refundID)
     }
 
-    /// Applies `event` to the intent and, when there is a recovery point, records `resourceID`
-    /// on it in the same write: the claim names what was started exactly when it started.
-    func apply(
-        _ event: PaymentEvent, to intentID: String, expectedVersion: Int64? = nil, known: PaymentStateMachine? = nil,
-        recording resourceID: String, on recoveryPoint: IdempotencyClaim?
-    ) async throws -> PaymentTransition {
-        try await write { transaction in
-            let transition = try ledger.apply(
-                event, to: intentID, expectedVersion: expectedVersion, at: clock.now(), known: known, in: transaction)
-            if let recoveryPoint { try idempotency.attach(resourceID: resourceID, to: recoveryPoint, in: transaction) }
-            return transition
-        }
+    // MARK: - Finishing what was left open (PaymentReconciler)
+
+    /// Looks up, now, every call still waiting for an answer (whatever its retry schedule),
+    /// records what the processor says, runs what that leads to (a capture, a reversal, a call
+    /// sent again), then fires every timer due at the service's clock (authorization expiry,
+    /// abandonment, sheet deadlines, scheduled lookups). Safe to run at any time, from several
+    /// processes.
+    ///
+    /// One intent that cannot be reconciled (a database error, an answer that makes no sense)
+    /// does not stop the others: its error is in `failures`, and the rest goes on.
+    ///
+    /// `sparingCallsYoungerThan` leaves alone the calls that began (or became unknown) less
+    /// than that long ago. A background worker must pass it: a call that began a moment ago
+    /// is usually still in flight in a pay request of this or another server, and looking it
+    /// up then finds nothing yet ("not found"), which would send the machine down the wrong
+    /// branch while the real answer is on its way. `reconcileGrace` is the safe value. With it,
+    /// a call already looked up without a conclusion waits for its reconciliation timer.
+    /// The `reconcile` command passes nil: an operator asks about everything, now.
+    public func reconcile(sparingCallsYoungerThan grace: Duration? = nil) async throws -> ReconciliationReport {
+        try await reconciler.reconcile(sparingCallsYoungerThan: grace)
     }
 
-    /// One write of the service's own. The wait for its flush suspends the service rather than
-    /// holding its thread, so the other payments it serves meanwhile commit into the same flush
-    /// (`PaymentStore.writeAwaitingFlush`); it returns once the write is durable, so whatever
-    /// follows (a processor call, an answer) comes after the record of it, as before.
-    func write<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
-        try await store.writeAwaitingFlush(body)
+    /// How long a worker leaves a call alone before it counts as abandoned: the processor
+    /// timeout (after which the caller itself records the outcome as unknown) and 5 s more for
+    /// the caller to write that down. A call older than this has lost its caller (a crash).
+    public nonisolated var reconcileGrace: Duration { configuration.processorTimeout + .seconds(5) }
+
+    /// Where the attempt a failed or crashed run opened stands now: its call, if still waiting
+    /// for an answer, is looked up first (the card is gone, so it cannot be sent again).
+    package func resume(attemptID: String, intentID: String) async throws -> PaymentOutcome {
+        try await reconciler.resume(attemptID: attemptID, intentID: intentID)
     }
 
-    // MARK: - Reading back
-
-    func loadMachine(_ intentID: String) throws -> PaymentStateMachine {
-        try ledger.requireMachine(intentID)
+    /// Where the refund a failed or crashed run reserved stands now, after a lookup if it is
+    /// pending.
+    package func resume(refundID: String, intentID: String) async throws -> PaymentOutcome {
+        try await reconciler.resume(refundID: refundID, intentID: intentID)
     }
 
-    func outcome(_ machine: PaymentStateMachine, attemptID: String?) -> PaymentOutcome {
-        PaymentOutcome(intent: machine.intent, attempt: machine.attempts.first { $0.id == attemptID }, refund: nil)
+    /// Where an intent a failed or crashed run moved (a capture, a cancel) stands now: the
+    /// call in flight, if any, is looked up first; nothing is asked of the processor again.
+    package func resume(intentID: String) async throws -> PaymentOutcome {
+        try await reconciler.resume(intentID: intentID)
     }
 
-    func refundOutcome(_ machine: PaymentStateMachine, refundID: String) -> PaymentOutcome {
-        PaymentOutcome(intent: machine.intent, attempt: nil, refund: machine.refunds.first { $0.id == refundID })
+    // MARK: - The operator's resolution (OperatorResolver)
+
+    /// Resolves intent `intentID`, which must be in `requires_merchant_action`, as `resolution`,
+    /// by `actor` because of `note`.
+    ///
+    /// The current attempt is looked up at the processor first (its authorization, then its
+    /// capture and void). Unless `force` is set, a resolution the ledger contradicts is refused
+    /// (`resolution_contradicts_processor`, saying what the processor holds and which
+    /// resolutions it allows): `succeeded` needs a capture there, `authorized` a live
+    /// authorization, `retry` no money held, and none is accepted when the processor cannot be
+    /// asked. With `force` the resolution is applied anyway and recorded as forced, with what
+    /// the processor said.
+    ///
+    /// The resolution is applied at the version the state was checked at: an intent that moved
+    /// meanwhile is refused (`version_conflict`). Throws `PaymentInputError` for a note or a
+    /// name that cannot be kept (empty, too long, control characters), before anything is asked.
+    public func resolve(
+        _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool = false
+    ) async throws -> ResolutionOutcome {
+        try await resolve(intentID, as: resolution, note: note, actor: actor, force: force, recoveryPoint: nil)
+    }
+
+    /// `resolve`, recording the intent on `recoveryPoint` (an idempotency claim) with the
+    /// resolution, so a request that takes the key over finishes what the resolution started
+    /// (`resumeResolution`) instead of resolving again.
+    package func resolve(
+        _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool, recoveryPoint: IdempotencyClaim?
+    ) async throws -> ResolutionOutcome {
+        try await resolver.resolve(intentID, as: resolution, note: note, actor: actor, force: force, recoveryPoint: recoveryPoint)
+    }
+
+    /// Where a resolution whose run failed after recording it stands now: the call it started
+    /// (a void), if still in flight, is looked up, and the resolution is read back from the
+    /// intent's history.
+    package func resumeResolution(_ intentID: String) async throws -> ResolutionOutcome {
+        try await resolver.resume(intentID)
     }
 }
 

@@ -1,40 +1,24 @@
 import Foundation
 
-// The operator's way out of requires_merchant_action (DESIGN §4, docs/payment-service.md).
-// The service asks the processor what it holds for the intent's current attempt, through the
-// same lookups reconciliation uses, and hands that to the machine with the resolution: the
-// machine refuses what the ledger contradicts unless it is forced, and records the operator's
-// note, name and the ledger's word either way. Then the service runs what the resolution asks
-// for (the void of an authorization the processor still holds, an automatic capture).
-extension PaymentService {
-    /// Resolves intent `intentID`, which must be in `requires_merchant_action`, as `resolution`,
-    /// by `actor` because of `note`.
-    ///
-    /// The current attempt is looked up at the processor first (its authorization, then its
-    /// capture and void). Unless `force` is set, a resolution the ledger contradicts is refused
-    /// (`resolution_contradicts_processor`, saying what the processor holds and which
-    /// resolutions it allows): `succeeded` needs a capture there, `authorized` a live
-    /// authorization, `retry` no money held, and none is accepted when the processor cannot be
-    /// asked. With `force` the resolution is applied anyway and recorded as forced, with what
-    /// the processor said.
-    ///
-    /// The resolution is applied at the version the state was checked at: an intent that moved
-    /// meanwhile is refused (`version_conflict`). Throws `PaymentInputError` for a note or a
-    /// name that cannot be kept (empty, too long, control characters), before anything is asked.
-    public func resolve(
-        _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool = false
-    ) async throws -> ResolutionOutcome {
-        try await resolve(intentID, as: resolution, note: note, actor: actor, force: force, recoveryPoint: nil)
-    }
+/// The operator's way out of requires_merchant_action (DESIGN §4, docs/payment-service.md).
+/// It asks the processor what it holds for the intent's current attempt, through the same
+/// lookups reconciliation uses, and hands that to the machine with the resolution: the machine
+/// refuses what the ledger contradicts unless it is forced, and records the operator's note,
+/// name and the ledger's word either way. Then the executor runs what the resolution asks for
+/// (the void of an authorization the processor still holds, an automatic capture).
+struct OperatorResolver {
+    let executor: PaymentExecutor
+    let reconciler: PaymentReconciler
 
-    /// `resolve`, recording the intent on `recoveryPoint` (an idempotency claim) with the
-    /// resolution, so a request that takes the key over finishes what the resolution started
-    /// (`resumeResolution`) instead of resolving again.
-    package func resolve(
+    /// Resolves intent `intentID`; see `PaymentService.resolve(_:as:note:actor:force:)`. The
+    /// intent is recorded on `recoveryPoint` (an idempotency claim) with the resolution, so a
+    /// request that takes the key over finishes what the resolution started (`resume`)
+    /// instead of resolving again.
+    nonisolated(nonsending) func resolve(
         _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool, recoveryPoint: IdempotencyClaim?
     ) async throws -> ResolutionOutcome {
         let record = try OperatorRecord(note: note, actor: actor, forced: force)
-        let machine = try loadMachine(intentID)
+        let machine = try executor.loadMachine(intentID)
         let intent = machine.intent
         guard intent.status == .requiresMerchantAction else {
             let reason: PaymentRejection.Reason = intent.status.isTerminal
@@ -45,19 +29,19 @@ extension PaymentService {
             throw PaymentRejection(intentID: intentID, reason: .invalidResolution("it has no attempt to resolve"))
         }
         let recorded = record.with(processor: await processorHolding(attemptID: attemptID))
-        let transition = try await apply(
+        let transition = try await executor.apply(
             .operatorResolved(.intent(resolution), recorded), to: intentID, expectedVersion: intent.version, known: machine,
             recording: intentID, on: recoveryPoint)
-        let after = try await execute(transition, card: nil)
-        return ResolutionOutcome(outcome: outcome(after, attemptID: attemptID), resolution: resolution, record: recorded)
+        let after = try await executor.execute(transition, card: nil)
+        return ResolutionOutcome(outcome: PaymentOutcome(after, attemptID: attemptID), resolution: resolution, record: recorded)
     }
 
     /// Where a resolution whose run failed after recording it stands now: the call it started
     /// (a void), if still in flight, is looked up, and the resolution is read back from the
     /// intent's history.
-    package func resumeResolution(_ intentID: String) async throws -> ResolutionOutcome {
-        let after = try await resume(intentID: intentID)
-        guard let details = try ledger.details(intentID) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
+    nonisolated(nonsending) func resume(_ intentID: String) async throws -> ResolutionOutcome {
+        let after = try await reconciler.resume(intentID: intentID)
+        guard let details = try executor.ledger.details(intentID) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
         let decoder = StoredEventDecoder(storedAttempts: details.attempts)
         for record in details.events.reversed() where record.type == "operator_resolved" {
             if case .operatorResolved(.intent(let resolution), let operatorRecord) = try decoder.event(record) {
@@ -69,8 +53,9 @@ extension PaymentService {
 
     /// What the processor holds for `attemptID`: its authorization, and when that was approved
     /// its capture and (if not captured) its void. Lookups that get no answer make it unknown.
-    func processorHolding(attemptID: String) async -> ProcessorHolding {
-        let timeout = configuration.processorTimeout
+    nonisolated(nonsending) func processorHolding(attemptID: String) async -> ProcessorHolding {
+        let processor = executor.processor
+        let timeout = executor.configuration.processorTimeout
         let authorization = await processor.lookup(reference: attemptID, operation: .authorize, timeout: timeout)
         guard case .found(.approved) = authorization else {
             return .from(authorization: authorization, capture: nil, void: nil)
