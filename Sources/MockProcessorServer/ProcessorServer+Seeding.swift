@@ -41,12 +41,6 @@ extension ProcessorServer {
     }
 }
 
-extension ProcessorService {
-    func setPersistenceDeferred(_ deferred: Bool) {
-        persistenceDeferred = deferred
-    }
-}
-
 /// `ProcessorServer.seedAccounts` could not create what it was asked for.
 public struct SeedingError: PayPanelError {
     public let message: String

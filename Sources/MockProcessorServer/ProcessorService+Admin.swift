@@ -38,8 +38,7 @@ extension ProcessorService {
             return .error(.apiError("The ledger cannot be reset: \((error as? any PayPanelError)?.message ?? "unexpected failure")."))
         }
         if all {
-            for tag in Array(accounts.keys) { forget(tag) }
-            forgetParkedClocks()
+            forgetAll()
         } else {
             forget(tag)
         }

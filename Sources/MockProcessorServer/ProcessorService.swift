@@ -18,9 +18,9 @@ import PayPanelHTTP
 /// recreates the same intent id and attempt reference, and the ledger replays the
 /// authorization it already made.
 ///
-/// Accounts are changed in place (`update`), never copied out and back: a copy would share the
-/// account's tables, and the first change would then duplicate them whole (copy-on-write), a
-/// cost that grows with the account.
+/// Which accounts are in memory, and which is written out to make room, is `ResidentAccounts`'
+/// job; the service admits an account (settling what a crash left `processing`) and answers
+/// the requests.
 actor ProcessorService {
     /// Its own thread: the synchronous store calls below block it, never the cooperative pool
     /// (`ActorThread`).
@@ -29,30 +29,16 @@ actor ProcessorService {
     deinit { thread.stop() }
     let mock: MockProcessor
     let clock: any WallClock
+    /// The accounts in memory, changed in place (`update`).
+    private(set) var residents: ResidentAccounts
     /// Nil for an in-memory ledger: its accounts live as long as the process.
-    let store: AccountStore?
-    var accounts: [String: Account] = [:]
+    var store: AccountStore? { residents.store }
     /// Refunds whose ledger call is running now: a pending refund the ledger does not know yet is
     /// not "never made" while its call is still on its way (see `refreshed`).
     var refundsInFlight: Set<String> = []
-    /// Set while `ProcessorServer.seedAccounts` fills accounts in process: each request's own
-    /// write is skipped and the seeder writes every account once at the end.
-    var persistenceDeferred = false
     /// `http://host:port`, for `next_action` URLs; set once the port is known.
     private(set) var baseURL = "http://127.0.0.1"
 
-    /// Accounts kept in memory at most. A suite that makes a key per test never hits a wall:
-    /// beyond this, the least recently used account with no request in flight is written and
-    /// dropped from memory, and read back from the store when its key returns (an in-memory
-    /// ledger has no store, so there the limit is a 429).
-    let residentAccounts: Int
-    /// When each resident account was last used (a counter, not a clock: only the order matters).
-    private var lastUse: [String: UInt64] = [:]
-    private var uses: UInt64 = 0
-    /// Requests running now, per account: such an account is never evicted.
-    private var requestsInFlight: [String: Int] = [:]
-    /// The test clocks of evicted accounts, for the webhook sender (due times are on them).
-    private var parkedClockOffsets: [String: TimeInterval] = [:]
     /// Objects per account at most (intents, refunds, charges, customers, payment methods), so
     /// no client can exhaust memory.
     static let maximumObjectsPerAccount = 100_000
@@ -70,10 +56,10 @@ actor ProcessorService {
         mock: MockProcessor, clock: any WallClock, webhookBox: WebhookSecretBox, accountStoreWrites: AccountStoreWrites? = nil,
         residentAccounts: Int = 1000
     ) throws {
-        self.residentAccounts = max(1, residentAccounts)
         self.mock = mock
         self.clock = clock
-        self.store = try AccountStore.open(ledgerPath: mock.ledgerPath, writes: accountStoreWrites)
+        self.residents = ResidentAccounts(
+            limit: residentAccounts, store: try AccountStore.open(ledgerPath: mock.ledgerPath, writes: accountStoreWrites))
         self.webhookBox = webhookBox
     }
 
@@ -86,13 +72,13 @@ actor ProcessorService {
             let (loaded, unreadableRows) = try store.loadAll()
             unreadable += unreadableRows
             // The rest stay in the store until their keys come back (`admit`).
-            for account in loaded.prefix(residentAccounts) { accounts[account.tag] = account }
+            for account in loaded.prefix(residents.limit) { residents.admit(account) }
         } catch {
             unreadable.append("\(store.path) (\((error as? any PayPanelError)?.message ?? "\(error)"))")
         }
         // Listed first, settled after: settling awaits the ledger and changes the accounts.
         var processing: [(tag: String, id: String, reference: String)] = []
-        for (tag, account) in accounts {
+        for (tag, account) in residents.accounts {
             for id in account.intents.order.newestFirst.reversed() {
                 guard let intent = account.intents[id], intent.status == "processing" else { continue }
                 processing.append((tag, id, intent.ledgerReference(accountPrefix: account.ledgerPrefix)))
@@ -114,7 +100,7 @@ actor ProcessorService {
     /// Waits for the commit's flush holding the service's thread: for eviction, which decides
     /// on what it wrote in the same step (see `persistSharingFlush` for requests).
     func persist(_ tag: String) {
-        try? save(tag)?.waitBlocking()
+        try? residents.save(tag)?.waitBlocking()
     }
 
     /// `persist`, for a request: the wait for the commit's flush suspends the service instead of
@@ -122,18 +108,12 @@ actor ProcessorService {
     /// meanwhile. It returns once the write is durable, so an answer, or a ledger call the write
     /// goes ahead of, still comes after it.
     func persistSharingFlush(_ tag: String) async {
-        try? await save(tag)?.wait()
+        try? await residents.save(tag)?.wait()
     }
 
-    /// Commits what changed in the account (nil: nothing to write, or the write failed) and
-    /// marks it saved before anyone waits for the flush, so a change another request makes
-    /// meanwhile stays marked.
-    private func save(_ tag: String) -> PendingFlush? {
-        // No copy of the account is kept across `markSaved` (see the type's comment).
-        guard !persistenceDeferred, let store, let changes = accounts[tag].flatMap({ $0.hasChanges ? $0.pendingChanges() : nil }) else { return nil }
-        guard let flush = try? store.save(changes) else { return nil }
-        accounts[tag]?.markSaved()
-        return flush
+    /// While set (`ProcessorServer.seedAccounts`), requests do not write their accounts.
+    func setPersistenceDeferred(_ deferred: Bool) {
+        residents.persistenceDeferred = deferred
     }
 
     func setBaseURL(_ url: String) {
@@ -146,16 +126,13 @@ actor ProcessorService {
     /// use until `release`: it stays in memory while a request runs.
     func acquire(key: String) async throws(StripeError) -> String {
         let tag = Account.tag(forKey: key)
-        if accounts[tag] == nil { try await admit(tag) }
-        uses += 1
-        lastUse[tag] = uses
-        requestsInFlight[tag, default: 0] += 1
+        if !residents.isResident(tag) { try await admit(tag) }
+        residents.markInUse(tag)
         return tag
     }
 
     func release(_ tag: String) {
-        let left = (requestsInFlight[tag] ?? 1) - 1
-        requestsInFlight[tag] = left > 0 ? left : nil
+        residents.release(tag)
     }
 
     /// The account of `key` for work outside a request (seeding).
@@ -166,12 +143,12 @@ actor ProcessorService {
     }
 
     /// How many accounts are in memory now (tests: the bound holds).
-    var residentCount: Int { accounts.count }
+    var residentCount: Int { residents.count }
 
     /// Brings `tag` into memory: from the store when it was there (settling intents a crash
     /// left `processing`, as at start), else new; first making room.
     private func admit(_ tag: String) async throws(StripeError) {
-        if accounts.count >= residentAccounts { try evictOne() }
+        if residents.isFull { try residents.evictOne() }
         var loaded: Account?
         if let store {
             do {
@@ -181,8 +158,7 @@ actor ProcessorService {
             }
         }
         // Set before any await: a second request for the same key finds it here.
-        accounts[tag] = loaded ?? Account(tag: tag)
-        parkedClockOffsets[tag] = nil
+        residents.admit(loaded ?? Account(tag: tag))
         guard let loaded else { return }
         let processing = loaded.intents.order.newestFirst.filter { loaded.intents[$0]?.status == "processing" }
         for id in processing.reversed() {
@@ -192,55 +168,33 @@ actor ProcessorService {
         if !processing.isEmpty { await persistSharingFlush(tag) }
     }
 
-    /// Writes and drops from memory the least recently used account with no request in flight.
-    private func evictOne() throws(StripeError) {
-        func full(_ reason: String) -> StripeError {
-            StripeError(
-                status: .tooManyRequests, type: "invalid_request_error", code: "account_limit",
-                message: "This mock holds at most \(residentAccounts) test keys' accounts in memory and \(reason): retry shortly, or reset accounts (POST /_mock/reset).")
-        }
-        guard store != nil, !persistenceDeferred else { throw full("has nowhere to write one to make room (an in-memory ledger)") }
-        let idle = accounts.keys.filter { requestsInFlight[$0] == nil }.sorted { (lastUse[$0] ?? 0) < (lastUse[$1] ?? 0) }
-        for tag in idle {
-            persist(tag)
-            // Written, or it keeps changes the store could not take (a full disk): then it stays.
-            guard let account = accounts[tag], !account.hasChanges else { continue }
-            if account.clockOffset != 0 { parkedClockOffsets[tag] = account.clockOffset }
-            accounts[tag] = nil
-            lastUse[tag] = nil
-            return
-        }
-        throw full("every one of them has a request in flight")
-    }
-
     /// Forgets `tag` in memory (a reset): its slot is free at once.
     func forget(_ tag: String) {
-        accounts[tag] = nil
-        lastUse[tag] = nil
-        parkedClockOffsets[tag] = nil
+        residents.forget(tag)
     }
 
-    /// Forgets the clocks of evicted accounts (a reset of every account).
-    func forgetParkedClocks() { parkedClockOffsets.removeAll() }
+    /// Forgets every account in memory, and the clocks of evicted ones (a reset of all).
+    func forgetAll() {
+        residents.forgetAll()
+    }
 
     /// The account's test clock: the server's clock plus the account's advance (an evicted
     /// account's too: the webhook sender reads it while the account is out of memory).
     func now(_ tag: String) -> Date {
-        clock.now().addingTimeInterval(accounts[tag]?.clockOffset ?? parkedClockOffsets[tag] ?? 0)
+        clock.now().addingTimeInterval(residents.clockOffset(tag))
     }
 
     func account(_ tag: String) -> Account {
-        accounts[tag] ?? Account(tag: tag)
+        residents.account(tag)
     }
 
-    /// Changes the account in place (no copy: see the type's comment).
+    /// Changes the account in place (no copy: see `ResidentAccounts`).
     func update(_ tag: String, _ body: (inout Account) -> Void) {
-        body(&accounts[tag, default: Account(tag: tag)])
+        residents.update(tag, body)
     }
 
     func checkRoom(_ tag: String) throws(StripeError) {
-        let objects = accounts[tag].map { $0.intents.count + $0.refunds.count + $0.charges.count + $0.customers.count + $0.paymentMethods.count } ?? 0
-        guard objects < Self.maximumObjectsPerAccount else {
+        guard residents.objectCount(tag) < Self.maximumObjectsPerAccount else {
             throw StripeError(
                 status: .tooManyRequests, type: "invalid_request_error", code: "object_limit",
                 message: "This test key's account holds \(Self.maximumObjectsPerAccount) objects: reset it (POST /_mock/reset) between tests.")
@@ -259,7 +213,7 @@ actor ProcessorService {
     /// Claims `key` for a request with `fingerprint`, or says why not.
     func beginIdempotent(_ tag: String, key: String, fingerprint: String) -> IdempotencyStart {
         let now = now(tag)
-        if let record = accounts[tag]?.idempotency[key], now.timeIntervalSince(record.createdAt) < Self.idempotencyKeyLifetime {
+        if let record = residents.accounts[tag]?.idempotency[key], now.timeIntervalSince(record.createdAt) < Self.idempotencyKeyLifetime {
             guard record.fingerprint == fingerprint else { return .mismatch }
             guard let response = record.response else { return .inFlight }
             return .replay(response)

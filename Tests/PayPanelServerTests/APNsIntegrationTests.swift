@@ -65,7 +65,7 @@ struct APNsIntegrationTests {
         for (token, reason) in [(Self.unregistered, "Unregistered"), (Self.badToken, "BadDeviceToken")] {
             let device = try await register(token)
             let created = try await server.request("POST", "/v1/checkouts", json: #"{"device":"\#(device)"}"#)
-            #expect(created["push"]?["status"]?.stringValue == "device_dead", "\(created.text)")
+            #expect(created["push"]?["status"]?.stringValue == "device_dead", "\(created.text)\nSTDERR:\n\(server.stderr)")
             #expect(created["push"]?["reason"]?.stringValue == reason)
             let shown = try await server.request("GET", "/v1/devices/\(device)")
             #expect(shown["status"]?.stringValue == "dead")

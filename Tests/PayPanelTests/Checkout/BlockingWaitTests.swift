@@ -56,27 +56,70 @@ import TestSupport
 
     /// Every actor in the server-side targets (and the CLI's `serve`) that holds a store, a
     /// database or a processor ledger runs on an `ActorThread`: found by reading the sources, so
-    /// a new actor that owns a store fails here until it gets its thread.
+    /// a new actor that owns a store fails here until it gets its thread. A store held through
+    /// a value of a type of ours counts too (`ProcessorService` holds its `AccountStore` in
+    /// `ResidentAccounts`): the types that hold one, directly or through another, are found
+    /// first.
     @Test func everyActorThatOwnsAStoreHasAThreadOfItsOwn() throws {
-        let holdsStore = /^\s+(?:(?:private|package|public|internal|nonisolated|fileprivate)\s+)*(?:let|var)\s+\w+\s*:\s*(?:any\s+)?\w*(?:Store|StoreFactory|Database|ProcessorLedger)\??\s*$/
         let sharesExecutor = /nonisolated var unownedExecutor: UnownedSerialExecutor \{ \w+\.unownedExecutor \}/
-        var actors: [String: Bool] = [:]
+        var declarations: [(target: String, file: String, kind: String, name: String, body: String)] = []
         for target in Self.serverTargets + ["paypanel"] {
             for (file, text) in try Self.sources(under: "Sources/\(target)") {
-                for declaration in Self.actorBodies(in: text) {
-                    let ownsStore = declaration.body.split(separator: "\n").contains { $0.contains(holdsStore) }
-                    guard ownsStore else { continue }
-                    // Its own thread, or another actor's executor (the checkout desk runs on its
-                    // service's, which is itself one of the actors checked here).
-                    let ownThread = declaration.body.contains("ActorThread(") && declaration.body.contains("unownedExecutor")
-                    let sharedThread = declaration.body.contains(sharesExecutor)
-                    actors["\(target)/\(file): \(declaration.name)"] = ownThread || sharedThread
+                declarations += Self.typeBodies(in: text).map { (target, file, $0.kind, $0.name, $0.body) }
+            }
+        }
+        let holders = Self.storeHoldingTypes(declarations.map { ($0.name, $0.body) })
+        #expect(holders.contains("ResidentAccounts"), "a store held through a value is found: \(holders.sorted())")
+        var actors: [String: Bool] = [:]
+        for declaration in declarations where declaration.kind == "actor" {
+            let ownsStore = declaration.body.split(separator: "\n").dropFirst().contains { line in
+                Self.storedPropertyType(of: line).map { Self.isStore($0) || holders.contains($0) } ?? false
+            }
+            guard ownsStore else { continue }
+            // Its own thread, or another actor's executor (the checkout desk runs on its
+            // service's, which is itself one of the actors checked here).
+            let ownThread = declaration.body.contains("ActorThread(") && declaration.body.contains("unownedExecutor")
+            let sharedThread = declaration.body.contains(sharesExecutor)
+            actors["\(declaration.target)/\(declaration.file): \(declaration.name)"] = ownThread || sharedThread
+        }
+        #expect(actors.count >= 10, "the reading found the actors that own stores: \(actors.keys.sorted())")
+        #expect(actors.keys.contains { $0.hasSuffix(": ProcessorService") }, "\(actors.keys.sorted())")
+        let without = actors.filter { !$0.value }.keys.sorted()
+        #expect(without.isEmpty, "actors holding a store on the shared pool (give each an ActorThread):\n\(without.joined(separator: "\n"))")
+    }
+
+    /// The type of the stored property a line declares (`let store: any PaymentStore` →
+    /// `PaymentStore`), or nil when the line declares none (a computed property has a brace).
+    static func storedPropertyType(of line: Substring) -> String? {
+        let property = /^\s+(?:(?:private|private\(set\)|package|public|internal|nonisolated|fileprivate)\s+)*(?:let|var)\s+\w+\s*:\s*(?:any\s+)?(\w+)\??\s*(?:=.*)?$/
+        // Swift's Regex is slow: most lines are no declaration at all, and are passed over first.
+        guard line.contains(":"), line.contains("let ") || line.contains("var "), let match = line.firstMatch(of: property) else { return nil }
+        return String(match.1)
+    }
+
+    /// A store type itself: `…Store`, `…StoreFactory`, `Database`, `ProcessorLedger`.
+    static func isStore(_ name: String) -> Bool {
+        name.hasSuffix("Store") || name.hasSuffix("StoreFactory") || name.hasSuffix("Database") || name == "ProcessorLedger"
+    }
+
+    /// Every type of ours with a stored property of a store type, or of a type in the set, to
+    /// a fixed point.
+    static func storeHoldingTypes(_ types: [(name: String, body: String)]) -> Set<String> {
+        var holders = Set<String>()
+        var grew = true
+        while grew {
+            grew = false
+            for type in types where !holders.contains(type.name) {
+                let holds = type.body.split(separator: "\n").dropFirst().contains { line in
+                    Self.storedPropertyType(of: line).map { isStore($0) || holders.contains($0) } ?? false
+                }
+                if holds {
+                    holders.insert(type.name)
+                    grew = true
                 }
             }
         }
-        #expect(actors.count >= 10, "the reading found the actors that own stores: \(actors.keys.sorted())")
-        let without = actors.filter { !$0.value }.keys.sorted()
-        #expect(without.isEmpty, "actors holding a store on the shared pool (give each an ActorThread):\n\(without.joined(separator: "\n"))")
+        return holders
     }
 
     /// Every `async` function of the storage layer stays on its caller's executor
@@ -169,15 +212,19 @@ import TestSupport
             .sorted { $0.file < $1.file }
     }
 
-    /// Each top-level `actor` declaration's name and body (to the closing brace at column 0).
-    static func actorBodies(in text: String) -> [(name: String, body: String)] {
+    /// Each top-level `actor`, `struct`, `class` or `enum` declaration's kind, name and body (to
+    /// the closing brace at column 0).
+    static func typeBodies(in text: String) -> [(kind: String, name: String, body: String)] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        var found: [(String, String)] = []
+        var found: [(String, String, String)] = []
         var index = 0
         while index < lines.count {
-            if let match = lines[index].firstMatch(of: /^(?:(?:public|package|internal|final)\s+)*actor\s+(\w+)/) {
+            // A top-level declaration starts at column 0 with a letter: the rest are passed over
+            // before the (slow) regex.
+            if lines[index].first?.isLetter == true,
+                let match = lines[index].firstMatch(of: /^(?:(?:public|package|internal|final|private|fileprivate)\s+)*(actor|struct|class|enum)\s+(\w+)/) {
                 let end = lines[(index + 1)...].firstIndex { $0.hasPrefix("}") } ?? lines.count - 1
-                found.append((String(match.1), lines[index...end].joined(separator: "\n")))
+                found.append((String(match.1), String(match.2), lines[index...end].joined(separator: "\n")))
                 index = end
             }
             index += 1
