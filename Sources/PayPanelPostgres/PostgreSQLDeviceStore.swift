@@ -66,8 +66,8 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
     static let insertDeliveryStatement = S("push.insert_delivery", """
         INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason,
-            next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-        RETURNING id
+            next_attempt_at, created_at, updated_at, claimed_until, attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+        RETURNING \(deliveryColumns)
         """)
     static let deliveryByID = S("push.delivery_by_id", "SELECT \(deliveryColumns) FROM push_deliveries WHERE id = $1")
     static let latestOfCheckout = S("push.latest_of_checkout", """
@@ -79,10 +79,27 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         """)
 
     package func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
-        try single(Self.insertDeliveryStatement, [
+        try single(Self.insertDeliveryStatement, Self.insertValues(delivery, at: now, claimUntil: nil)).rows.first?.int64(0) ?? 0
+    }
+
+    package func insertClaimedDelivery(_ delivery: NewPushDelivery, at now: Date, claimUntil: Date) throws -> PushDelivery {
+        try transactions.withTransaction(writing: true) { connection in
+            guard let row = try connection.execute(Self.insertDeliveryStatement, Self.insertValues(delivery, at: now, claimUntil: claimUntil)).rows.first
+            else { throw DeviceStoreError(rowID: "", detail: "the insert of a delivery returned no row") }
+            let claimed = try Self.delivery(from: row)
+            try connection.execute(Self.insertInFlight, [claimed.id, claimed.attempts, now])
+            return claimed
+        }
+    }
+
+    /// The insert's values: the delivery's row, claimed (its first attempt counted) when
+    /// `claimUntil` is given.
+    private static func insertValues(_ delivery: NewPushDelivery, at now: Date, claimUntil: Date?) -> [any DatabaseBindable] {
+        [
             delivery.apnsID, delivery.deviceID, delivery.checkoutID, delivery.collapseID, String(decoding: delivery.payload, as: UTF8.self),
             delivery.expiresAt, delivery.status.rawValue, delivery.reason, delivery.status == .pending ? now : nil, now, now,
-        ]).rows.first?.int64(0) ?? 0
+            claimUntil, Int64(claimUntil == nil ? 0 : 1),
+        ]
     }
 
     package func delivery(_ id: Int64) throws -> PushDelivery? {

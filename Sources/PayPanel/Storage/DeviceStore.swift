@@ -16,8 +16,13 @@ package protocol DeviceStore: AnyObject {
     /// Marks the device dead; false when it already was (the first reason stays).
     func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool
 
-    /// Inserts a delivery; returns its row id.
+    /// Inserts a delivery, queued for the worker (or skipped); returns its row id.
     func insertDelivery(_ delivery: NewPushDelivery, at: Date) throws -> Int64
+    /// In one write: inserts a pending delivery already claimed until `claimUntil` by its
+    /// inserter, its first attempt counted and recorded in flight, as `claimDelivery` leaves
+    /// one. No worker, of this server or another on the same database, can take it between
+    /// the insert and the send.
+    func insertClaimedDelivery(_ delivery: NewPushDelivery, at now: Date, claimUntil: Date) throws -> PushDelivery
     func delivery(_ id: Int64) throws -> PushDelivery?
     /// The latest delivery to a checkout, or nil.
     func latestDelivery(checkoutID: String) throws -> PushDelivery?

@@ -65,6 +65,11 @@ package actor PushOutbox {
 
     /// Queues `payload` for the device `deviceID` and makes the first attempt at once.
     /// Without a provider the delivery is recorded as skipped (`apns_not_configured`).
+    ///
+    /// The delivery is written already claimed by this call, its first attempt in flight, in
+    /// one write (`insertClaimedDelivery`): a worker, of this server or of another one on the
+    /// same database, never finds it unclaimed between the insert and the send, so the request
+    /// that queued a push always gets APNs' answer to it (or its own failure to reach APNs).
     package func push(_ payload: [UInt8], to deviceID: String, checkoutID: String?, collapseID: String?, expiresAt: Date?) async throws
         -> PushDelivery
     {
@@ -78,9 +83,10 @@ package actor PushOutbox {
         let new = NewPushDelivery(
             apnsID: apnsID, deviceID: device.id, checkoutID: checkoutID, collapseID: collapseID, payload: payload, expiresAt: expiresAt,
             status: provider == nil ? .skipped : .pending, reason: provider == nil ? "apns_not_configured" : nil)
-        let id = try store.insertDelivery(new, at: clock.now())
-        guard provider != nil else { return try require(id) }
-        return try await attempt(id) ?? require(id)
+        guard let provider else { return try require(try store.insertDelivery(new, at: clock.now())) }
+        let startedAt = clock.now()
+        let claimed = try store.insertClaimedDelivery(new, at: startedAt, claimUntil: startedAt.addingTimeInterval(Self.claimDuration))
+        return try await finish(claimed, provider: provider, startedAt: startedAt)
     }
 
     /// The latest push to a checkout.
@@ -108,13 +114,19 @@ package actor PushOutbox {
         guard let claimed = try store.claimDelivery(id, at: startedAt, claimUntil: startedAt.addingTimeInterval(Self.claimDuration)) else {
             return nil
         }
+        return try await finish(claimed, provider: provider, startedAt: startedAt)
+    }
+
+    /// Sends a delivery this outbox has claimed, records how the attempt ended, and returns
+    /// the delivery in its new state.
+    private func finish(_ claimed: PushDelivery, provider: APNsProvider, startedAt: Date) async throws -> PushDelivery {
         let result = try await send(claimed, provider: provider, at: startedAt)
         let now = clock.now()
-        try store.recordAttempt(id, attempt: claimed.attempts, result: result, at: max(now, startedAt))
+        try store.recordAttempt(claimed.id, attempt: claimed.attempts, result: result, at: max(now, startedAt))
         if result.outcome == .deviceDead, result.httpStatus != nil {
             _ = try store.markDeviceDead(claimed.deviceID, reason: result.reason ?? "Unregistered", at: result.invalidSince ?? max(now, startedAt))
         }
-        return try require(id)
+        return try require(claimed.id)
     }
 
     /// One attempt's result; nothing is written here.

@@ -51,16 +51,28 @@ package final class SQLiteDeviceStore: DeviceStore {
         "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
 
     package func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
+        try database.write { try insert(delivery, at: now, claimUntil: nil) }
+    }
+
+    package func insertClaimedDelivery(_ delivery: NewPushDelivery, at now: Date, claimUntil: Date) throws -> PushDelivery {
         try database.write {
-            try database.execute("""
-                INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, \
-                next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                [delivery.apnsID, delivery.deviceID, delivery.checkoutID, delivery.collapseID,
-                 String(decoding: delivery.payload, as: UTF8.self), delivery.expiresAt, delivery.status.rawValue, delivery.reason,
-                 delivery.status == .pending ? now : nil, now, now])
-            return database.lastInsertRowID
+            let id = try insert(delivery, at: now, claimUntil: claimUntil)
+            try database.execute("INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES (?, 1, ?, 'in_flight')", [id, now])
+            guard let claimed = try self.delivery(id) else { throw DeviceStoreError(rowID: String(id), detail: "the delivery just inserted is missing") }
+            return claimed
         }
+    }
+
+    /// The delivery's row, claimed (its first attempt counted) when `claimUntil` is given.
+    private func insert(_ delivery: NewPushDelivery, at now: Date, claimUntil: Date?) throws -> Int64 {
+        try database.execute("""
+            INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, \
+            next_attempt_at, created_at, updated_at, claimed_until, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [delivery.apnsID, delivery.deviceID, delivery.checkoutID, delivery.collapseID,
+             String(decoding: delivery.payload, as: UTF8.self), delivery.expiresAt, delivery.status.rawValue, delivery.reason,
+             delivery.status == .pending ? now : nil, now, now, claimUntil, Int64(claimUntil == nil ? 0 : 1)])
+        return database.lastInsertRowID
     }
 
     package func delivery(_ id: Int64) throws -> PushDelivery? {
