@@ -56,6 +56,11 @@ public final class WriteFailingStore: PaymentStore, @unchecked Sendable {
     public func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T {
         try base.read(body)
     }
+
+    /// The base store's: the calls in `body` reach it through this store's `read` and `write`.
+    public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try await base.awaitingFlush(body)
+    }
 }
 
 /// The failure of a write `WriteFailingStore` was armed to refuse.

@@ -21,7 +21,7 @@ extension CheckoutDesk {
     /// `answerChallenge`, recording the attempt on `recoveryPoint` (the request's idempotency
     /// claim) with the answer; a request that takes the key over calls `resume(_:attemptID:)`.
     package func answerChallenge(_ checkoutID: String, passed: Bool, recoveryPoint: IdempotencyClaim?) async throws -> CheckoutPayment {
-        let checkout = try require(checkoutID)
+        let checkout = try await require(checkoutID)
         guard checkout.status == .open else { throw CheckoutError(.notOpen(id: checkoutID, status: checkout.status)) }
         guard let intentID = checkout.paymentIntentID, try await service.details(intentID)?.intent.status == .requiresAction else {
             throw CheckoutError(.noChallenge(id: checkoutID))

@@ -32,7 +32,7 @@ extension CheckoutDesk {
     package func pay(
         _ checkoutID: String, amount: Int64, method: SubmittedPaymentMethod, recoveryPoint: IdempotencyClaim?
     ) async throws -> CheckoutPayment {
-        var checkout = try require(checkoutID)
+        var checkout = try await require(checkoutID)
         if checkout.status == .open, let expiresAt = checkout.expiresAt, clock.now() >= expiresAt {
             _ = try? await expireDue()
             throw CheckoutError(.notOpen(id: checkoutID, status: .expired))
@@ -65,7 +65,7 @@ extension CheckoutDesk {
     /// still waiting (`PaymentService.resume`), never sent again, and the answer is what the
     /// run would have given.
     package func resume(_ checkoutID: String, attemptID: String) async throws -> CheckoutPayment {
-        let checkout = try require(checkoutID)
+        let checkout = try await require(checkoutID)
         guard let intentID = checkout.paymentIntentID else {
             throw PaymentRejection(intentID: "-", reason: .unknownAttempt(attemptID))
         }
@@ -87,7 +87,7 @@ extension CheckoutDesk {
             case .canceled, .expired:
                 break
             case .requiresCapture, .succeeded:
-                throw CheckoutError(.notOpen(id: checkout.id, status: try markPaid(checkout).status))
+                throw CheckoutError(.notOpen(id: checkout.id, status: try await markPaid(checkout).status))
             case .processing, .requiresAction, .requiresMerchantAction:
                 throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: existing))
             }
@@ -96,7 +96,7 @@ extension CheckoutDesk {
             amount: Amount(minorUnits: amount, currency: checkout.panel.currency), captureMethod: checkout.captureMethod,
             orderReference: checkout.orderReference))
         checkout.paymentIntentID = intent.id
-        checkout = try save(checkout, at: clock.now())
+        checkout = try await save(checkout, at: clock.now())
         return intent.id
     }
 
@@ -110,7 +110,7 @@ extension CheckoutDesk {
         let outcome = try await service.answeringSheet(given)
         let intent = outcome.intent
         let paid = outcome.sheetAnswer == .success || intent.status == .requiresCapture || intent.status == .succeeded
-        let status = paid ? try markPaid(checkout).status : checkout.status
+        let status = paid ? try await markPaid(checkout).status : checkout.status
         let sheet: SheetAnswer = outcome.sheetAnswer ?? (paid ? .success : .failure)
         return CheckoutPayment(
             sheet: sheet, status: status, paymentIntentID: intent.id, paymentIntentStatus: intent.status,

@@ -8,12 +8,14 @@ import PayPanelHTTP
 /// the version it read, so two servers on one database never both win. Its clock is the
 /// service's, injected, so expiry and the sheet's budget run in virtual time in tests.
 public actor CheckoutDesk {
-    /// It runs on its service's thread (`ActorThread`): the synchronous store calls below block
+    /// It runs on its service's thread (`ActorThread`): the synchronous store calls below run on
     /// that thread, never the cooperative pool, and a pay call goes desk → service → desk
     /// without waking another thread on the way (two actors on one executor hop inline). With a
     /// thread of its own, `serve` made 135 context switches per payment, 107 without
     /// (docs/benchmarks.md). The desk's store writes queue behind the service's anyway: one
-    /// database file has one writer at a time.
+    /// database file has one writer at a time. Every store call goes through `stored`, so the
+    /// wait for a flush suspends the desk instead of holding the thread it shares with the
+    /// service's other payments.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { service.unownedExecutor }
     let store: any CheckoutStore
     let service: PaymentService
@@ -36,15 +38,15 @@ public actor CheckoutDesk {
 
     /// `POST /v1/checkouts`: reads `json` over the seed panel (so `{}` is the 5/10/20 USD
     /// checkout) and creates the checkout. Throws `invalid_checkout` with every violation.
-    public func create(json: JSONValue) throws -> CreatedCheckout {
+    public func create(json: JSONValue) async throws -> CreatedCheckout {
         let result = CheckoutParametersReader.read(json: json, base: .seed, now: clock.now())
         guard let parameters = result.parameters else { throw CheckoutError(.invalidParameters(result.report)) }
-        return try create(parameters)
+        return try await create(parameters)
     }
 
     /// Creates an open checkout. Without an expiry it closes `CheckoutParameters.defaultLifetime`
     /// after now. The client secret is in the result and nowhere else.
-    public func create(_ parameters: CheckoutParameters) throws -> CreatedCheckout {
+    public func create(_ parameters: CheckoutParameters) async throws -> CreatedCheckout {
         let now = clock.now()
         var panel = parameters.panel
         if panel.expiresAt == nil {
@@ -55,7 +57,7 @@ public actor CheckoutDesk {
         let checkout = Checkout(
             id: id, status: .open, panel: panel, captureMethod: parameters.captureMethod, paymentIntentID: nil,
             clientSecretHash: CheckoutSecret.hash(secret), createdAt: now, updatedAt: now, version: 1, metadata: parameters.metadata)
-        try store.insertCheckout(checkout)
+        try await stored { try store.insertCheckout(checkout) }
         return CreatedCheckout(checkout: checkout, clientSecret: secret)
     }
 
@@ -63,7 +65,7 @@ public actor CheckoutDesk {
     /// authorized elsewhere (a 3-D Secure challenge answered after `/pay` returned) is marked
     /// paid first, so the merchant never reads a paid checkout as open.
     public func checkout(_ id: String) async throws -> Checkout? {
-        guard let checkout = try store.checkout(id) else { return nil }
+        guard let checkout = try await stored({ try store.checkout(id) }) else { return nil }
         return try await settledIfPaid(checkout)
     }
 
@@ -71,8 +73,8 @@ public actor CheckoutDesk {
     /// checkout's current ones. The push payload keeps the checkout's thread, so the device
     /// updates the open panel in place, keeping the selected amount when it is still offered
     /// (`NotificationPanelState.apply`). Only an open checkout can be updated.
-    public func update(_ id: String, json: JSONValue) throws -> Checkout {
-        var checkout = try require(id)
+    public func update(_ id: String, json: JSONValue) async throws -> Checkout {
+        var checkout = try await require(id)
         guard checkout.status == .open else { throw CheckoutError(.notOpen(id: id, status: checkout.status)) }
         let now = clock.now()
         let base = CheckoutParameters(panel: checkout.panel, captureMethod: checkout.captureMethod, metadata: checkout.metadata)
@@ -81,13 +83,13 @@ public actor CheckoutDesk {
         checkout.panel = parameters.panel
         checkout.captureMethod = parameters.captureMethod
         checkout.metadata = parameters.metadata
-        return try save(checkout, at: now)
+        return try await save(checkout, at: now)
     }
 
     /// `POST /v1/checkouts/{id}/cancel`: an open checkout is canceled, with the intent of a
     /// failed try. Refused while a payment is in flight.
     public func cancel(_ id: String) async throws -> Checkout {
-        try await close(try require(id), as: .canceled, reason: .requestedByCustomer)
+        try await close(try await require(id), as: .canceled, reason: .requestedByCustomer)
     }
 
     /// The worker's sweep: every open checkout whose `expires_at` has passed is expired (and
@@ -95,7 +97,8 @@ public actor CheckoutDesk {
     /// whose payment is in flight, are left for the next sweep.
     public func expireDue(limit: Int = 100) async throws -> [Checkout] {
         var expired: [Checkout] = []
-        for checkout in try store.checkoutsDueForExpiry(at: clock.now(), limit: limit) {
+        let now = clock.now()
+        for checkout in try await stored({ try store.checkoutsDueForExpiry(at: now, limit: limit) }) {
             do {
                 expired.append(try await close(checkout, as: .expired, reason: .abandoned))
             } catch let error as CheckoutError {
@@ -112,24 +115,34 @@ public actor CheckoutDesk {
 
     /// The checkout a Bearer token may pay: the id when `clientSecret` is that checkout's
     /// secret (hash compared in constant time), nil otherwise. It authorizes nothing else.
-    public func authenticate(clientSecret: String) throws -> String? {
-        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret), let checkout = try store.checkout(id) else { return nil }
+    public func authenticate(clientSecret: String) async throws -> String? {
+        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret), let checkout = try await stored({ try store.checkout(id) }) else {
+            return nil
+        }
         return CheckoutSecret.matches(clientSecret, storedHash: checkout.clientSecretHash) ? id : nil
     }
 
     // MARK: - Helpers
 
-    func require(_ id: String) throws -> Checkout {
-        guard let checkout = try store.checkout(id) else { throw CheckoutError(.notFound(id)) }
+    /// Runs `body`, calls of the store, and awaits the flushes they need without holding the
+    /// thread (`CheckoutStore.awaitingFlush`): it returns once what they wrote, and what they
+    /// read, is durable.
+    func stored<T>(_ body: () throws -> T) async throws -> T {
+        try await store.awaitingFlush(body)
+    }
+
+    func require(_ id: String) async throws -> Checkout {
+        guard let checkout = try await stored({ try store.checkout(id) }) else { throw CheckoutError(.notFound(id)) }
         return checkout
     }
 
     /// Writes `checkout` as the next version of the row read at `checkout.version`.
-    func save(_ checkout: Checkout, at now: Date) throws -> Checkout {
+    func save(_ checkout: Checkout, at now: Date) async throws -> Checkout {
         var next = checkout
         next.version = checkout.version + 1
         next.updatedAt = max(now, checkout.createdAt)
-        guard try store.updateCheckout(next, previousVersion: checkout.version) else {
+        let written = next
+        guard try await stored({ try store.updateCheckout(written, previousVersion: checkout.version) }) else {
             throw CheckoutError(.versionConflict(checkout.id))
         }
         return next
@@ -145,14 +158,14 @@ public actor CheckoutDesk {
             case .canceled, .expired: break
             case .requiresCapture, .succeeded:
                 // Paid outside /pay (a challenge answered later): the checkout is paid, not closed.
-                throw CheckoutError(.notOpen(id: checkout.id, status: try markPaid(checkout).status))
+                throw CheckoutError(.notOpen(id: checkout.id, status: try await markPaid(checkout).status))
             case .processing, .requiresAction, .requiresMerchantAction:
                 throw CheckoutError(.paymentInProgress(id: checkout.id, intentID: intentID))
             }
         }
         var closed = checkout
         closed.status = status
-        return try save(closed, at: clock.now())
+        return try await save(closed, at: clock.now())
     }
 
     /// `checkout` as it stands once its intent's state is taken into account: marked paid when
@@ -161,21 +174,21 @@ public actor CheckoutDesk {
         guard checkout.status == .open, !paying.contains(checkout.id), let intentID = checkout.paymentIntentID,
               let status = try await service.details(intentID)?.intent.status,
               status == .requiresCapture || status == .succeeded else { return checkout }
-        return try markPaid(checkout)
+        return try await markPaid(checkout)
     }
 
     /// Marks an open checkout paid, applied to the latest row when it moved meanwhile (an update
     /// of the panel); a checkout no longer open is returned as it is. Store errors are thrown.
-    func markPaid(_ checkout: Checkout) throws -> Checkout {
+    func markPaid(_ checkout: Checkout) async throws -> Checkout {
         var current = checkout
         for attempt in 1...3 {
             guard current.status == .open else { return current }
             current.status = .paid
             do {
-                return try save(current, at: clock.now())
+                return try await save(current, at: clock.now())
             } catch let error as CheckoutError {
                 guard case .versionConflict = error.reason, attempt < 3 else { throw error }
-                current = try require(checkout.id)
+                current = try await require(checkout.id)
             }
         }
         return current

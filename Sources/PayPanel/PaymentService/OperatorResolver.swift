@@ -18,7 +18,7 @@ struct OperatorResolver {
         _ intentID: String, as resolution: IntentResolution, note: String, actor: String, force: Bool, recoveryPoint: IdempotencyClaim?
     ) async throws -> ResolutionOutcome {
         let record = try OperatorRecord(note: note, actor: actor, forced: force)
-        let machine = try executor.loadMachine(intentID)
+        let machine = try await executor.loadMachine(intentID)
         let intent = machine.intent
         guard intent.status == .requiresMerchantAction else {
             let reason: PaymentRejection.Reason = intent.status.isTerminal
@@ -41,7 +41,7 @@ struct OperatorResolver {
     /// intent's history.
     nonisolated(nonsending) func resume(_ intentID: String) async throws -> ResolutionOutcome {
         let after = try await reconciler.resume(intentID: intentID)
-        guard let details = try executor.ledger.details(intentID) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
+        guard let details = try await executor.store.awaitingFlush({ try executor.ledger.details(intentID) }) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
         let decoder = StoredEventDecoder(storedAttempts: details.attempts)
         for record in details.events.reversed() where record.type == "operator_resolved" {
             if case .operatorResolved(.intent(let resolution), let operatorRecord) = try decoder.event(record) {

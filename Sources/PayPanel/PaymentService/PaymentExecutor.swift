@@ -42,9 +42,10 @@ struct PaymentExecutor {
         }
     }
 
-    /// The intent's machine as the store holds it now.
-    func loadMachine(_ intentID: String) throws -> PaymentStateMachine {
-        try ledger.requireMachine(intentID)
+    /// The intent's machine as the store holds it now, once what it shows is durable (the
+    /// wait suspends the service rather than holding its thread: `PaymentStore.awaitingFlush`).
+    nonisolated(nonsending) func loadMachine(_ intentID: String) async throws -> PaymentStateMachine {
+        try await store.awaitingFlush { try ledger.requireMachine(intentID) }
     }
 
     // MARK: - Running the work
@@ -60,7 +61,7 @@ struct PaymentExecutor {
             _ = try await fire(timer, card: card)
         }
         // A fired timer moved the intent on through its own transitions: read it once.
-        return due.isEmpty ? machine : try loadMachine(machine.intent.id)
+        return due.isEmpty ? machine : try await loadMachine(machine.intent.id)
     }
 
     /// Runs `work` and the work each answer leads to, without firing timers. Each answer is
@@ -169,7 +170,7 @@ struct PaymentExecutor {
             switch rejection.reason {
             case .callNotInFlight, .refundNotPending, .terminal:
                 // Someone else moved the intent: what we held is stale.
-                return (try loadMachine(intentID), [], nil)
+                return (try await loadMachine(intentID), [], nil)
             default:
                 throw rejection
             }
@@ -211,7 +212,7 @@ struct PaymentExecutor {
 
     /// Asks the processor about `call` and records the finding.
     nonisolated(nonsending) func lookUp(_ call: ProcessorCall, intentID: String) async throws -> ReconciliationReport.LookupEntry {
-        let machine = try loadMachine(intentID)
+        let machine = try await loadMachine(intentID)
         let before = machine.intent.status
         // A device may be waiting on this lookup (a pay call resumed after a crash): bounded by
         // the sheet's deadline like the call it looks up, unless that deadline has passed.

@@ -60,7 +60,7 @@ struct PaymentReconciler {
         if let call = try ledger.awaitingCall(intentID: intentID, reference: attemptID) {
             _ = try await executor.lookUp(call, intentID: intentID)
         }
-        return PaymentOutcome(try executor.loadMachine(intentID), attemptID: attemptID)
+        return PaymentOutcome(try await executor.loadMachine(intentID), attemptID: attemptID)
     }
 
     /// Where the refund a failed or crashed run reserved stands now, after a lookup if it is
@@ -69,18 +69,18 @@ struct PaymentReconciler {
         if let call = try ledger.awaitingCall(intentID: intentID, reference: refundID) {
             _ = try await executor.lookUp(call, intentID: intentID)
         }
-        return PaymentOutcome(try executor.loadMachine(intentID), refundID: refundID)
+        return PaymentOutcome(try await executor.loadMachine(intentID), refundID: refundID)
     }
 
     /// Where an intent a failed or crashed run moved (a capture, a cancel) stands now: the
     /// call in flight, if any, is looked up first; nothing is asked of the processor again.
     nonisolated(nonsending) func resume(intentID: String) async throws -> PaymentOutcome {
-        let machine = try executor.loadMachine(intentID)
+        let machine = try await executor.loadMachine(intentID)
         guard let call = machine.intent.inFlight?.call else {
             return PaymentOutcome(machine, attemptID: machine.intent.currentAttemptID)
         }
         _ = try await executor.lookUp(call, intentID: intentID)
-        let after = try executor.loadMachine(intentID)
+        let after = try await executor.loadMachine(intentID)
         return PaymentOutcome(after, attemptID: after.intent.currentAttemptID)
     }
 }

@@ -63,7 +63,7 @@ extension PaymentService {
         applePayToken token: [UInt8], intentID: String, decryptor: ApplePayTokenDecryptor, answersPaymentSheet: Bool,
         scenario: String?, recoveryPoint: IdempotencyClaim?
     ) async throws -> PaymentOutcome {
-        let intent = try executor.loadMachine(intentID).intent
+        let intent = try await executor.loadMachine(intentID).intent
         let decrypted = try await Self.decrypt(token, with: decryptor, at: clock.now())
         try decrypted.checkAmount(matches: intent.amount)
         let submission = PaymentSubmission(

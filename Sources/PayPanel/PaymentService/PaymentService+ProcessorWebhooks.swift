@@ -28,7 +28,7 @@ extension PaymentService {
         guard let outcome = Self.outcome(of: finding, for: call, type: event.type) else {
             return try recordIgnored(event, intentID: intentID, reason: "\(event.type) does not answer the \(call.operationName) in flight", at: now)
         }
-        let machine = try executor.loadMachine(intentID)
+        let machine = try await executor.loadMachine(intentID)
         if try isStillWithItsCaller(call, machine: machine, at: now) {
             return ProcessorWebhookResult(disposition: .deferred, intentID: intentID, reason: "the \(call.operationName) is still waiting for its own answer")
         }

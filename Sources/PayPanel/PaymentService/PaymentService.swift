@@ -81,8 +81,8 @@ public actor PaymentService {
     }
 
     /// The intent with its attempts, refunds and history; nil when unknown.
-    public func details(_ intentID: String) throws -> PaymentDetails? {
-        try ledger.details(intentID)
+    public func details(_ intentID: String) async throws -> PaymentDetails? {
+        try await store.awaitingFlush { try ledger.details(intentID) }
     }
 
     /// A page of intents, newest first (`PaymentLedger.intentPage`).
@@ -148,7 +148,7 @@ public actor PaymentService {
             return outcome
         }
         let attemptID = attempt.id
-        return PaymentOutcome(try await recordingSheetAnswer(try executor.loadMachine(outcome.intent.id), attemptID: attemptID), attemptID: attemptID)
+        return PaymentOutcome(try await recordingSheetAnswer(try await executor.loadMachine(outcome.intent.id), attemptID: attemptID), attemptID: attemptID)
     }
 
     private func recordingSheetAnswer(_ machine: PaymentStateMachine, attemptID: String) async throws -> PaymentStateMachine {
@@ -167,7 +167,7 @@ public actor PaymentService {
             // Another writer (a webhook, another process's worker) settled the attempt between
             // the read and this write: its recorded answer is the one to give.
             guard case .notAllowed = rejection.reason else { throw rejection }
-            return try executor.loadMachine(machine.intent.id)
+            return try await executor.loadMachine(machine.intent.id)
         }
     }
 
@@ -180,7 +180,7 @@ public actor PaymentService {
     /// `completeChallenge`, recording the attempt on `recoveryPoint` with the answer, so a
     /// request that takes the key over resumes that attempt.
     package func completeChallenge(_ intentID: String, result: ChallengeResult, recoveryPoint: IdempotencyClaim?) async throws -> PaymentOutcome {
-        let machine = try executor.loadMachine(intentID)
+        let machine = try await executor.loadMachine(intentID)
         guard let attemptID = machine.intent.currentAttemptID else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "challenge_\(result.rawValue)", status: machine.intent.status))
         }
@@ -225,7 +225,7 @@ public actor PaymentService {
     /// so an intent that moved meanwhile is refused too (`version_conflict`), never canceled
     /// by surprise.
     public func void(_ intentID: String, reason: CancellationReason = .requestedByCustomer) async throws -> PaymentOutcome {
-        let machine = try executor.loadMachine(intentID)
+        let machine = try await executor.loadMachine(intentID)
         let intent = machine.intent
         guard intent.status == .requiresCapture else {
             throw PaymentRejection(intentID: intentID, reason: .notAllowed(event: "void", status: intent.status))

@@ -16,6 +16,17 @@ public protocol CheckoutStore: AnyObject {
     func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout]
     /// The id of the checkout whose client secret hashes to `hash`, or nil.
     func checkoutID(clientSecretHash hash: [UInt8]) throws -> String?
+    /// Runs `body`, calls of this store, and then awaits the flushes they need, suspending the
+    /// caller instead of holding its thread (`PaymentStore.awaitingFlush`). The default runs
+    /// `body`: a store whose commits are durable when they return has nothing to wait for.
+    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
+}
+
+extension CheckoutStore {
+    /// A store whose commits are durable when they return waits for nothing more.
+    public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try body()
+    }
 }
 
 /// A checkout row this program cannot read back.

@@ -38,6 +38,13 @@ public protocol PaymentStore: AnyObject {
     /// Runs `body` on one consistent snapshot; `body` must not write. Inside a `write` it joins
     /// that transaction.
     func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T
+
+    /// Runs `body`, synchronous calls of this store (reads and writes), without holding the
+    /// thread in them for the flushes their commits and the commits their reads saw need; then
+    /// awaits those flushes at once, suspending the caller instead. It returns, as each call
+    /// would, only once all of it is durable. The default runs `body`: a store whose commits are
+    /// durable when they return (PostgreSQL's) has nothing to wait for.
+    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
 }
 
 /// An error a store throws when its transaction lost a race it may win on a retry.
@@ -152,6 +159,11 @@ extension PaymentStore {
     /// A store whose `write` is durable when it returns waits for nothing more.
     public nonisolated(nonsending) func writeAwaitingFlush<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
         try write(body)
+    }
+
+    /// A store whose commits are durable when they return waits for nothing more.
+    public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try body()
     }
 }
 

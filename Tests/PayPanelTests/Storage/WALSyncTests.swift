@@ -175,6 +175,28 @@ import Testing
         #expect(flushes < payments * 3 / 2, "\(flushes) flushes for \(payments * 3) or more commits")
     }
 
+    /// The checkout desk runs on its service's thread. Its store calls leave their flush to one
+    /// wait that suspends the desk (`CheckoutStore.awaitingFlush`), so checkouts created at once
+    /// all commit while the first one's flush waits, and one flush answers them. A desk that
+    /// held the thread through each flush (as its writes and reads did) commits one.
+    @Test func checkoutsCreatedAtOnceOnTheServicesThreadShareFlushes() async throws {
+        let file = try FileService("paypanel-desk-group-commit")
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
+        let desk = CheckoutDesk(
+            store: try SQLitePaymentStore(path: file.directory.file("payments.sqlite"), clock: clock), service: file.service, clock: clock,
+            randomSeed: 3)
+        let count = 16
+        let before = file.walSync.flushCount
+        let run = try await QueuedCalls.whileFlushesAreHeld(on: desk, file.flushes, count) { _ in
+            try await desk.create(json: .object(JSONObject())).checkout.id
+        }
+        #expect(run.allQueued, "all \(count) creates waited in the desk's queue together")
+        #expect(run.committedWhileHeld >= UInt64(count), "\(run.committedWhileHeld) of \(count) creates committed while the first one's flush waited")
+        #expect(run.flushedWhileHeld == 0)
+        #expect(file.walSync.flushCount - before == 1, "one flush answered the \(count) creates")
+        #expect(Set(run.results).count == count)
+    }
+
     /// One payment at a time: nothing else waits for the service's thread when it commits, so
     /// each flush runs there, in place. A wait that left the service's executor (a nonisolated
     /// `async` helper runs on whatever executor the task prefers) would find no `ActorThread`

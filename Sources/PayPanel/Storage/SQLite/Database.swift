@@ -26,8 +26,8 @@ public final class Database {
     /// Set once the file is in WAL mode: commits no longer wait for the disk inside the write
     /// lock (`synchronous = NORMAL`); `write` waits for the file's group flush after it instead.
     private var walSync: WALSync?
-    /// Set while `collectingFlushes` runs: the writes inside it return without waiting for
-    /// their flush and leave their highest ticket here instead.
+    /// Set while `collectingFlushes` runs: the writes and settled reads inside it return without
+    /// waiting for their flush and leave their highest ticket here instead.
     private var collectedTicket: UInt64??
 
     /// How to open a database.
@@ -204,12 +204,21 @@ public final class Database {
             return
         }
         if transactionDepth == 0, let walSync {
+            let ticket = statement.isReadOnly ? walSync.latestNoted : walSync.noteCommit()
+            guard !collect(ticket) else { return }
             do throws(DatabaseError) {
-                try walSync.waitUntilDurable(statement.isReadOnly ? walSync.latestNoted : walSync.noteCommit())
+                try walSync.waitUntilDurable(ticket)
             } catch {
                 throw afterDurabilityFailure(error)
             }
         }
+    }
+
+    /// Inside `collectingFlushes`: leaves `ticket` for its caller to await, and says so.
+    private func collect(_ ticket: UInt64) -> Bool {
+        guard let collecting = collectedTicket else { return false }
+        collectedTicket = .some(max(collecting ?? 0, ticket))
+        return true
     }
 
     /// `execute` for the transaction's own BEGIN, COMMIT and ROLLBACK: `write` and `read` wait
@@ -233,9 +242,10 @@ public final class Database {
     }
 
     /// After a read outside a transaction: waits until every commit noted so far, which the read
-    /// may have seen, is on disk (at once when none is pending).
+    /// may have seen, is on disk (at once when none is pending). Inside `collectingFlushes` the
+    /// wait is left to its caller, who awaits it before the read's result is used.
     private func readSettled() throws(DatabaseError) {
-        guard transactionDepth == 0, let walSync else { return }
+        guard transactionDepth == 0, let walSync, !collect(walSync.latestNoted) else { return }
         do throws(DatabaseError) { try walSync.waitUntilDurable(walSync.latestNoted) } catch { throw afterDurabilityFailure(error) }
     }
 
@@ -314,9 +324,8 @@ public final class Database {
         precondition(transactionDepth == 0, Self.nestedWrite)
         do {
             let (result, ticket) = try commit(body)
-            if let collecting = collectedTicket {
+            if collect(ticket ?? 0) {
                 // The caller of `collectingFlushes` awaits this flush.
-                collectedTicket = .some(max(collecting ?? 0, ticket ?? 0))
             } else if let walSync, let ticket {
                 // Outside the gate: the next writer commits while this one waits for the disk.
                 try walSync.waitUntilDurable(ticket)
@@ -346,9 +355,10 @@ public final class Database {
         }
     }
 
-    /// Runs `body`, whose writes return as soon as they commit, without their flush; returns
-    /// with the flush they need, which the caller awaits (`PendingFlush.wait`) before anything
-    /// depends on them: before an answer leaves. For an owner whose writes sit deep in
+    /// Runs `body`, whose writes return as soon as they commit, without their flush, and whose
+    /// reads outside a transaction return without waiting for the commits they may have seen;
+    /// returns with the flush they need, which the caller awaits (`PendingFlush.wait`) before
+    /// anything depends on them: before an answer leaves. For an owner whose writes sit deep in
     /// synchronous code (the mock processor's ledger, processor serve's accounts): awaiting the
     /// one flush suspends the owner, so the requests it serves meanwhile share it. When `body`
     /// throws, what it committed before is flushed here before the error goes up.

@@ -36,6 +36,15 @@ package final class SQLitePaymentStore: PaymentStore {
         let transaction = SQLitePaymentTransaction(database: database)
         return try database.read { try body(transaction) }
     }
+
+    /// The commits and settled reads in `body` leave their flush to one wait at the end
+    /// (`Database.collectingFlushes`), which suspends the caller; the flush is shared with the
+    /// other writers of the file meanwhile.
+    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        let (result, flush) = try database.collectingFlushes(body)
+        try await flush.wait()
+        return result
+    }
 }
 
 extension DatabaseError: RetryableStoreError {
