@@ -36,11 +36,13 @@ import PayPanelHTTP
 ///   minutes for routes that can resume; a day, the key's whole life, for routes whose work
 ///   attaches nothing and so could not tell a finished write from an unstarted one).
 actor HTTPIdempotency {
-    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
-    /// (`ActorThread`).
+    /// Its own thread: the synchronous store calls below run on it, never on the cooperative
+    /// pool (`ActorThread`). Each goes through `store.awaitingFlush`, so its wait for the flush
+    /// suspends the actor, and the keys of other requests claimed meanwhile join that flush.
     private let thread = ActorThread(name: "http-idempotency")
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
+    private let store: any PaymentStore
     private let idempotency: IdempotencyStore
     private let clock: any WallClock
 
@@ -54,24 +56,27 @@ actor HTTPIdempotency {
 
     init(store: sending any PaymentStore, clock: any WallClock) throws {
         idempotency = IdempotencyStore(store: store, lifetime: Self.lifetime, inProgressLease: Self.lifetime)
+        self.store = store
         self.clock = clock
     }
 
-    func reserve(key: String, scope: String, parameters: JSONValue, lease: TimeInterval) throws -> IdempotencyReservation {
-        try idempotency.reserve(key: key, scope: scope, parameters: parameters, at: clock.now(), lease: lease)
+    func reserve(key: String, scope: String, parameters: JSONValue, lease: TimeInterval) async throws -> IdempotencyReservation {
+        let now = clock.now()
+        return try await store.awaitingFlush { try idempotency.reserve(key: key, scope: scope, parameters: parameters, at: now, lease: lease) }
     }
 
-    func complete(_ claim: IdempotencyClaim, with response: HTTPResponse) throws {
+    func complete(_ claim: IdempotencyClaim, with response: HTTPResponse) async throws {
         let body = (try? JSONParser().parse(response.body)) ?? .null
         let stored = IdempotentPayload.httpResponse(status: response.status.code, body: body)
         let result: IdempotentResult = response.status.code < 400
             ? .succeeded(stored)
             : .failed(code: body["error"]?["code"]?.stringValue ?? "http_\(response.status.code)", message: "", payload: stored)
-        try idempotency.complete(claim, with: result, at: clock.now())
+        let now = clock.now()
+        try await store.awaitingFlush { try idempotency.complete(claim, with: result, at: now) }
     }
 
-    func giveUp(_ claim: IdempotencyClaim) throws -> GivenUpClaim {
-        try idempotency.giveUp(claim)
+    func giveUp(_ claim: IdempotencyClaim) async throws -> GivenUpClaim {
+        try await store.awaitingFlush { try idempotency.giveUp(claim) }
     }
 
     /// Runs the route once per key (see the type's rules); without the header `work` simply
