@@ -67,11 +67,20 @@ package enum BlockingWait {
         guard let auditor else { return }
         auditor.record(what, onOwnThread: OwnThread.isCurrent)
     }
+
+    /// Called right before a wait that will hold the current thread (a flush not yet done):
+    /// under an auditor, noted when it is an actor's `ActorThread` with other jobs waiting behind
+    /// the running one. Those jobs (other payments of the same service) stand still for the
+    /// whole wait, which should have suspended instead.
+    package static func announceHoldingThread(_ what: StaticString) {
+        guard let auditor, let queued = ActorThread.jobsQueuedBehindCurrent, queued > 0 else { return }
+        auditor.recordHeldThread(what)
+    }
 }
 
 /// What `BlockingWait.announce` saw while a task ran under this auditor.
 package final class BlockingWaitAuditor: Sendable {
-    private let seen = Mutex<(onOwnThreads: Int, onSharedThreads: [String])>((0, []))
+    private let seen = Mutex<(onOwnThreads: Int, onSharedThreads: [String], heldThreads: [String])>((0, [], []))
 
     package init() {}
 
@@ -90,4 +99,11 @@ package final class BlockingWaitAuditor: Sendable {
 
     /// Blocking calls that ran on a shared thread (the cooperative pool, or a caller's), by name.
     package var onSharedThreads: [String] { seen.withLock { $0.onSharedThreads } }
+
+    func recordHeldThread(_ what: StaticString) {
+        seen.withLock { $0.heldThreads.append("\(what)") }
+    }
+
+    /// Waits that held an actor's thread while other jobs waited behind them, by name.
+    package var heldThreads: [String] { seen.withLock { $0.heldThreads } }
 }

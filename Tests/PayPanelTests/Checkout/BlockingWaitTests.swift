@@ -41,6 +41,32 @@ import TestSupport
         #expect(onSharedThreads.isEmpty, "blocking calls on a shared thread, by kind")
     }
 
+    /// The service's thread is shared by every payment it serves (and by the checkout desk):
+    /// a wait for a flush that held it while other payments' jobs queued behind stopped them
+    /// all for the flush. 64 checkouts created and paid at once through the desk, under an
+    /// auditor: every such wait suspends (or runs in place with nothing queued), none holds the
+    /// thread. With the desk calling its store directly it counted them by the dozen.
+    @Test func sixtyFourCheckoutPaysAtOnceNeverHoldTheServicesThreadForAFlush() async throws {
+        let harness = try CheckoutDeskHarness()
+        let auditor = BlockingWaitAuditor()
+        try await BlockingWait.$auditor.withValue(auditor) {
+            try await withThrowingTaskGroup(of: SheetAnswer.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        let checkout = try await harness.create().checkout
+                        return try await harness.desk.pay(checkout.id, amount: 500, method: try CheckoutDeskHarness.card()).sheet
+                    }
+                }
+                for try await answer in group {
+                    #expect(answer == .success)
+                }
+            }
+        }
+        #expect(auditor.onOwnThreads >= 64 * 4, "the payments' statements were announced (\(auditor.onOwnThreads))")
+        let held = Dictionary(grouping: auditor.heldThreads) { $0 }.mapValues(\.count)
+        #expect(held.isEmpty, "waits that held an actor's thread while other jobs queued, by kind: \(held)")
+    }
+
     @Test func aStoreCalledFromATaskOnThePoolIsSeen() async throws {
         // The other side of the check above: the same store, called straight from this test's
         // task (which runs on the cooperative pool), is reported.

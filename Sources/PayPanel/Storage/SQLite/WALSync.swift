@@ -69,6 +69,18 @@ final class WALSync: Sendable {
     /// without them; a WAL deleted from its path stays deleted), so every later write fails too
     /// until the server is restarted.
     func waitUntilDurable(_ ticket: UInt64) throws(DatabaseError) {
+        try waitUntilDurable(ticket, inPlaceByChoice: false)
+    }
+
+    /// `inPlaceByChoice`: `durable` found nothing else queued on the caller's thread, so the
+    /// wait holds nobody up; any other blocking wait is announced (`announceHoldingThread`).
+    private func waitUntilDurable(_ ticket: UInt64, inPlaceByChoice: Bool) throws(DatabaseError) {
+        if !inPlaceByChoice {
+            condition.lock()
+            let waits = failure == nil && flushed < ticket
+            condition.unlock()
+            if waits { BlockingWait.announceHoldingThread("SQLite flush wait") }
+        }
         try runAsTheFlusher(until: { flushed >= ticket }, isFlush: true) { flush.run() }
     }
 
@@ -88,7 +100,7 @@ final class WALSync: Sendable {
         // Nobody else waits for this actor's thread: no commit could join the flush, so it runs
         // here rather than on a flusher thread started (and this thread woken) for it alone.
         if ActorThread.currentHasNothingElseQueued {
-            try waitUntilDurable(ticket)
+            try waitUntilDurable(ticket, inPlaceByChoice: true)
             return
         }
         let outcome: DatabaseError? = await withCheckedContinuation { continuation in
