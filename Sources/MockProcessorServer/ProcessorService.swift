@@ -97,8 +97,9 @@ actor ProcessorService {
     /// by SQLite with its own guarantees); the changes stay marked, so the account's next write
     /// carries them.
     ///
-    /// Waits for the commit's flush holding the service's thread: for eviction, which decides
-    /// on what it wrote in the same step (see `persistSharingFlush` for requests).
+    /// Waits for the commit's flush holding the service's thread: for the seeder, which writes
+    /// every account once at the end (see `persistSharingFlush` for requests; eviction waits the
+    /// same way inside `ResidentAccounts.evictOne`).
     func persist(_ tag: String) {
         try? residents.save(tag)?.waitBlocking()
     }

@@ -37,12 +37,11 @@ import PayPanelHTTP
 ///   attaches nothing and so could not tell a finished write from an unstarted one).
 actor HTTPIdempotency {
     /// Its own thread: the synchronous store calls below run on it, never on the cooperative
-    /// pool (`ActorThread`). Each goes through `store.awaitingFlush`, so its wait for the flush
-    /// suspends the actor, and the keys of other requests claimed meanwhile join that flush.
+    /// pool (`ActorThread`). Each goes through the store's `awaitingFlush`, so its wait for the
+    /// flush suspends the actor, and the keys of other requests claimed meanwhile join it.
     private let thread = ActorThread(name: "http-idempotency")
     nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
-    private let store: any PaymentStore
     private let idempotency: IdempotencyStore
     private let clock: any WallClock
 
@@ -56,13 +55,12 @@ actor HTTPIdempotency {
 
     init(store: sending any PaymentStore, clock: any WallClock) throws {
         idempotency = IdempotencyStore(store: store, lifetime: Self.lifetime, inProgressLease: Self.lifetime)
-        self.store = store
         self.clock = clock
     }
 
     func reserve(key: String, scope: String, parameters: JSONValue, lease: TimeInterval) async throws -> IdempotencyReservation {
         let now = clock.now()
-        return try await store.awaitingFlush { try idempotency.reserve(key: key, scope: scope, parameters: parameters, at: now, lease: lease) }
+        return try await idempotency.store.awaitingFlush { try idempotency.reserve(key: key, scope: scope, parameters: parameters, at: now, lease: lease) }
     }
 
     func complete(_ claim: IdempotencyClaim, with response: HTTPResponse) async throws {
@@ -72,11 +70,11 @@ actor HTTPIdempotency {
             ? .succeeded(stored)
             : .failed(code: body["error"]?["code"]?.stringValue ?? "http_\(response.status.code)", message: "", payload: stored)
         let now = clock.now()
-        try await store.awaitingFlush { try idempotency.complete(claim, with: result, at: now) }
+        try await idempotency.store.awaitingFlush { try idempotency.complete(claim, with: result, at: now) }
     }
 
     func giveUp(_ claim: IdempotencyClaim) async throws -> GivenUpClaim {
-        try await store.awaitingFlush { try idempotency.giveUp(claim) }
+        try await idempotency.store.awaitingFlush { try idempotency.giveUp(claim) }
     }
 
     /// Runs the route once per key (see the type's rules); without the header `work` simply

@@ -41,7 +41,7 @@ struct OperatorResolver {
     /// intent's history.
     nonisolated(nonsending) func resume(_ intentID: String) async throws -> ResolutionOutcome {
         let after = try await reconciler.resume(intentID: intentID)
-        guard let details = try await executor.store.awaitingFlush({ try executor.ledger.details(intentID) }) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
+        guard let details = try await executor.details(intentID) else { throw PaymentStoreError(reason: .intentNotFound(intentID)) }
         let decoder = StoredEventDecoder(storedAttempts: details.attempts)
         for record in details.events.reversed() where record.type == "operator_resolved" {
             if case .operatorResolved(.intent(let resolution), let operatorRecord) = try decoder.event(record) {

@@ -48,6 +48,12 @@ struct PaymentExecutor {
         try await store.awaitingFlush { try ledger.requireMachine(intentID) }
     }
 
+    /// The intent with its attempts, refunds and history (nil when unknown), once what it shows
+    /// is durable, as `loadMachine`.
+    nonisolated(nonsending) func details(_ intentID: String) async throws -> PaymentDetails? {
+        try await store.awaitingFlush { try ledger.details(intentID) }
+    }
+
     // MARK: - Running the work
     /// Runs the work of `transition` until the machine asks for nothing more, then fires the
     /// intent's timers that came due meanwhile (the Apple Pay sheet's deadline passes while a

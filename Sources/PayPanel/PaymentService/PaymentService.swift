@@ -25,15 +25,15 @@ public actor PaymentService {
     private let thread = ActorThread(name: "payment-service")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
-    /// Writes transitions and runs their work; the store, the ledger, the processor and the
-    /// clock below are its.
+    /// Writes transitions and runs their work; the store, the ledger, the keys and the clock
+    /// below are its.
     let executor: PaymentExecutor
     let reconciler: PaymentReconciler
     let resolver: OperatorResolver
-    let store: any PaymentStore
-    let ledger: PaymentLedger
-    let idempotency: IdempotencyStore
-    let clock: any WallClock
+    var store: any PaymentStore { executor.store }
+    var ledger: PaymentLedger { executor.ledger }
+    var idempotency: IdempotencyStore { executor.idempotency }
+    var clock: any WallClock { executor.clock }
     var random: PaymentIDGenerator
     /// The processor timeout and state-machine policy.
     public nonisolated let configuration: PaymentServiceConfiguration
@@ -53,10 +53,6 @@ public actor PaymentService {
         self.executor = executor
         self.reconciler = PaymentReconciler(executor: executor)
         self.resolver = OperatorResolver(executor: executor, reconciler: self.reconciler)
-        self.store = store
-        self.ledger = ledger
-        self.idempotency = idempotency
-        self.clock = clock
         self.configuration = configuration
         self.random = PaymentIDGenerator(seed: randomSeed)
     }
@@ -82,7 +78,7 @@ public actor PaymentService {
 
     /// The intent with its attempts, refunds and history; nil when unknown.
     public func details(_ intentID: String) async throws -> PaymentDetails? {
-        try await store.awaitingFlush { try ledger.details(intentID) }
+        try await executor.details(intentID)
     }
 
     /// A page of intents, newest first (`PaymentLedger.intentPage`).

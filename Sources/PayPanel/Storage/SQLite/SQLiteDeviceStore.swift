@@ -57,8 +57,8 @@ package final class SQLiteDeviceStore: DeviceStore {
     package func insertClaimedDelivery(_ delivery: NewPushDelivery, at now: Date, claimUntil: Date) throws -> PushDelivery {
         try database.write {
             let id = try insert(delivery, at: now, claimUntil: claimUntil)
-            try database.execute("INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES (?, 1, ?, 'in_flight')", [id, now])
             guard let claimed = try self.delivery(id) else { throw DeviceStoreError(rowID: String(id), detail: "the delivery just inserted is missing") }
+            try recordInFlight(claimed, at: now)
             return claimed
         }
     }
@@ -99,11 +99,16 @@ package final class SQLiteDeviceStore: DeviceStore {
                 WHERE id = ?3 AND status = 'pending' AND next_attempt_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ?1)
                 """, [now, claimUntil, id])
             guard database.changes == 1, let claimed = try delivery(id) else { return nil }
-            try database.execute(
-                "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES (?, ?, ?, 'in_flight')",
-                [id, claimed.attempts, now])
+            try recordInFlight(claimed, at: now)
             return claimed
         }
+    }
+
+    /// The attempt a claim counted, on record as in flight until `recordAttempt` ends it.
+    private func recordInFlight(_ claimed: PushDelivery, at now: Date) throws {
+        try database.execute(
+            "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES (?, ?, ?, 'in_flight')",
+            [claimed.id, claimed.attempts, now])
     }
 
     package func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
