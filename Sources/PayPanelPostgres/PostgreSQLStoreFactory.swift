@@ -25,7 +25,6 @@ public final class PostgreSQLStoreFactory: PaymentStoreFactory {
     }
 
     public func openPaymentStore() throws -> sending any PaymentStore { try openPostgreSQLStore() }
-    public func openCheckoutStore() throws -> sending any CheckoutStore { try openPostgreSQLStore() }
     package func openAPIKeyStore() throws -> sending any APIKeyStore { try openPostgreSQLStore() }
 
     /// The notification schedule, in the same schema.

@@ -43,7 +43,7 @@ import TestSupport
         var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
         let demoKey = DemoKey()
         api.demoKey = demoKey
-        let desk = CheckoutDesk(store: try stores.openCheckoutStore(), service: service, clock: clock)
+        let desk = CheckoutDesk(service: service, clock: clock)
         let outbox = PushOutbox(store: try stores.openDeviceStore(), provider: nil, clock: clock)
         let box = try WebhookSecretBox(masterKey: Array(repeating: 7, count: 32))
         let webhookSecret = "whsec_route_credential_test"

@@ -15,7 +15,7 @@ import Testing
         let path = directory.file("payments.sqlite")
         let clock = ManualClock(Self.start)
         let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: UnusedProcessor(), clock: clock)
-        let desk = CheckoutDesk(store: try SQLitePaymentStore(path: path, clock: clock), service: service, clock: clock, randomSeed: 1)
+        let desk = CheckoutDesk(service: service, clock: clock, randomSeed: 1)
         let expiring = try await desk.create(json: try JSONParser().parse(#"{"expires_at": \#(Int64(Self.start.timeIntervalSince1970) + 60)}"#))
         let open = try await desk.create(json: try JSONParser().parse(#"{"expires_at": \#(Int64(Self.start.timeIntervalSince1970) + 600)}"#))
         clock.advance(by: 61)

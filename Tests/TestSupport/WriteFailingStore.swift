@@ -1,3 +1,4 @@
+import Foundation
 import PayPanel
 import Synchronization
 
@@ -60,6 +61,30 @@ public final class WriteFailingStore: PaymentStore, @unchecked Sendable {
     /// The base store's: the calls in `body` reach it through this store's `read` and `write`.
     public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
         try await base.awaitingFlush(body)
+    }
+
+    // Checkouts (a payment store keeps them too): writes are refused as the payments' are.
+
+    public func insertCheckout(_ checkout: Checkout) throws {
+        try refuseIfArmed()
+        try base.insertCheckout(checkout)
+    }
+
+    public func checkout(_ id: String) throws -> Checkout? {
+        try base.checkout(id)
+    }
+
+    public func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool {
+        try refuseIfArmed()
+        return try base.updateCheckout(checkout, previousVersion: previousVersion)
+    }
+
+    public func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout] {
+        try base.checkoutsDueForExpiry(at: now, limit: limit)
+    }
+
+    public func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
+        try base.checkoutID(clientSecretHash: hash)
     }
 }
 

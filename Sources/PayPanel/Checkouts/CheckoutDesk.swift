@@ -1,8 +1,9 @@
 import Foundation
 import PayPanelHTTP
 
-/// The checkout resource: what the HTTP routes call. It keeps checkouts in a
-/// `CheckoutStore` and pays them through `PaymentService`, which owns the payments.
+/// The checkout resource: what the HTTP routes call. It keeps checkouts in the payment
+/// service's store (a `CheckoutStore` too) and pays them through `PaymentService`, which owns
+/// the payments.
 ///
 /// An actor: every operation on a checkout reads it, decides, and writes it back guarded by
 /// the version it read, so two servers on one database never both win. Its clock is the
@@ -13,22 +14,22 @@ public actor CheckoutDesk {
     /// without waking another thread on the way (two actors on one executor hop inline). With a
     /// thread of its own, `serve` made 135 context switches per payment, 107 without
     /// (docs/benchmarks.md). The desk's store writes queue behind the service's anyway: one
-    /// database file has one writer at a time. Every store call goes through `stored`, so the
-    /// wait for a flush suspends the desk instead of holding the thread it shares with the
-    /// service's other payments.
+    /// database file has one writer at a time. It has no store of its own: every store call
+    /// goes through `stored`, on the service's connection (a second connection on the same
+    /// thread would make each one's commits throw the other's page cache away), and the wait
+    /// for a flush suspends the desk instead of holding the thread it shares with the service's
+    /// other payments.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { service.unownedExecutor }
-    let store: any CheckoutStore
     let service: PaymentService
     let clock: any WallClock
     var random: PaymentIDGenerator
     /// Checkouts whose pay call is running in this process: a second one waits its turn (refused).
     var paying: Set<String> = []
 
-    /// A desk on `store` (which it owns from now on) paying through `service`. `store` may be
-    /// another connection to the service's database. `randomSeed` makes ids and secrets
-    /// reproducible in tests; the program leaves it nil (the system's random source).
-    public init(store: sending any CheckoutStore, service: PaymentService, clock: any WallClock, randomSeed: UInt64? = nil) {
-        self.store = store
+    /// A desk paying through `service`, its checkouts kept in the service's store. `randomSeed`
+    /// makes ids and secrets reproducible in tests; the program leaves it nil (the system's
+    /// random source).
+    public init(service: PaymentService, clock: any WallClock, randomSeed: UInt64? = nil) {
         self.service = service
         self.clock = clock
         self.random = PaymentIDGenerator(seed: randomSeed)
@@ -57,7 +58,7 @@ public actor CheckoutDesk {
         let checkout = Checkout(
             id: id, status: .open, panel: panel, captureMethod: parameters.captureMethod, paymentIntentID: nil,
             clientSecretHash: CheckoutSecret.hash(secret), createdAt: now, updatedAt: now, version: 1, metadata: parameters.metadata)
-        try await stored { try store.insertCheckout(checkout) }
+        try await stored { try $0.insertCheckout(checkout) }
         return CreatedCheckout(checkout: checkout, clientSecret: secret)
     }
 
@@ -65,7 +66,7 @@ public actor CheckoutDesk {
     /// authorized elsewhere (a 3-D Secure challenge answered after `/pay` returned) is marked
     /// paid first, so the merchant never reads a paid checkout as open.
     public func checkout(_ id: String) async throws -> Checkout? {
-        guard let checkout = try await stored({ try store.checkout(id) }) else { return nil }
+        guard let checkout = try await stored({ try $0.checkout(id) }) else { return nil }
         return try await settledIfPaid(checkout)
     }
 
@@ -98,7 +99,7 @@ public actor CheckoutDesk {
     public func expireDue(limit: Int = 100) async throws -> [Checkout] {
         var expired: [Checkout] = []
         let now = clock.now()
-        for checkout in try await stored({ try store.checkoutsDueForExpiry(at: now, limit: limit) }) {
+        for checkout in try await stored({ try $0.checkoutsDueForExpiry(at: now, limit: limit) }) {
             do {
                 expired.append(try await close(checkout, as: .expired, reason: .abandoned))
             } catch let error as CheckoutError {
@@ -116,7 +117,7 @@ public actor CheckoutDesk {
     /// The checkout a Bearer token may pay: the id when `clientSecret` is that checkout's
     /// secret (hash compared in constant time), nil otherwise. It authorizes nothing else.
     public func authenticate(clientSecret: String) async throws -> String? {
-        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret), let checkout = try await stored({ try store.checkout(id) }) else {
+        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret), let checkout = try await stored({ try $0.checkout(id) }) else {
             return nil
         }
         return CheckoutSecret.matches(clientSecret, storedHash: checkout.clientSecretHash) ? id : nil
@@ -124,15 +125,15 @@ public actor CheckoutDesk {
 
     // MARK: - Helpers
 
-    /// Runs `body`, calls of the store, and awaits the flushes they need without holding the
-    /// thread (`CheckoutStore.awaitingFlush`): it returns once what they wrote, and what they
-    /// read, is durable.
-    func stored<T>(_ body: () throws -> T) async throws -> T {
-        try await store.awaitingFlush(body)
+    /// Runs `body`, calls of the service's store, and awaits the flushes they need without
+    /// holding the thread (`PaymentService.withCheckoutStore`): it returns once what they
+    /// wrote, and what they read, is durable.
+    func stored<T: Sendable>(_ body: @Sendable (any CheckoutStore) throws -> T) async throws -> T {
+        try await service.withCheckoutStore(body)
     }
 
     func require(_ id: String) async throws -> Checkout {
-        guard let checkout = try await stored({ try store.checkout(id) }) else { throw CheckoutError(.notFound(id)) }
+        guard let checkout = try await stored({ try $0.checkout(id) }) else { throw CheckoutError(.notFound(id)) }
         return checkout
     }
 
@@ -142,7 +143,7 @@ public actor CheckoutDesk {
         next.version = checkout.version + 1
         next.updatedAt = max(now, checkout.createdAt)
         let written = next
-        guard try await stored({ try store.updateCheckout(written, previousVersion: checkout.version) }) else {
+        guard try await stored({ try $0.updateCheckout(written, previousVersion: checkout.version) }) else {
             throw CheckoutError(.versionConflict(checkout.id))
         }
         return next

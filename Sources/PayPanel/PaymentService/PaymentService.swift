@@ -57,6 +57,17 @@ public actor PaymentService {
         self.random = PaymentIDGenerator(seed: randomSeed)
     }
 
+    /// Runs `body` with the service's store on the service's thread, then awaits the flushes
+    /// its calls need, suspended (`CheckoutStore.awaitingFlush`). The checkout desk, which runs
+    /// on this thread, keeps its checkouts here rather than on a connection of its own: two
+    /// SQLite connections taking turns on one thread each find the file changed by the other
+    /// at every transaction and throw their page cache away, so the index pages are read from
+    /// the file again and again (docs/benchmarks.md).
+    package func withCheckoutStore<T: Sendable>(_ body: @Sendable (any CheckoutStore) throws -> T) async throws -> T {
+        let store = self.store
+        return try await store.awaitingFlush { try body(store) }
+    }
+
     // MARK: - Intents
 
     /// Creates an intent waiting for a payment method.

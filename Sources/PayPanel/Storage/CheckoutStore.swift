@@ -1,10 +1,12 @@
 import Foundation
 
-/// The storage boundary of checkouts, beside `PaymentStore`: the rows of
-/// `Checkout`, guarded by their version. Adopters keep `PaymentStore`'s rules (serializable
-/// writes, 64-bit integers, epoch-millisecond times, errors without bound values or paths).
+/// The storage boundary of checkouts: the rows of `Checkout`, guarded by their version.
+/// `PaymentStore` refines it (one database keeps both), so every payment store keeps checkouts
+/// and keeps its rules here too (serializable writes, 64-bit integers, epoch-millisecond times,
+/// errors without bound values or paths).
 ///
-/// Adopters: `SQLitePaymentStore` (`SQLitePaymentStore+Checkouts.swift`).
+/// Adopters: `SQLitePaymentStore` (`SQLitePaymentStore+Checkouts.swift`) and the PostgreSQL
+/// store.
 public protocol CheckoutStore: AnyObject {
     /// Inserts a new checkout (version 1); its id and client-secret hash are unique.
     func insertCheckout(_ checkout: Checkout) throws
@@ -16,9 +18,11 @@ public protocol CheckoutStore: AnyObject {
     func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout]
     /// The id of the checkout whose client secret hashes to `hash`, or nil.
     func checkoutID(clientSecretHash hash: [UInt8]) throws -> String?
-    /// Runs `body`, calls of this store, and then awaits the flushes they need, suspending the
-    /// caller instead of holding its thread (`PaymentStore.awaitingFlush`). The default runs
-    /// `body`: a store whose commits are durable when they return has nothing to wait for.
+    /// Runs `body`, synchronous calls of this store (reads and writes), without holding the
+    /// thread in them for the flushes their commits and the commits their reads saw need; then
+    /// awaits those flushes at once, suspending the caller instead. It returns, as each call
+    /// would, only once all of it is durable. The default runs `body`: a store whose commits are
+    /// durable when they return (PostgreSQL's) has nothing to wait for.
     nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
 }
 

@@ -9,6 +9,10 @@ import Foundation
 /// The store decides nothing: the transition logic (state machine, invariants, events,
 /// timers, outbox contents) is `PaymentTransitions`, written once above every store.
 ///
+/// The same database keeps the checkouts (`CheckoutStore`), so one store, one connection,
+/// serves an owner's payments and its checkouts alike: the checkout desk, which runs on the
+/// payment service's thread, uses the service's store (`PaymentService.withCheckoutStore`).
+///
 /// Adopters: `SQLitePaymentStore` (the embedded default) and the PostgreSQL store. Both pass
 /// the same conformance suite. Rules every adopter keeps:
 /// - `write` is serializable for the rows it touches: two writers racing on one intent see
@@ -20,7 +24,7 @@ import Foundation
 /// - Money, versions and times are 64-bit integers (times as epoch milliseconds).
 /// - Errors carry the store's own code and statement, never bound values (card data never
 ///   reaches a log) and never a file path (the front end knows where the store is).
-public protocol PaymentStore: AnyObject {
+public protocol PaymentStore: CheckoutStore {
     /// Runs `body` in one write transaction; commits when it returns, rolls back when it
     /// throws. A write started inside another transaction of the same store is a programmer
     /// error that stops the process (joined, its commit would not be one): code that runs
@@ -38,13 +42,6 @@ public protocol PaymentStore: AnyObject {
     /// Runs `body` on one consistent snapshot; `body` must not write. Inside a `write` it joins
     /// that transaction.
     func read<T>(_ body: (any PaymentStoreTransaction) throws -> T) throws -> T
-
-    /// Runs `body`, synchronous calls of this store (reads and writes), without holding the
-    /// thread in them for the flushes their commits and the commits their reads saw need; then
-    /// awaits those flushes at once, suspending the caller instead. It returns, as each call
-    /// would, only once all of it is durable. The default runs `body`: a store whose commits are
-    /// durable when they return (PostgreSQL's) has nothing to wait for.
-    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
 }
 
 /// An error a store throws when its transaction lost a race it may win on a retry.
@@ -159,11 +156,6 @@ extension PaymentStore {
     /// A store whose `write` is durable when it returns waits for nothing more.
     public nonisolated(nonsending) func writeAwaitingFlush<T>(_ body: (any PaymentStoreTransaction) throws -> T) async throws -> T {
         try write(body)
-    }
-
-    /// A store whose commits are durable when they return waits for nothing more.
-    public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
-        try body()
     }
 }
 

@@ -1,16 +1,16 @@
 import Foundation
 
 /// Opens the stores of one payments database, whichever kind it is: what a front end that
-/// needs several of them (`serve`: the payment service, the checkout desk, the API-key checks,
-/// the idempotency keys) holds instead of a file path. Each call opens a new instance, with its
+/// needs several of them (`serve`: the payment service, whose store the checkout desk shares,
+/// the API-key checks, the idempotency keys) holds instead of a file path. Each call opens a new instance, with its
 /// own owner; instances of one factory see one database.
 ///
 /// Adopters: `SQLiteStoreFactory` (a file; each store its own connection) and, with the
 /// `PostgreSQL` trait, the PostgreSQL store's factory in target `PayPanelPostgres` (one schema;
 /// every store shares one small connection pool).
 package protocol PaymentStoreFactory: Sendable {
+    /// The payments and the checkouts (`PaymentStore` refines `CheckoutStore`).
     func openPaymentStore() throws -> sending any PaymentStore
-    func openCheckoutStore() throws -> sending any CheckoutStore
     func openAPIKeyStore() throws -> sending any APIKeyStore
     /// Events, webhook endpoints and deliveries (migration 0006), for the relay and the routes.
     func openWebhookStore() throws -> sending any WebhookStore
@@ -45,10 +45,6 @@ public struct SQLiteStoreFactory: PaymentStoreFactory {
     }
 
     public func openPaymentStore() throws -> sending any PaymentStore {
-        try SQLitePaymentStore(path: path, clock: clock)
-    }
-
-    public func openCheckoutStore() throws -> sending any CheckoutStore {
         try SQLitePaymentStore(path: path, clock: clock)
     }
 

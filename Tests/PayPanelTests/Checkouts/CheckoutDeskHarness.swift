@@ -6,16 +6,14 @@ import TestSupport
 import Testing
 
 /// A `CheckoutHarness` (its own databases, the mock processor, virtual time) with a
-/// `CheckoutDesk` on a second connection to the same payments database.
+/// `CheckoutDesk` on its service (and so on the service's store).
 final class CheckoutDeskHarness: Sendable {
     let base: CheckoutHarness
     let desk: CheckoutDesk
 
     init() throws {
         base = try CheckoutHarness()
-        desk = CheckoutDesk(
-            store: try SQLitePaymentStore(path: base.databasePath, clock: base.clock), service: base.service, clock: base.clock,
-            randomSeed: 7)
+        desk = CheckoutDesk(service: base.service, clock: base.clock, randomSeed: 7)
     }
 
     var clock: ManualClock { base.clock }

@@ -182,9 +182,7 @@ import Testing
     @Test func checkoutsCreatedAtOnceOnTheServicesThreadShareFlushes() async throws {
         let file = try FileService("paypanel-desk-group-commit")
         let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
-        let desk = CheckoutDesk(
-            store: try SQLitePaymentStore(path: file.directory.file("payments.sqlite"), clock: clock), service: file.service, clock: clock,
-            randomSeed: 3)
+        let desk = CheckoutDesk(service: file.service, clock: clock, randomSeed: 3)
         let count = 16
         let before = file.walSync.flushCount
         let run = try await QueuedCalls.whileFlushesAreHeld(on: desk, file.flushes, count) { _ in

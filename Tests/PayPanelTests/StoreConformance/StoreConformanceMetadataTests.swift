@@ -56,7 +56,7 @@ import Testing
     @Test(arguments: StoreKind.shared)
     func aCheckoutsMetadataIsStoredUpdatedAndInItsStatusMessage(kind: StoreKind) throws {
         let subject = try kind.makeFactory(clock: ManualClock(Self.start))
-        let checkouts = try subject.factory.openCheckoutStore()
+        let checkouts = try subject.factory.openPaymentStore()
         var random = SeededRandomNumberGenerator(seed: 33)
         let id = PaymentIDs.make(.checkout, using: &random)
         var checkout = Checkout(

@@ -203,7 +203,7 @@ import Testing
     @Test(arguments: StoreKind.shared)
     func checkoutEndingsBecomeEventsThroughTheTrigger(kind: StoreKind) async throws {
         let harness = try RelayHarness(kind: kind)
-        let store = try harness.database.factory.openCheckoutStore()
+        let store = try harness.database.factory.openPaymentStore()
         var checkout = Checkout(
             id: "co_AAAAAAAAAAAAAAAAAAAAAAAA", status: .open, panel: PanelConfig.seed, captureMethod: .manual, paymentIntentID: nil,
             clientSecretHash: SHA256.hash("secret"), createdAt: RelayHarness.start, updatedAt: RelayHarness.start, version: 1)

@@ -109,7 +109,7 @@ public struct ServeBenchmark: Sendable {
         let service = PaymentService(
             store: try fresh.stores.openPaymentStore(),
             processor: try MockProcessor(ledgerPath: inProcessDirectory + "/processor.sqlite", clock: clock), clock: clock)
-        let desk = CheckoutDesk(store: try fresh.stores.openCheckoutStore(), service: service, clock: clock)
+        let desk = CheckoutDesk(service: service, clock: clock)
         let decryptor = ApplePayTokenDecryptor(verifier: ApplePayTestKeys.verifier())
         let executor = InProcessExecutor()
         defer { executor.finish() }

@@ -53,8 +53,8 @@ struct ServeCommand: CLICommand {
         let keys = try stores.openAPIKeyStore()
         var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
         api.log = { line in Self.writeError(JSONWriter.string(line)) }
-        // The checkout desk has its own connection to the same database, like the key checks.
-        let desk = CheckoutDesk(store: try stores.openCheckoutStore(), service: service, clock: clock)
+        // The checkout desk runs on the service's thread and keeps its checkouts in its store.
+        let desk = CheckoutDesk(service: service, clock: clock)
         // Apple Pay tokens on /pay and on confirm: Apple Root CA - G3 and the configured merchant
         // keys, or, with --test-root, PayPanel's test identity (never in production).
         let verification = try arguments.tokenVerification(console: context.console)
