@@ -27,15 +27,13 @@ public final class PostgreSQLDeviceStore: DeviceStore {
     // MARK: - Devices
 
     static let deviceColumns = DeviceRows.deviceColumns
-    static let insertDeviceStatement = S("devices.insert", """
-        INSERT INTO devices (id, token, topic, environment, status, dead_reason, dead_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-        """)
+    static let insertDeviceStatement = S("devices.insert", SharedSQL.insertDevice.postgreSQL)
     static let deviceByID = S("devices.by_id", "SELECT \(deviceColumns) FROM devices WHERE id = $1")
     static let deviceByToken = S(
         "devices.by_token", "SELECT \(deviceColumns) FROM devices WHERE token = $1 AND topic = $2 AND environment = $3")
     static let allDevices = S("devices.all", "SELECT \(deviceColumns) FROM devices ORDER BY created_at, id")
     static let markDead = S(
-        "devices.mark_dead", "UPDATE devices SET status = 'dead', dead_reason = $1, dead_at = $2 WHERE id = $3 AND status = 'active'")
+        "devices.mark_dead", SharedSQL.markDeviceDead.postgreSQL)
 
     package func insertDevice(_ device: Device) throws {
         try single(Self.insertDeviceStatement, [
@@ -123,7 +121,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         RETURNING \(deliveryColumns)
         """)
     static let insertInFlight = S(
-        "push.insert_in_flight", "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES ($1, $2, $3, 'in_flight')")
+        "push.insert_in_flight", SharedSQL.insertPushAttemptInFlight.postgreSQL)
 
     package func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {
         try transactions.withTransaction(writing: true) { connection in
@@ -136,9 +134,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         }
     }
 
-    static let finishAttempt = S("push.finish_attempt", """
-        UPDATE push_attempts SET finished_at = $1, outcome = $2, http_status = $3, reason = $4 WHERE delivery_id = $5 AND attempt = $6
-        """)
+    static let finishAttempt = S("push.finish_attempt", SharedSQL.finishPushAttempt.postgreSQL)
     static let settleDelivery = S("push.settle_delivery", """
         UPDATE push_deliveries SET status = $1, reason = $2, next_attempt_at = $3, claimed_until = NULL,
             updated_at = GREATEST(updated_at, $4) WHERE id = $5
@@ -153,9 +149,7 @@ public final class PostgreSQLDeviceStore: DeviceStore {
         }
     }
 
-    static let attemptsOfDelivery = S("push.attempts_of_delivery", """
-        SELECT attempt, started_at, finished_at, outcome, http_status, reason FROM push_attempts WHERE delivery_id = $1 ORDER BY attempt
-        """)
+    static let attemptsOfDelivery = S("push.attempts_of_delivery", SharedSQL.pushAttemptsOfDelivery.postgreSQL)
 
     package func attempts(deliveryID: Int64) throws -> [PushAttempt] {
         try single(Self.attemptsOfDelivery, [deliveryID]).rows.map { row in

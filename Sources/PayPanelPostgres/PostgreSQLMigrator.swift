@@ -24,11 +24,11 @@ struct PostgreSQLMigrator {
     static let lock = S("migrate.lock", "SELECT pg_catalog.pg_advisory_lock(pg_catalog.hashtextextended('paypanel migrate ' || $1, 0))")
     static let unlock = S("migrate.unlock", "SELECT pg_catalog.pg_advisory_unlock(pg_catalog.hashtextextended('paypanel migrate ' || $1, 0))")
     static let hasBookkeeping = S("migrate.has_table", "SELECT pg_catalog.to_regclass('schema_migrations') IS NOT NULL")
-    static let applied = S("migrate.applied", "SELECT identifier, checksum, applied_at FROM schema_migrations ORDER BY identifier")
+    static let applied = S("migrate.applied", SharedSQL.appliedMigrations.postgreSQL)
     static let tableCount = S("migrate.table_count", """
         SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = pg_catalog.current_schema()
         """)
-    static let record = S("migrate.record", "INSERT INTO schema_migrations (identifier, checksum, applied_at) VALUES ($1, $2, $3)")
+    static let record = S("migrate.record", SharedSQL.insertAppliedMigration.postgreSQL)
     static let schemaExists = S("migrate.schema_exists", "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1")
 
     /// Creates `schema` when missing and applies every pending migration; returns those applied now.

@@ -63,21 +63,15 @@ struct PostgreSQLNotificationTransaction: NotificationStoreTransaction {
         RETURNING id
         """)
     static let byID = S("notifications.by_id", "SELECT \(columns) FROM scheduled_notifications WHERE id = $1")
-    static let due = S("notifications.due", """
-        SELECT id FROM scheduled_notifications WHERE delivered_at IS NULL AND deliver_at <= $1 ORDER BY deliver_at, id LIMIT $2
-        """)
-    static let markDeliveredStatement = S("notifications.mark_delivered", """
-        UPDATE scheduled_notifications SET delivered_at = $1, delivery_sequence = $2 WHERE id = $3 AND delivered_at IS NULL
-        """)
-    static let latestSequence = S("notifications.latest_sequence", "SELECT coalesce(max(delivery_sequence), 0) FROM scheduled_notifications")
+    static let due = S("notifications.due", SharedSQL.dueScheduledNotifications.postgreSQL)
+    static let markDeliveredStatement = S("notifications.mark_delivered", SharedSQL.markNotificationDelivered.postgreSQL)
+    static let latestSequence = S("notifications.latest_sequence", SharedSQL.lastNotificationDeliverySequence.postgreSQL)
     static let deliveredAfter = S("notifications.delivered_after", """
         SELECT \(columns) FROM scheduled_notifications
         WHERE delivery_sequence > $1 AND (($2::text IS NOT NULL AND thread_id = $2) OR ($3::text IS NOT NULL AND order_reference = $3))
         ORDER BY delivery_sequence
         """)
-    static let markRespondedStatement = S("notifications.mark_responded", """
-        UPDATE scheduled_notifications SET responded_at = $1, response_action = $2 WHERE id = $3 AND responded_at IS NULL
-        """)
+    static let markRespondedStatement = S("notifications.mark_responded", SharedSQL.recordNotificationResponse.postgreSQL)
     static let all = S("notifications.all", "SELECT \(columns) FROM scheduled_notifications ORDER BY id")
     static let pending = S("notifications.pending", "SELECT \(columns) FROM scheduled_notifications WHERE delivered_at IS NULL ORDER BY id")
     static let delivered = S("notifications.delivered", """

@@ -64,11 +64,11 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
 
     // MARK: - API keys
 
-    static let insertKey = S("api_keys.insert", "INSERT INTO api_keys (id, name, key_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)")
+    static let insertKey = S("api_keys.insert", SharedSQL.insertAPIKey.postgreSQL)
     static let allKeys = S("api_keys.all", "SELECT id, name, key_hash, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
     static let activeKeys = S(
         "api_keys.active", "SELECT id, name, key_hash, created_at, revoked_at FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at, id")
-    static let revokeKey = S("api_keys.revoke", "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+    static let revokeKey = S("api_keys.revoke", SharedSQL.revokeAPIKey.postgreSQL)
 
     package func insertAPIKey(_ record: APIKeyRecord) throws {
         try statement(Self.insertKey, [record.id, record.name, record.keyHash, record.createdAt, record.revokedAt])

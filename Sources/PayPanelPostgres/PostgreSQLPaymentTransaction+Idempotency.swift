@@ -35,11 +35,7 @@ extension PostgreSQLPaymentTransaction {
         ])
     }
 
-    static let completeIdempotency = S("idempotency.complete", """
-        UPDATE idempotency_keys SET status = 'completed', outcome = $1, response = $2, error_code = $3, error_message = $4,
-            locked_at = NULL, completed_at = $5
-        WHERE key = $6 AND scope = $7 AND request_hash = $8
-        """)
+    static let completeIdempotency = S("idempotency.complete", SharedSQL.completeIdempotencyKey.postgreSQL)
 
     func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
         try queue(Self.completeIdempotency, [
@@ -47,7 +43,7 @@ extension PostgreSQLPaymentTransaction {
         ])
     }
 
-    static let relockIdempotency = S("idempotency.relock", "UPDATE idempotency_keys SET locked_at = $1 WHERE key = $2 AND scope = $3")
+    static let relockIdempotency = S("idempotency.relock", SharedSQL.relockIdempotencyKey.postgreSQL)
 
     func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
         try queue(Self.relockIdempotency, [now, IdempotencyStore.storedKey(key), scope])
@@ -55,7 +51,7 @@ extension PostgreSQLPaymentTransaction {
 
     static let attachIdempotency = S(
         "idempotency.attach",
-        "UPDATE idempotency_keys SET resource_id = $1 WHERE key = $2 AND scope = $3 AND status = 'in_progress'")
+        SharedSQL.setIdempotencyKeyResource.postgreSQL)
 
     func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
         try queue(Self.attachIdempotency, [resourceID, IdempotencyStore.storedKey(key), scope])
@@ -69,7 +65,7 @@ extension PostgreSQLPaymentTransaction {
         try queue(onlyInProgress ? Self.deleteIdempotencyInProgress : Self.deleteIdempotency, [IdempotencyStore.storedKey(key), scope])
     }
 
-    static let purgeIdempotency = S("idempotency.purge", "DELETE FROM idempotency_keys WHERE created_at <= $1")
+    static let purgeIdempotency = S("idempotency.purge", SharedSQL.purgeIdempotencyKeys.postgreSQL)
 
     func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int {
         try run(Self.purgeIdempotency, [cutoff])

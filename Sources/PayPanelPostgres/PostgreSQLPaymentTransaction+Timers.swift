@@ -6,16 +6,13 @@ import PayPanel
 extension PostgreSQLPaymentTransaction {
     // MARK: - Timers
 
-    static let scheduleTimerStatement = S("timers.schedule", """
-        INSERT INTO timers (intent_id, kind, reference, due_at, created_at) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (intent_id, kind, reference) DO UPDATE SET due_at = excluded.due_at
-        """)
+    static let scheduleTimerStatement = S("timers.schedule", SharedSQL.upsertTimer.postgreSQL)
 
     func scheduleTimer(_ timer: PaymentTimer, intentID: String, at now: Date) throws {
         try queue(Self.scheduleTimerStatement, [intentID, timer.kind.rawValue, timer.reference, timer.dueAt, now])
     }
 
-    static let cancelTimerStatement = S("timers.cancel", "DELETE FROM timers WHERE intent_id = $1 AND kind = $2 AND reference = $3")
+    static let cancelTimerStatement = S("timers.cancel", SharedSQL.deleteIntentTimer.postgreSQL)
 
     func cancelTimer(_ kind: PaymentTimer.Kind, reference: String, intentID: String) throws {
         try queue(Self.cancelTimerStatement, [intentID, kind.rawValue, reference])
@@ -31,7 +28,7 @@ extension PostgreSQLPaymentTransaction {
     }
 
     static let timersOfIntent = S(
-        "timers.of_intent", "SELECT id, intent_id, kind, reference, due_at FROM timers WHERE intent_id = $1 ORDER BY due_at, id")
+        "timers.of_intent", SharedSQL.timersOfIntent.postgreSQL)
 
     func timers(ofIntent intentID: String) throws -> [DueTimer] {
         try rows(Self.timersOfIntent, [intentID]).compactMap(Self.dueTimer)
@@ -47,7 +44,7 @@ extension PostgreSQLPaymentTransaction {
     static let claimTimerIntent = S("timers.claim_intent", "SELECT 1 FROM intents WHERE id = $1 FOR NO KEY UPDATE SKIP LOCKED")
     static let claimTimer = S(
         "timers.claim", "SELECT 1 FROM timers WHERE id = $1 AND due_at = $2 AND due_at <= $3 FOR UPDATE SKIP LOCKED")
-    static let timerStillDue = S("timers.still_due", "SELECT 1 FROM timers WHERE id = $1 AND due_at = $2 AND due_at <= $3")
+    static let timerStillDue = S("timers.still_due", SharedSQL.timerStillDue.postgreSQL)
 
     /// In a write, a claim: false when another server is firing it (or moving its intent) right
     /// now; it fires on a later pass if still due then.
@@ -57,7 +54,7 @@ extension PostgreSQLPaymentTransaction {
         return !(try rows(Self.claimTimer, [timer.id, timer.dueAt, now])).isEmpty
     }
 
-    static let deleteTimerStatement = S("timers.delete", "DELETE FROM timers WHERE id = $1")
+    static let deleteTimerStatement = S("timers.delete", SharedSQL.deleteTimer.postgreSQL)
 
     func deleteTimer(id: Int64) throws {
         try queue(Self.deleteTimerStatement, [id])
@@ -65,15 +62,8 @@ extension PostgreSQLPaymentTransaction {
 
     // MARK: - Reconciliation
 
-    static let callsInFlight = S("reconciliation.in_flight", """
-        SELECT id, in_flight_operation, in_flight_attempt_id, coalesce(outcome_unknown_since, in_flight_started_at),
-               reconciliation_lookups
-        FROM intents WHERE in_flight_operation IS NOT NULL ORDER BY in_flight_started_at, id LIMIT $1
-        """)
-    static let refundsPending = S("reconciliation.pending_refunds", """
-        SELECT intent_id, id, coalesce(outcome_unknown_since, created_at), reconciliation_lookups FROM refunds
-        WHERE status = 'pending' ORDER BY created_at, id LIMIT $1
-        """)
+    static let callsInFlight = S("reconciliation.in_flight", SharedSQL.intentsWithUnknownOutcome.postgreSQL)
+    static let refundsPending = S("reconciliation.pending_refunds", SharedSQL.pendingRefunds.postgreSQL)
 
     func callsAwaitingReconciliation(limit: Int) throws -> [AwaitingCall] {
         var calls = try rows(Self.callsInFlight, [Int64(limit)]).compactMap { row -> AwaitingCall? in
@@ -91,7 +81,7 @@ extension PostgreSQLPaymentTransaction {
 
     static let appendOutboxStatement = S(
         "outbox.append",
-        "INSERT INTO outbox (intent_id, intent_version, topic, refund_id, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)")
+        SharedSQL.insertOutboxMessage.postgreSQL)
 
     func appendOutbox(_ message: NewOutboxMessage) throws {
         try queue(Self.appendOutboxStatement, [
@@ -123,7 +113,7 @@ extension PostgreSQLPaymentTransaction {
     }
 
     static let markDeliveredStatement = S(
-        "outbox.mark_delivered", "UPDATE outbox SET delivered_at = $1, delivery_attempts = delivery_attempts + 1 WHERE id = $2")
+        "outbox.mark_delivered", SharedSQL.markOutboxMessageDelivered.postgreSQL)
 
     func markOutboxDelivered(_ ids: [Int64], at now: Date) throws {
         for id in ids { try queue(Self.markDeliveredStatement, [now, id]) }
@@ -131,7 +121,7 @@ extension PostgreSQLPaymentTransaction {
 
     static let recordInbox = S(
         "inbox.record",
-        "INSERT INTO inbox (source, event_id, intent_id, received_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
+        SharedSQL.insertInboxMessage.postgreSQL)
 
     func recordInboxEvent(source: String, eventID: String, intentID: String?, at now: Date) throws -> Bool {
         try run(Self.recordInbox, [source, eventID, intentID, now]) == 1
@@ -140,7 +130,7 @@ extension PostgreSQLPaymentTransaction {
     // MARK: - Apple Pay token replay guard
 
     static let tokenLock = S("tokens.lock", "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel token ' || $1, 0))")
-    static let tokenByID = S("tokens.by_id", "SELECT intent_id FROM seen_token_transactions WHERE transaction_id = $1")
+    static let tokenByID = S("tokens.by_id", SharedSQL.intentOfSeenTokenTransaction.postgreSQL)
 
     /// In a write, the id is locked first (it may not have a row yet), so two payments with
     /// one token queue and the second sees the first's row.
@@ -151,7 +141,7 @@ extension PostgreSQLPaymentTransaction {
     }
 
     static let insertToken = S(
-        "tokens.insert", "INSERT INTO seen_token_transactions (transaction_id, intent_id, attempt_id, seen_at) VALUES ($1, $2, $3, $4)")
+        "tokens.insert", SharedSQL.insertSeenTokenTransaction.postgreSQL)
 
     func insertTokenTransaction(_ transactionID: String, intentID: String?, attemptID: String?, at now: Date) throws {
         try queue(Self.insertToken, [transactionID, intentID, attemptID, now])

@@ -122,7 +122,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
 
     static let insertEvent = S(
         "events.insert",
-        "INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+        SharedSQL.insertEvent.postgreSQL)
 
     func appendEvent(_ event: StoredPaymentEvent) throws {
         try queue(Self.insertEvent, [
@@ -132,7 +132,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
 
     static let eventsOfIntent = S(
         "events.of_intent",
-        "SELECT version, type, from_status, to_status, data, occurred_at FROM events WHERE intent_id = $1 ORDER BY version")
+        SharedSQL.eventsOfIntent.postgreSQL)
 
     func events(ofIntent intentID: String) throws -> [PaymentEventRecord] {
         try rows(Self.eventsOfIntent, [intentID]).map { row in
@@ -198,13 +198,13 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         try rows(Self.refundByID, [id]).first.map { row throws(PaymentStoreError) in try PaymentRows.refund(row) }
     }
 
-    static let allIntentIDsStatement = S("intents.all_ids", "SELECT id FROM intents ORDER BY created_at, id")
+    static let allIntentIDsStatement = S("intents.all_ids", SharedSQL.intentIDsInCreationOrder.postgreSQL)
 
     func allIntentIDs() throws -> [String] {
         try rows(Self.allIntentIDsStatement).map { $0.string(0) }
     }
 
-    static let eventCountStatement = S("events.count", "SELECT count(*) FROM events")
+    static let eventCountStatement = S("events.count", SharedSQL.eventCount.postgreSQL)
 
     func eventCount() throws -> Int {
         try rows(Self.eventCountStatement).first.map { $0.int(0) } ?? 0

@@ -21,7 +21,7 @@ extension PostgreSQLWebhookStore {
         ORDER BY d.next_attempt_at, d.id LIMIT $2
         FOR UPDATE OF d SKIP LOCKED
         """)
-    static let lease = S("webhooks.lease", "UPDATE webhook_deliveries SET next_attempt_at = $1, updated_at = $2 WHERE id = $3")
+    static let lease = S("webhooks.lease", SharedSQL.rescheduleWebhookDelivery.postgreSQL)
 
     package func claimDueDeliveries(at now: Date, leaseUntil: Date, limit: Int) throws -> [ClaimedDelivery] {
         try write { connection in
@@ -35,17 +35,10 @@ extension PostgreSQLWebhookStore {
         }
     }
 
-    static let insertAttempt = S("webhooks.insert_attempt", """
-        INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_code, outcome, error)
-        VALUES ($1, $2, $3, $4, $5, $6, $7)
-        """)
-    static let updateDelivery = S("webhooks.update_delivery", """
-        UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, last_response_code = $4, last_error = $5,
-            updated_at = $6
-        WHERE id = $7
-        """)
+    static let insertAttempt = S("webhooks.insert_attempt", SharedSQL.insertWebhookAttempt.postgreSQL)
+    static let updateDelivery = S("webhooks.update_delivery", SharedSQL.recordWebhookDeliveryResult.postgreSQL)
     static let disableEndpoint = S(
-        "webhooks.disable_endpoint", "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $1 WHERE id = $2")
+        "webhooks.disable_endpoint", SharedSQL.disableWebhookEndpoint.postgreSQL)
 
     package func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
         try write { connection in
@@ -63,10 +56,7 @@ extension PostgreSQLWebhookStore {
         }
     }
 
-    static let deliveriesOfEvent = S("webhooks.deliveries_of_event", """
-        SELECT id, event_id, endpoint_id, status, attempts, next_attempt_at, last_response_code, last_error
-        FROM webhook_deliveries WHERE event_id = $1 ORDER BY endpoint_id
-        """)
+    static let deliveriesOfEvent = S("webhooks.deliveries_of_event", SharedSQL.webhookDeliveriesOfEvent.postgreSQL)
 
     package func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
         try single(Self.deliveriesOfEvent, [eventID]).rows.map { row in
@@ -78,10 +68,7 @@ extension PostgreSQLWebhookStore {
         }
     }
 
-    static let attemptsOfDelivery = S("webhooks.attempts_of_delivery", """
-        SELECT delivery_id, attempt, started_at, duration_ms, response_code, outcome, error FROM webhook_attempts
-        WHERE delivery_id = $1 ORDER BY id
-        """)
+    static let attemptsOfDelivery = S("webhooks.attempts_of_delivery", SharedSQL.webhookAttemptsOfDelivery.postgreSQL)
 
     package func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
         try single(Self.attemptsOfDelivery, [deliveryID]).rows.map { row in
@@ -108,14 +95,9 @@ extension PostgreSQLWebhookStore {
         return rows.sorted { $0.int64(0) > $1.int64(0) }.prefix(limit).map { Self.event($0, offset: 1) }
     }
 
-    static let eventExists = S("webhooks.event_exists", "SELECT 1 FROM webhook_events WHERE id = $1")
-    static let endpointExists = S("webhooks.endpoint_exists", "SELECT 1 FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL")
-    static let replayDelivery = S("webhooks.replay", """
-        INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempts, next_attempt_at, updated_at)
-        VALUES ($1, $2, 'pending', 0, $3, $4)
-        ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
-            updated_at = excluded.updated_at
-        """)
+    static let eventExists = S("webhooks.event_exists", SharedSQL.webhookEventExists.postgreSQL)
+    static let endpointExists = S("webhooks.endpoint_exists", SharedSQL.liveWebhookEndpointExists.postgreSQL)
+    static let replayDelivery = S("webhooks.replay", SharedSQL.requeueWebhookDelivery.postgreSQL)
 
     public func replay(eventID: String, endpointID: String, at now: Date) throws -> Bool {
         try write { connection in

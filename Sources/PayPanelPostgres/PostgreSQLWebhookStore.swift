@@ -42,15 +42,8 @@ public final class PostgreSQLWebhookStore: WebhookStore {
 
     // MARK: - Events
 
-    static let unpublishedPayments = S("webhooks.unpublished_payments", """
-        SELECT id, intent_id, intent_version, topic, refund_id, payload, created_at FROM outbox
-        WHERE delivered_at IS NULL ORDER BY id LIMIT $1
-        """)
-    static let unpublishedCheckouts = S("webhooks.unpublished_checkouts", """
-        SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
-               created_at, updated_at, version, metadata, id, topic
-        FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT $1
-        """)
+    static let unpublishedPayments = S("webhooks.unpublished_payments", SharedSQL.undeliveredOutboxMessages.postgreSQL)
+    static let unpublishedCheckouts = S("webhooks.unpublished_checkouts", SharedSQL.unpublishedCheckoutMessages.postgreSQL)
 
     package func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
         try read { connection in
@@ -69,18 +62,11 @@ public final class PostgreSQLWebhookStore: WebhookStore {
 
     static let publishLock = S(
         "webhooks.publish_lock", "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel webhooks publish', 0))")
-    static let insertEvent = S("webhooks.insert_event", """
-        INSERT INTO webhook_events (id, type, object_id, created_at, source, source_id, body) VALUES ($1, $2, $3, $4, $5, $6, $7)
-        ON CONFLICT (source, source_id) DO NOTHING
-        """)
-    static let markPaymentPublished = S("webhooks.mark_outbox_published", """
-        UPDATE outbox SET delivered_at = $1, delivery_attempts = delivery_attempts + 1 WHERE id = $2 AND delivered_at IS NULL
-        """)
+    static let insertEvent = S("webhooks.insert_event", SharedSQL.insertWebhookEventOnce.postgreSQL)
+    static let markPaymentPublished = S("webhooks.mark_outbox_published", SharedSQL.markOutboxMessageDeliveredOnce.postgreSQL)
     static let markCheckoutPublished = S(
-        "webhooks.mark_checkout_outbox_published", "UPDATE checkout_outbox SET published_at = $1 WHERE id = $2 AND published_at IS NULL")
-    static let insertDelivery = S("webhooks.insert_delivery", """
-        INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, updated_at) VALUES ($1, $2, 'pending', $3, $4)
-        """)
+        "webhooks.mark_checkout_outbox_published", SharedSQL.markCheckoutMessagePublished.postgreSQL)
+    static let insertDelivery = S("webhooks.insert_delivery", SharedSQL.insertWebhookDelivery.postgreSQL)
 
     package func publish(_ events: [NewEvent], at now: Date) throws -> [StoredEvent] {
         try write { connection in
@@ -160,13 +146,9 @@ public final class PostgreSQLWebhookStore: WebhookStore {
         "webhooks.endpoint_by_id", "SELECT \(endpointColumns) FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL")
     static let allEndpoints = S(
         "webhooks.endpoints", "SELECT \(endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id")
-    static let updateEndpointStatement = S("webhooks.update_endpoint", """
-        UPDATE webhook_endpoints SET status = $1, disabled_reason = $2, secret_sealed = $3, secret_version = $4,
-            previous_secret_sealed = $5, previous_secret_version = $6, previous_expires_at = $7
-        WHERE id = $8 AND deleted_at IS NULL
-        """)
+    static let updateEndpointStatement = S("webhooks.update_endpoint", SharedSQL.updateWebhookEndpoint.postgreSQL)
     static let deleteEndpointStatement = S(
-        "webhooks.delete_endpoint", "UPDATE webhook_endpoints SET deleted_at = $1 WHERE id = $2 AND deleted_at IS NULL")
+        "webhooks.delete_endpoint", SharedSQL.deleteWebhookEndpoint.postgreSQL)
 
     package func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
         try single(Self.insertEndpointStatement, [

@@ -65,7 +65,7 @@ package struct Migrator: Sendable {
                     }
                 }
                 try database.execute(
-                    "INSERT INTO schema_migrations (identifier, checksum, applied_at) VALUES (?, ?, ?)",
+                    SharedSQL.insertAppliedMigration.sqlite,
                     [migration.identifier, migration.checksum, clock.now()])
                 return true
             }
@@ -119,7 +119,7 @@ package struct Migrator: Sendable {
             "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'") { _ in true } ?? false
         guard hasTable else { return [] }
         return try database.queryAll(
-            "SELECT identifier, checksum, applied_at FROM schema_migrations ORDER BY identifier"
+            SharedSQL.appliedMigrations.sqlite
         ) { row in
             AppliedMigration(identifier: row.string(0), checksum: row.string(1),
                              appliedAt: Timestamp.date(epochMilliseconds: row.int64(2)))

@@ -13,7 +13,7 @@ package final class SQLiteAPIKeyStore: APIKeyStore {
     package func insertAPIKey(_ record: APIKeyRecord) throws {
         try database.write {
             try database.execute(
-                "INSERT INTO api_keys (id, name, key_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)",
+                SharedSQL.insertAPIKey.sqlite,
                 [record.id, record.name, record.keyHash, record.createdAt, record.revokedAt])
         }
     }
@@ -32,7 +32,7 @@ package final class SQLiteAPIKeyStore: APIKeyStore {
 
     package func revokeAPIKey(id: String, at now: Date) throws -> Bool {
         try database.write {
-            try database.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [now, id])
+            try database.execute(SharedSQL.revokeAPIKey.sqlite, [now, id])
             return database.changes == 1
         }
     }

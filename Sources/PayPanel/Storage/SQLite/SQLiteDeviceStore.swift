@@ -17,7 +17,7 @@ package final class SQLiteDeviceStore: DeviceStore {
     package func insertDevice(_ device: Device) throws {
         try database.write {
             try database.execute(
-                "INSERT INTO devices (id, token, topic, environment, status, dead_reason, dead_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                SharedSQL.insertDevice.sqlite,
                 [device.id, device.token, device.topic, device.environment.rawValue, device.isDead ? "dead" : "active",
                  device.dead?.reason, device.dead?.at, device.createdAt])
         }
@@ -40,7 +40,7 @@ package final class SQLiteDeviceStore: DeviceStore {
     package func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
         try database.write {
             try database.execute(
-                "UPDATE devices SET status = 'dead', dead_reason = ?, dead_at = ? WHERE id = ? AND status = 'active'", [reason, at, id])
+                SharedSQL.markDeviceDead.sqlite, [reason, at, id])
             return database.changes == 1
         }
     }
@@ -107,14 +107,14 @@ package final class SQLiteDeviceStore: DeviceStore {
     /// The attempt a claim counted, on record as in flight until `recordAttempt` ends it.
     private func recordInFlight(_ claimed: PushDelivery, at now: Date) throws {
         try database.execute(
-            "INSERT INTO push_attempts (delivery_id, attempt, started_at, outcome) VALUES (?, ?, ?, 'in_flight')",
+            SharedSQL.insertPushAttemptInFlight.sqlite,
             [claimed.id, claimed.attempts, now])
     }
 
     package func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws {
         try database.write {
             try database.execute(
-                "UPDATE push_attempts SET finished_at = ?, outcome = ?, http_status = ?, reason = ? WHERE delivery_id = ? AND attempt = ?",
+                SharedSQL.finishPushAttempt.sqlite,
                 [now, result.outcome.rawValue, result.httpStatus, result.reason, id, attempt])
             try database.execute("""
                 UPDATE push_deliveries SET status = ?, reason = ?, next_attempt_at = ?, claimed_until = NULL,
@@ -126,7 +126,7 @@ package final class SQLiteDeviceStore: DeviceStore {
 
     package func attempts(deliveryID: Int64) throws -> [PushAttempt] {
         try database.queryAll(
-            "SELECT attempt, started_at, finished_at, outcome, http_status, reason FROM push_attempts WHERE delivery_id = ? ORDER BY attempt",
+            SharedSQL.pushAttemptsOfDelivery.sqlite,
             [deliveryID]
         ) { row in
             DeviceRows.attempt(row)

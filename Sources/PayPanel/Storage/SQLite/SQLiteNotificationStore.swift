@@ -50,19 +50,19 @@ struct SQLiteNotificationTransaction: NotificationStoreTransaction {
 
     func dueNotificationIDs(at now: Date, limit: Int?) throws -> [Int64] {
         try database.queryAll(
-            "SELECT id FROM scheduled_notifications WHERE delivered_at IS NULL AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?",
+            SharedSQL.dueScheduledNotifications.sqlite,
             [now, limit.map(Int64.init) ?? -1]) { $0.int64(0) }  // SQLite: a negative LIMIT means none
     }
 
     func markDelivered(id: Int64, at: Date, sequence: Int64) throws -> Bool {
         try database.execute(
-            "UPDATE scheduled_notifications SET delivered_at = ?, delivery_sequence = ? WHERE id = ? AND delivered_at IS NULL",
+            SharedSQL.markNotificationDelivered.sqlite,
             [at, sequence, id])
         return database.changes > 0
     }
 
     func latestDeliverySequence() throws -> Int64 {
-        try database.queryFirst("SELECT coalesce(max(delivery_sequence), 0) FROM scheduled_notifications") { $0.int64(0) } ?? 0
+        try database.queryFirst(SharedSQL.lastNotificationDeliverySequence.sqlite) { $0.int64(0) } ?? 0
     }
 
     func notificationsDelivered(after sequence: Int64, threadID: String?, orderReference: String?) throws -> [ScheduledNotification] {
@@ -75,7 +75,7 @@ struct SQLiteNotificationTransaction: NotificationStoreTransaction {
 
     func markResponded(id: Int64, action: String, at: Date) throws -> Bool {
         try database.execute(
-            "UPDATE scheduled_notifications SET responded_at = ?, response_action = ? WHERE id = ? AND responded_at IS NULL",
+            SharedSQL.recordNotificationResponse.sqlite,
             [at, action, id])
         return database.changes > 0
     }

@@ -94,13 +94,13 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
 
     func appendEvent(_ event: StoredPaymentEvent) throws {
         try database.execute(
-            "INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            SharedSQL.insertEvent.sqlite,
             [event.intentID, event.version, event.type, event.fromStatus?.rawValue, event.toStatus.rawValue, event.data, event.occurredAt])
     }
 
     func events(ofIntent intentID: String) throws -> [PaymentEventRecord] {
         try database.queryAll(
-            "SELECT version, type, from_status, to_status, data, occurred_at FROM events WHERE intent_id = ? ORDER BY version",
+            SharedSQL.eventsOfIntent.sqlite,
             [intentID]
         ) { row in
             PaymentEventRecord(
@@ -165,11 +165,11 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
     }
 
     func allIntentIDs() throws -> [String] {
-        try database.queryAll("SELECT id FROM intents ORDER BY created_at, id", []) { $0.string(0) }
+        try database.queryAll(SharedSQL.intentIDsInCreationOrder.sqlite, []) { $0.string(0) }
     }
 
     func eventCount() throws -> Int {
-        try database.queryFirst("SELECT count(*) FROM events", []) { Int($0.int64(0)) } ?? 0
+        try database.queryFirst(SharedSQL.eventCount.sqlite, []) { Int($0.int64(0)) } ?? 0
     }
 
     func integrityFindings() throws -> [String] {

@@ -20,21 +20,17 @@ extension SQLitePaymentTransaction {
 
     func completeIdempotencyClaim(key: String, scope: String, requestHash: String, result: StoredIdempotentResult, at now: Date) throws {
         try database.execute(
-            """
-            UPDATE idempotency_keys SET status = 'completed', outcome = ?, response = ?, error_code = ?, error_message = ?,
-                locked_at = NULL, completed_at = ?
-            WHERE key = ? AND scope = ? AND request_hash = ?
-            """,
+            SharedSQL.completeIdempotencyKey.sqlite,
             [IdempotencyRows.outcome(result), result.response, result.errorCode, result.errorMessage, now, IdempotencyStore.storedKey(key), scope, requestHash])
     }
 
     func relockIdempotencyClaim(key: String, scope: String, at now: Date) throws {
-        try database.execute("UPDATE idempotency_keys SET locked_at = ? WHERE key = ? AND scope = ?", [now, IdempotencyStore.storedKey(key), scope])
+        try database.execute(SharedSQL.relockIdempotencyKey.sqlite, [now, IdempotencyStore.storedKey(key), scope])
     }
 
     func attachIdempotencyResource(_ resourceID: String, key: String, scope: String) throws {
         try database.execute(
-            "UPDATE idempotency_keys SET resource_id = ? WHERE key = ? AND scope = ? AND status = 'in_progress'",
+            SharedSQL.setIdempotencyKeyResource.sqlite,
             [resourceID, IdempotencyStore.storedKey(key), scope])
     }
 
@@ -45,7 +41,7 @@ extension SQLitePaymentTransaction {
     }
 
     func purgeIdempotencyRecords(createdAtOrBefore cutoff: Date) throws -> Int {
-        try database.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", [cutoff])
+        try database.execute(SharedSQL.purgeIdempotencyKeys.sqlite, [cutoff])
         return database.changes
     }
 }

@@ -6,16 +6,13 @@ extension SQLitePaymentTransaction {
 
     func scheduleTimer(_ timer: PaymentTimer, intentID: String, at now: Date) throws {
         try database.execute(
-            """
-            INSERT INTO timers (intent_id, kind, reference, due_at, created_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (intent_id, kind, reference) DO UPDATE SET due_at = excluded.due_at
-            """,
+            SharedSQL.upsertTimer.sqlite,
             [intentID, timer.kind.rawValue, timer.reference, timer.dueAt, now])
     }
 
     func cancelTimer(_ kind: PaymentTimer.Kind, reference: String, intentID: String) throws {
         try database.execute(
-            "DELETE FROM timers WHERE intent_id = ? AND kind = ? AND reference = ?", [intentID, kind.rawValue, reference])
+            SharedSQL.deleteIntentTimer.sqlite, [intentID, kind.rawValue, reference])
     }
 
     func dueTimers(at now: Date, limit: Int, intentID: String?) throws -> [DueTimer] {
@@ -29,7 +26,7 @@ extension SQLitePaymentTransaction {
 
     func timers(ofIntent intentID: String) throws -> [DueTimer] {
         try database.queryAll(
-            "SELECT id, intent_id, kind, reference, due_at FROM timers WHERE intent_id = ? ORDER BY due_at, id",
+            SharedSQL.timersOfIntent.sqlite,
             [intentID], Self.dueTimer
         ).compactMap { $0 }
     }
@@ -42,32 +39,25 @@ extension SQLitePaymentTransaction {
 
     func isStillDue(_ timer: DueTimer, at now: Date) throws -> Bool {
         try database.queryFirst(
-            "SELECT 1 FROM timers WHERE id = ? AND due_at = ? AND due_at <= ?", [timer.id, timer.dueAt, now]) { _ in true } ?? false
+            SharedSQL.timerStillDue.sqlite, [timer.id, timer.dueAt, now]) { _ in true } ?? false
     }
 
     func deleteTimer(id: Int64) throws {
-        try database.execute("DELETE FROM timers WHERE id = ?", [id])
+        try database.execute(SharedSQL.deleteTimer.sqlite, [id])
     }
 
     // MARK: - Reconciliation
 
     func callsAwaitingReconciliation(limit: Int) throws -> [AwaitingCall] {
         var calls = try database.queryAll(
-            """
-            SELECT id, in_flight_operation, in_flight_attempt_id, coalesce(outcome_unknown_since, in_flight_started_at),
-                   reconciliation_lookups
-            FROM intents WHERE in_flight_operation IS NOT NULL ORDER BY in_flight_started_at, id LIMIT ?
-            """, [limit]
+            SharedSQL.intentsWithUnknownOutcome.sqlite, [limit]
         ) { row -> AwaitingCall? in
             guard let kind = InFlightOperation.Kind(rawValue: row.string(1)) else { return nil }
             let operation = InFlightOperation(kind: kind, attemptID: row.string(2), amount: 1, startedAt: PaymentRows.date(row.int64(3)))
             return AwaitingCall(intentID: row.string(0), call: operation.call, since: PaymentRows.date(row.int64(3)), lookups: row.int(4))
         }.compactMap { $0 }
         calls += try database.queryAll(
-            """
-            SELECT intent_id, id, coalesce(outcome_unknown_since, created_at), reconciliation_lookups FROM refunds
-            WHERE status = 'pending' ORDER BY created_at, id LIMIT ?
-            """, [limit]
+            SharedSQL.pendingRefunds.sqlite, [limit]
         ) { row in AwaitingCall(intentID: row.string(0), call: .refund(refundID: row.string(1)), since: PaymentRows.date(row.int64(2)), lookups: row.int(3)) }
         return Array(calls.sorted { $0.since < $1.since }.prefix(limit))
     }
@@ -76,7 +66,7 @@ extension SQLitePaymentTransaction {
 
     func appendOutbox(_ message: NewOutboxMessage) throws {
         try database.execute(
-            "INSERT INTO outbox (intent_id, intent_version, topic, refund_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            SharedSQL.insertOutboxMessage.sqlite,
             [message.intentID, message.intentVersion, message.topic, message.refundID, message.payload, message.createdAt])
     }
 
@@ -100,13 +90,13 @@ extension SQLitePaymentTransaction {
 
     func markOutboxDelivered(_ ids: [Int64], at now: Date) throws {
         for id in ids {
-            try database.execute("UPDATE outbox SET delivered_at = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ?", [now, id])
+            try database.execute(SharedSQL.markOutboxMessageDelivered.sqlite, [now, id])
         }
     }
 
     func recordInboxEvent(source: String, eventID: String, intentID: String?, at now: Date) throws -> Bool {
         try database.execute(
-            "INSERT INTO inbox (source, event_id, intent_id, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+            SharedSQL.insertInboxMessage.sqlite,
             [source, eventID, intentID, now])
         return database.changes == 1
     }
@@ -115,12 +105,12 @@ extension SQLitePaymentTransaction {
 
     func tokenTransaction(_ transactionID: String) throws -> String?? {
         try database.queryFirst(
-            "SELECT intent_id FROM seen_token_transactions WHERE transaction_id = ?", [transactionID]) { $0.optionalString(0) }
+            SharedSQL.intentOfSeenTokenTransaction.sqlite, [transactionID]) { $0.optionalString(0) }
     }
 
     func insertTokenTransaction(_ transactionID: String, intentID: String?, attemptID: String?, at now: Date) throws {
         try database.execute(
-            "INSERT INTO seen_token_transactions (transaction_id, intent_id, attempt_id, seen_at) VALUES (?, ?, ?, ?)",
+            SharedSQL.insertSeenTokenTransaction.sqlite,
             [transactionID, intentID, attemptID, now])
     }
 }

@@ -16,7 +16,7 @@ package final class SQLiteWebhookStore: WebhookStore {
     package func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
         try database.read {
             let payments = try database.queryAll(
-                "SELECT id, intent_id, intent_version, topic, refund_id, payload, created_at FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?",
+                SharedSQL.undeliveredOutboxMessages.sqlite,
                 [limit]
             ) { row in
                 UnpublishedMessage.payment(OutboxMessage(
@@ -24,11 +24,7 @@ package final class SQLiteWebhookStore: WebhookStore {
                     refundID: row.optionalString(4), payload: row.string(5), createdAt: PaymentRows.date(row.int64(6))))
             }
             let checkouts = try database.queryAll(
-                """
-                SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
-                       created_at, updated_at, version, metadata, id, topic
-                FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT ?
-                """, [limit]
+                SharedSQL.unpublishedCheckoutMessages.sqlite, [limit]
             ) { row in
                 UnpublishedMessage.checkout(CheckoutMessage(id: row.int64(11), topic: row.string(12), checkout: try SQLitePaymentStore.checkout(row)))
             }
@@ -42,24 +38,21 @@ package final class SQLiteWebhookStore: WebhookStore {
             var inserted: [StoredEvent] = []
             for event in events {
                 try database.execute(
-                    """
-                    INSERT INTO webhook_events (id, type, object_id, created_at, source, source_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (source, source_id) DO NOTHING
-                    """,
+                    SharedSQL.insertWebhookEventOnce.sqlite,
                     [event.id, event.type, event.objectID, event.createdAt, event.source.rawValue, event.sourceID, event.body])
                 let isNew = database.changes == 1
                 switch event.source {
                 case .outbox:
                     try database.execute(
-                        "UPDATE outbox SET delivered_at = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ? AND delivered_at IS NULL",
+                        SharedSQL.markOutboxMessageDeliveredOnce.sqlite,
                         [now, event.sourceID])
                 case .checkoutOutbox:
-                    try database.execute("UPDATE checkout_outbox SET published_at = ? WHERE id = ? AND published_at IS NULL", [now, event.sourceID])
+                    try database.execute(SharedSQL.markCheckoutMessagePublished.sqlite, [now, event.sourceID])
                 }
                 guard isNew else { continue }
                 for endpoint in endpoints where endpoint.wants(event.type) {
                     try database.execute(
-                        "INSERT INTO webhook_deliveries (event_id, endpoint_id, status, next_attempt_at, updated_at) VALUES (?, ?, 'pending', ?, ?)",
+                        SharedSQL.insertWebhookDelivery.sqlite,
                         [event.id, endpoint.id, now, now])
                 }
                 inserted.append(StoredEvent(id: event.id, type: event.type, objectID: event.objectID, createdAt: event.createdAt, body: event.body))
@@ -152,11 +145,7 @@ package final class SQLiteWebhookStore: WebhookStore {
     package func updateEndpoint(_ endpoint: WebhookEndpointRecord) throws -> Bool {
         try database.write {
             try database.execute(
-                """
-                UPDATE webhook_endpoints SET status = ?, disabled_reason = ?, secret_sealed = ?, secret_version = ?,
-                    previous_secret_sealed = ?, previous_secret_version = ?, previous_expires_at = ?
-                WHERE id = ? AND deleted_at IS NULL
-                """,
+                SharedSQL.updateWebhookEndpoint.sqlite,
                 [endpoint.status.rawValue, endpoint.disabledReason, endpoint.sealedSecret, endpoint.secretVersion,
                  endpoint.previousSealedSecret, endpoint.previousSecretVersion, endpoint.previousExpiresAt, endpoint.id])
             return database.changes == 1
@@ -165,7 +154,7 @@ package final class SQLiteWebhookStore: WebhookStore {
 
     package func deleteEndpoint(_ id: String, at now: Date) throws -> Bool {
         try database.write {
-            try database.execute("UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", [now, id])
+            try database.execute(SharedSQL.deleteWebhookEndpoint.sqlite, [now, id])
             return database.changes == 1
         }
     }
@@ -190,7 +179,7 @@ package final class SQLiteWebhookStore: WebhookStore {
                     endpoint: try WebhookRows.endpoint(row, offset: 7))
             }
             for delivery in claimed {
-                try database.execute("UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ?", [leaseUntil, now, delivery.deliveryID])
+                try database.execute(SharedSQL.rescheduleWebhookDelivery.sqlite, [leaseUntil, now, delivery.deliveryID])
             }
             return claimed
         }
@@ -199,22 +188,16 @@ package final class SQLiteWebhookStore: WebhookStore {
     package func recordAttempt(_ attempt: WebhookAttemptRecord, delivery: DeliveryUpdate, disableEndpoint: String?) throws {
         try database.write {
             try database.execute(
-                """
-                INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_code, outcome, error)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
+                SharedSQL.insertWebhookAttempt.sqlite,
                 [attempt.deliveryID, attempt.attempt, attempt.startedAt, attempt.durationMilliseconds, attempt.responseCode,
                  attempt.outcome.rawValue, attempt.error.map { String($0.prefix(300)) }])
             try database.execute(
-                """
-                UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_response_code = ?, last_error = ?, updated_at = ?
-                WHERE id = ?
-                """,
+                SharedSQL.recordWebhookDeliveryResult.sqlite,
                 [delivery.status.rawValue, delivery.attempts, delivery.nextAttemptAt, delivery.responseCode, delivery.error, delivery.at,
                  delivery.deliveryID])
             if let disableEndpoint {
                 try database.execute(
-                    "UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?",
+                    SharedSQL.disableWebhookEndpoint.sqlite,
                     ["the endpoint answered 410 Gone", disableEndpoint])
             }
         }
@@ -223,10 +206,7 @@ package final class SQLiteWebhookStore: WebhookStore {
     package func deliveries(ofEvent eventID: String) throws -> [WebhookDeliveryRecord] {
         try database.read {
             try database.queryAll(
-                """
-                SELECT id, event_id, endpoint_id, status, attempts, next_attempt_at, last_response_code, last_error
-                FROM webhook_deliveries WHERE event_id = ? ORDER BY endpoint_id
-                """, [eventID]
+                SharedSQL.webhookDeliveriesOfEvent.sqlite, [eventID]
             ) { row in
                 WebhookDeliveryRecord(
                     id: row.int64(0), eventID: row.string(1), endpointID: row.string(2),
@@ -240,7 +220,7 @@ package final class SQLiteWebhookStore: WebhookStore {
     package func attempts(ofDelivery deliveryID: Int64) throws -> [WebhookAttemptRecord] {
         try database.read {
             try database.queryAll(
-                "SELECT delivery_id, attempt, started_at, duration_ms, response_code, outcome, error FROM webhook_attempts WHERE delivery_id = ? ORDER BY id",
+                SharedSQL.webhookAttemptsOfDelivery.sqlite,
                 [deliveryID]
             ) { row in
                 WebhookAttemptRecord(
@@ -253,16 +233,11 @@ package final class SQLiteWebhookStore: WebhookStore {
 
     package func replay(eventID: String, endpointID: String, at now: Date) throws -> Bool {
         try database.write {
-            guard try database.queryFirst("SELECT 1 FROM webhook_events WHERE id = ?", [eventID], { _ in true }) != nil,
-                  try database.queryFirst("SELECT 1 FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [endpointID], { _ in true }) != nil
+            guard try database.queryFirst(SharedSQL.webhookEventExists.sqlite, [eventID], { _ in true }) != nil,
+                  try database.queryFirst(SharedSQL.liveWebhookEndpointExists.sqlite, [endpointID], { _ in true }) != nil
             else { return false }
             try database.execute(
-                """
-                INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempts, next_attempt_at, updated_at)
-                VALUES (?, ?, 'pending', 0, ?, ?)
-                ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = excluded.next_attempt_at,
-                    updated_at = excluded.updated_at
-                """, [eventID, endpointID, now, now])
+                SharedSQL.requeueWebhookDelivery.sqlite, [eventID, endpointID, now, now])
             return true
         }
     }
