@@ -23,7 +23,7 @@ actor APIKeyAuthenticator {
     }
 
     /// The active key of the request, or a 401.
-    func authenticate(_ authorization: String?) throws -> APIKeyRecord {
+    func authenticate(_ authorization: String?) async throws -> APIKeyRecord {
         guard let authorization, !authorization.isEmpty else {
             throw Self.unauthorized("no API key given: send Authorization: Bearer sk_…")
         }
@@ -38,7 +38,11 @@ actor APIKeyAuthenticator {
         if presented.hasPrefix(DemoKey.prefix) {
             throw Self.unauthorized("this demo key is not this server's: a demo key lasts one run of 'paypanel serve --test-root' and exists only in that mode; restart serve with --test-root and reload /demo for a new one")
         }
-        guard let record = try ring.authenticate(presented) else {
+        // The read waits for the commits it may have seen to be durable (a key created a moment
+        // ago must not open a door a crash would close again); the wait suspends this actor, so
+        // the key checks of other requests go on meanwhile instead of queueing behind a flush.
+        let ring = self.ring
+        guard let record = try await ring.store.awaitingFlush({ try ring.authenticate(presented) }) else {
             // One message for unknown, malformed and revoked keys: the caller learns nothing
             // about which keys exist.
             throw Self.unauthorized("invalid or revoked API key: create one with 'paypanel keys create'")

@@ -379,6 +379,14 @@ public final class Database {
         return (result, PendingFlush(walSync: collected == nil ? nil : walSync, ticket: collected ?? 0))
     }
 
+    /// `collectingFlushes`, then the wait for the flush, suspended: what a store's `awaitingFlush`
+    /// does on SQLite. It returns once what `body` wrote, and what it read, is durable.
+    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        let (result, flush) = try collectingFlushes(body)
+        try await flush.wait()
+        return result
+    }
+
     /// Runs `body` in a transaction and commits it, retrying busy as `write` says; returns the
     /// commit's ticket for the group flush (nil outside WAL mode, where the COMMIT flushed).
     private func commit<T>(_ body: () throws -> T) throws -> (T, UInt64?) {

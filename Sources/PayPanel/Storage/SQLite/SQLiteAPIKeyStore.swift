@@ -30,6 +30,12 @@ package final class SQLiteAPIKeyStore: APIKeyStore {
         }
     }
 
+    /// The settled read of the keys leaves its wait to one at the end, which suspends the owner
+    /// (`Database.awaitingFlush`).
+    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try await database.awaitingFlush(body)
+    }
+
     package func revokeAPIKey(id: String, at now: Date) throws -> Bool {
         try database.write {
             try database.execute(SharedSQL.revokeAPIKey.sqlite, [now, id])

@@ -41,9 +41,7 @@ package final class SQLitePaymentStore: PaymentStore {
     /// (`Database.collectingFlushes`), which suspends the caller; the flush is shared with the
     /// other writers of the file meanwhile.
     package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
-        let (result, flush) = try database.collectingFlushes(body)
-        try await flush.wait()
-        return result
+        try await database.awaitingFlush(body)
     }
 }
 

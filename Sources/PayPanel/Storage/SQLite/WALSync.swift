@@ -236,6 +236,14 @@ final class WALSync: Sendable {
         return flushes
     }
 
+    /// How many callers wait for a flush suspended (`durable`) now: what a test waits for to
+    /// know every one of its calls reached its wait without holding its thread.
+    var suspendedWaiters: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return suspended.count
+    }
+
     /// How many flusher threads `durable` started: none while each waiter flushed in place.
     var flusherThreadCount: Int {
         condition.lock()
