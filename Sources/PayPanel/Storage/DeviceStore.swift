@@ -35,6 +35,16 @@ package protocol DeviceStore: AnyObject {
     func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws
     /// Every attempt of a delivery, first first.
     func attempts(deliveryID: Int64) throws -> [PushAttempt]
+    /// Runs `body`, calls of this store, then awaits the flushes they need suspended
+    /// (`CheckoutStore.awaitingFlush`), so the push outbox's other callers go on meanwhile.
+    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
+}
+
+extension DeviceStore {
+    /// A store whose commits are durable when they return waits for nothing more.
+    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try body()
+    }
 }
 
 /// One APNs registration of an app on a device.

@@ -38,7 +38,7 @@ package actor PushOutbox {
 
     /// Registers `token` for `topic` in `environment`; the same registration again returns the
     /// existing device. A token APNs called dead is refused: it never works again.
-    package func register(token: String, topic: String, environment: APNsEnvironment) throws -> Device {
+    package func register(token: String, topic: String, environment: APNsEnvironment) async throws -> Device {
         guard let parsed = DeviceToken(token) else {
             throw PushError(.invalidDevice, "token must be the device token in hex (64 to 200 hex digits), as the app's registration gave it", field: "token")
         }
@@ -46,20 +46,24 @@ package actor PushOutbox {
             throw PushError(.invalidDevice, "topic must be the app's bundle id (letters, digits, '.', '-'; at most 255 characters)", field: "topic")
         }
         try SensitiveDigits.check(topic, field: "topic")
-        if let existing = try store.device(token: parsed.hex, topic: topic, environment: environment) {
-            guard !existing.isDead else {
-                throw PushError(.deviceDead, "this device token was reported dead by APNs (\(existing.dead!.reason)); register the app's new token")
+        // The look-up and the insert in one turn of the actor: a second registration of the
+        // token cannot come between them.
+        return try await stored {
+            if let existing = try store.device(token: parsed.hex, topic: topic, environment: environment) {
+                guard !existing.isDead else {
+                    throw PushError(.deviceDead, "this device token was reported dead by APNs (\(existing.dead!.reason)); register the app's new token")
+                }
+                return existing
             }
-            return existing
+            let device = Device(id: random.make(.device), token: parsed.hex, topic: topic, environment: environment, dead: nil, createdAt: clock.now())
+            try store.insertDevice(device)
+            return device
         }
-        let device = Device(id: random.make(.device), token: parsed.hex, topic: topic, environment: environment, dead: nil, createdAt: clock.now())
-        try store.insertDevice(device)
-        return device
     }
 
-    package func device(_ id: String) throws -> Device? { try store.device(id) }
+    package func device(_ id: String) async throws -> Device? { try await stored { try store.device(id) } }
 
-    package func devices() throws -> [Device] { try store.devices() }
+    package func devices() async throws -> [Device] { try await stored { try store.devices() } }
 
     // MARK: - Deliveries
 
@@ -73,35 +77,44 @@ package actor PushOutbox {
     package func push(_ payload: [UInt8], to deviceID: String, checkoutID: String?, collapseID: String?, expiresAt: Date?) async throws
         -> PushDelivery
     {
-        guard let device = try store.device(deviceID) else {
-            throw PushError(.deviceNotFound, "no device \(JSONWriter.quoted(SensitiveDigits.redacted(String(deviceID.prefix(64))))): register it with POST /v1/devices first")
-        }
-        guard !device.isDead else {
-            throw PushError(.deviceDead, "the device \(device.id) is dead (APNs: \(device.dead!.reason)); the app must register its new token")
-        }
-        let apnsID = UUID().uuidString.lowercased()
-        let new = NewPushDelivery(
-            apnsID: apnsID, deviceID: device.id, checkoutID: checkoutID, collapseID: collapseID, payload: payload, expiresAt: expiresAt,
-            status: provider == nil ? .skipped : .pending, reason: provider == nil ? "apns_not_configured" : nil)
-        guard let provider else { return try require(try store.insertDelivery(new, at: clock.now())) }
+        // The device's check and the insert in one turn of the actor (nothing of this outbox,
+        // such as an attempt marking the device dead, comes between them); the push is sent
+        // only once its claimed row is durable.
         let startedAt = clock.now()
-        let claimed = try store.insertClaimedDelivery(new, at: startedAt, claimUntil: startedAt.addingTimeInterval(Self.claimDuration))
-        return try await finish(claimed, provider: provider, startedAt: startedAt)
+        let queued = try await stored { () throws -> PushDelivery in
+            guard let device = try store.device(deviceID) else {
+                throw PushError(.deviceNotFound, "no device \(JSONWriter.quoted(SensitiveDigits.redacted(String(deviceID.prefix(64))))): register it with POST /v1/devices first")
+            }
+            guard !device.isDead else {
+                throw PushError(.deviceDead, "the device \(device.id) is dead (APNs: \(device.dead!.reason)); the app must register its new token")
+            }
+            let apnsID = UUID().uuidString.lowercased()
+            let new = NewPushDelivery(
+                apnsID: apnsID, deviceID: device.id, checkoutID: checkoutID, collapseID: collapseID, payload: payload, expiresAt: expiresAt,
+                status: provider == nil ? .skipped : .pending, reason: provider == nil ? "apns_not_configured" : nil)
+            guard provider != nil else { return try require(try store.insertDelivery(new, at: startedAt)) }
+            return try store.insertClaimedDelivery(new, at: startedAt, claimUntil: startedAt.addingTimeInterval(Self.claimDuration))
+        }
+        guard let provider else { return queued }
+        return try await finish(queued, provider: provider, startedAt: startedAt)
     }
 
     /// The latest push to a checkout.
-    package func latestDelivery(checkoutID: String) throws -> PushDelivery? { try store.latestDelivery(checkoutID: checkoutID) }
+    package func latestDelivery(checkoutID: String) async throws -> PushDelivery? {
+        try await stored { try store.latestDelivery(checkoutID: checkoutID) }
+    }
 
-    package func delivery(_ id: Int64) throws -> PushDelivery? { try store.delivery(id) }
+    package func delivery(_ id: Int64) async throws -> PushDelivery? { try await stored { try store.delivery(id) } }
 
-    package func attempts(deliveryID: Int64) throws -> [PushAttempt] { try store.attempts(deliveryID: deliveryID) }
+    package func attempts(deliveryID: Int64) async throws -> [PushAttempt] { try await stored { try store.attempts(deliveryID: deliveryID) } }
 
     /// The worker's pass: every due delivery gets an attempt. Returns the deliveries attempted,
     /// in their new state.
     package func drain(limit: Int = 100) async throws -> [PushDelivery] {
         guard provider != nil else { return [] }
         var attempted: [PushDelivery] = []
-        for id in try store.dueDeliveryIDs(at: clock.now(), limit: limit) {
+        let now = clock.now()
+        for id in try await stored({ try store.dueDeliveryIDs(at: now, limit: limit) }) {
             if let delivery = try await attempt(id) { attempted.append(delivery) }
         }
         return attempted
@@ -111,7 +124,7 @@ package actor PushOutbox {
     func attempt(_ id: Int64) async throws -> PushDelivery? {
         guard let provider else { return nil }
         let startedAt = clock.now()
-        guard let claimed = try store.claimDelivery(id, at: startedAt, claimUntil: startedAt.addingTimeInterval(Self.claimDuration)) else {
+        guard let claimed = try await stored({ try store.claimDelivery(id, at: startedAt, claimUntil: startedAt.addingTimeInterval(Self.claimDuration)) }) else {
             return nil
         }
         return try await finish(claimed, provider: provider, startedAt: startedAt)
@@ -122,16 +135,18 @@ package actor PushOutbox {
     private func finish(_ claimed: PushDelivery, provider: APNsProvider, startedAt: Date) async throws -> PushDelivery {
         let result = try await send(claimed, provider: provider, at: startedAt)
         let now = clock.now()
-        try store.recordAttempt(claimed.id, attempt: claimed.attempts, result: result, at: max(now, startedAt))
-        if result.outcome == .deviceDead, result.httpStatus != nil {
-            _ = try store.markDeviceDead(claimed.deviceID, reason: result.reason ?? "Unregistered", at: result.invalidSince ?? max(now, startedAt))
+        return try await stored {
+            try store.recordAttempt(claimed.id, attempt: claimed.attempts, result: result, at: max(now, startedAt))
+            if result.outcome == .deviceDead, result.httpStatus != nil {
+                _ = try store.markDeviceDead(claimed.deviceID, reason: result.reason ?? "Unregistered", at: result.invalidSince ?? max(now, startedAt))
+            }
+            return try require(claimed.id)
         }
-        return try require(claimed.id)
     }
 
     /// One attempt's result; nothing is written here.
     private func send(_ delivery: PushDelivery, provider: APNsProvider, at now: Date) async throws -> PushAttemptResult {
-        guard let device = try store.device(delivery.deviceID) else {
+        guard let device = try await stored({ try store.device(delivery.deviceID) }) else {
             return PushAttemptResult(outcome: .rejected, httpStatus: nil, reason: "device_missing", deliveryStatus: .failed, nextAttemptAt: nil)
         }
         if let dead = device.dead {
@@ -199,6 +214,15 @@ package actor PushOutbox {
         min(600, 5 * pow(2, Double(max(0, attempt - 1))))
     }
 
+    /// Runs `body`, calls of the store, in one turn of this actor, then awaits the flushes they
+    /// need suspended (`DeviceStore.awaitingFlush`): the outbox's other callers (a push per
+    /// checkout created for a device, the worker's pass) go on meanwhile, and their commits
+    /// share the flush. Nothing is answered or sent before the wait returns.
+    private func stored<T>(_ body: () throws -> T) async throws -> T {
+        try await store.awaitingFlush(body)
+    }
+
+    /// Inside `stored`: the delivery `id` as the store has it now.
     private func require(_ id: Int64) throws -> PushDelivery {
         guard let delivery = try store.delivery(id) else { throw DeviceStoreError(rowID: String(id), detail: "the delivery vanished") }
         return delivery

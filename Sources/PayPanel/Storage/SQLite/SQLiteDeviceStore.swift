@@ -10,6 +10,12 @@ package final class SQLiteDeviceStore: DeviceStore {
         self.database = database
     }
 
+    /// The commits and settled reads in `body` leave their flush to one wait at the end, which
+    /// suspends the owner (`Database.awaitingFlush`).
+    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try await database.awaitingFlush(body)
+    }
+
     // MARK: - Devices
 
     private static let deviceColumns = DeviceRows.deviceColumns
