@@ -111,9 +111,7 @@ public actor MockProcessor: PaymentProcessor {
             // The ledger's commit returns before its flush; the answer waits for the flush here,
             // suspending the processor rather than holding its thread, so the operations it
             // serves meanwhile commit into the same flush.
-            let (recorded, flush) = try ledger.database.collectingFlushes { try operation() }
-            try await flush.wait()
-            answer = recorded
+            answer = try await ledger.database.awaitingFlush { try operation() }
         } catch {
             // The transaction rolled back, or its flush failed: a failed COMMIT cannot be told
             // from a lost answer, so the caller must treat it as unknown and look it up.
