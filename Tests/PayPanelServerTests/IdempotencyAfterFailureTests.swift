@@ -124,24 +124,31 @@ import TestSupport
         #expect(await server.terminate() == 0)
     }
 
-    /// A request that collides with another one still running on the same intent gets a 409
-    /// `payment_intent_operation_in_flight`: it started nothing, so its key is released — the
-    /// 409 is not its answer. Retried once the first is done, it runs for real, and that answer
+    /// A request that collides with a processor call still in flight on the same intent gets a
+    /// 409 `payment_intent_operation_in_flight`: it started nothing, so its key is released — the
+    /// 409 is not its answer. Retried once the call is settled, it runs for real, and that answer
     /// is the one stored.
+    ///
+    /// The call stays in flight for as long as the test needs, whatever the machine's load: the
+    /// first confirm's answer is not recorded (`$PAYPANEL_STORE_FAULT`), and the clock is fixed
+    /// (`--now`), so the worker's reconciliation never comes due; the first key's retry settles
+    /// it. (A slow processor answer was tried first: on a loaded CI machine the collision
+    /// sometimes came after it, even at 10 s.)
     @Test func aTransient409IsNeverTheKeysAnswerAndAKeyWithNothingStartedIsReleased() async throws {
-        let server = try await ServerProcess.start()
+        let server = try await ServerProcess.start(
+            arguments: ["--now", ResolveRouteTests.now], environment: ["PAYPANEL_STORE_FAULT": "after-authorize"])
         let intent = try await server.createIntent(capture: "manual")
         let confirm = "/v1/payment_intents/\(intent)/confirm"
-        // SLOW_10S: the second request must arrive while the first is still at the processor;
-        // 3 s was not always enough on a loaded CI machine (the collision came after it ended).
-        async let slow = server.request(
-            "POST", confirm, json: ServerProcess.card("4242424242424242", holder: "SLOW_10S"), headers: ["Idempotency-Key": "first"])
-        try await server.waitUntilMoved(from: "requires_payment_method", intent)
+        let first = ServerProcess.card("4242424242424242")
+        let failed = try await server.request("POST", confirm, json: first, headers: ["Idempotency-Key": "first"])
+        #expect(failed.status == 500, "\(failed.text)")
+        #expect(try await server.request("GET", "/v1/payment_intents/\(intent)")["status"] == "processing")
 
         let card = ServerProcess.card("5555555555554444")
         let collided = try await server.request("POST", confirm, json: card, headers: ["Idempotency-Key": "second"])
         #expect(collided.status == 409 && collided.errorCode == "payment_intent_operation_in_flight", "\(collided.text)")
-        #expect(try await slow.status == 200)
+        let settled = try await server.request("POST", confirm, json: first, headers: ["Idempotency-Key": "first"])
+        #expect(settled.status == 200 && settled["status"] == "requires_capture", "\(settled.text)")
 
         let retried = try await server.request("POST", confirm, json: card, headers: ["Idempotency-Key": "second"])
         #expect(retried.headers["Idempotent-Replayed"] == nil, "the 409 was not stored: \(retried.text)")
