@@ -18,50 +18,56 @@ public enum WireAnswer: Sendable, Equatable {
 extension MockProcessor {
     /// The network front end's authorize: the ledger work happens now, at `now` (the calling
     /// account's clock); the answer says what to send and when.
-    public func authorizeOverWire(_ request: AuthorizationRequest, now: Date) -> WireAnswer {
-        wire { try ledger.authorize(request, now: now, configuration: configuration) }
+    ///
+    /// Each of these calls returns once its ledger work is durable, and waits for that flush
+    /// suspended, as `deliver` does: the processor serves other accounts' calls meanwhile, and
+    /// their commits share the flush. (They once waited holding the processor's thread, so
+    /// `processor serve`'s ledger calls were written one flush at a time.)
+    public func authorizeOverWire(_ request: AuthorizationRequest, now: Date) async -> WireAnswer {
+        await wire { try ledger.authorize(request, now: now, configuration: configuration) }
     }
 
     /// Completes a pending 3-D Secure challenge (the mock's test endpoint).
-    public func completeChallengeOverWire(reference: String, passed: Bool, now: Date) -> WireAnswer {
-        wire { try ledger.completeChallenge(reference: reference, passed: passed, now: now, configuration: configuration) }
+    public func completeChallengeOverWire(reference: String, passed: Bool, now: Date) async -> WireAnswer {
+        await wire { try ledger.completeChallenge(reference: reference, passed: passed, now: now, configuration: configuration) }
     }
 
-    public func captureOverWire(_ request: CaptureRequest, now: Date) -> WireAnswer {
-        wire { try ledger.capture(request, now: now) }
+    public func captureOverWire(_ request: CaptureRequest, now: Date) async -> WireAnswer {
+        await wire { try ledger.capture(request, now: now) }
     }
 
-    public func voidOverWire(reference: String, now: Date) -> WireAnswer {
-        wire { try ledger.void(reference: reference, now: now) }
+    public func voidOverWire(reference: String, now: Date) async -> WireAnswer {
+        await wire { try ledger.void(reference: reference, now: now) }
     }
 
-    public func refundOverWire(_ request: RefundRequest, now: Date) -> WireAnswer {
-        wire { try ledger.refund(request, now: now, configuration: configuration) }
+    public func refundOverWire(_ request: RefundRequest, now: Date) async -> WireAnswer {
+        await wire { try ledger.refund(request, now: now, configuration: configuration) }
     }
 
     /// What the ledger knows about `reference`, at `now`.
-    public func lookupOverWire(reference: String, operation: ProcessorOperation, now: Date) throws -> LookupResult {
-        try ledger.lookup(reference: reference, operation: operation, now: now)
+    public func lookupOverWire(reference: String, operation: ProcessorOperation, now: Date) async throws -> LookupResult {
+        try await ledger.database.awaitingFlush { try ledger.lookup(reference: reference, operation: operation, now: now) }
     }
 
     /// The entries whose reference starts with `prefix` (one account's), in ledger order.
-    public func ledgerEntries(referencePrefix prefix: String, now: Date) throws -> [LedgerEntry] {
-        try ledger.entries(now: now).filter { $0.reference.hasPrefix(prefix) }
+    public func ledgerEntries(referencePrefix prefix: String, now: Date) async throws -> [LedgerEntry] {
+        try await ledger.database.awaitingFlush { try ledger.entries(now: now) }.filter { $0.reference.hasPrefix(prefix) }
     }
 
     /// Forgets every entry, chain position and cryptogram whose reference starts with `prefix`
     /// (one account's), or everything when `prefix` is nil.
-    public func resetLedger(referencePrefix prefix: String?) throws {
-        try ledger.reset(referencePrefix: prefix)
+    public func resetLedger(referencePrefix prefix: String?) async throws {
+        try await ledger.database.awaitingFlush { try ledger.reset(referencePrefix: prefix) }
     }
 
-    private func wire(_ operation: () throws -> ProcessorAnswer) -> WireAnswer {
+    private func wire(_ operation: () throws -> ProcessorAnswer) async -> WireAnswer {
         let latency = configuration.latency.delay(using: &jitter)
         let answer: ProcessorAnswer
         do {
-            answer = try operation()
+            answer = try await ledger.database.awaitingFlush { try operation() }
         } catch {
-            // The transaction rolled back, but the client cannot know that: a 500, look it up.
+            // The transaction rolled back, or its flush failed, but the client cannot know
+            // that: a 500, look it up.
             return .serverError(delay: latency)
         }
         switch answer {

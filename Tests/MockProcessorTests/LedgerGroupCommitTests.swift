@@ -7,34 +7,92 @@ import Testing
 /// The mock processor answers only once its ledger's commit is on disk, but waits for that
 /// flush suspended, not holding its thread: the operations it serves meanwhile commit into the
 /// same flush (`Database.collectingFlushes`), so concurrent clients do not queue for a flush each.
+///
+/// Run for every entry point that writes the ledger: the in-process calls (`serve`'s processor)
+/// and the over-the-wire ones (`processor serve`'s). The wire calls once waited holding the
+/// processor's thread while the in-process ones did not, and a test of `authorize` alone
+/// could not see it.
 @Suite struct LedgerGroupCommitTests {
-    @Test func concurrentAuthorizationsShareTheLedgersFlushes() async throws {
+    /// A ledger-writing call of the processor, with what it needs done before.
+    struct EntryPoint: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// Prepares call `index` (an authorization for a capture, …), outside the measured run.
+        let prepare: @Sendable (MockProcessor, Int) async throws -> Void
+        /// Makes call `index`; true when it was answered as expected.
+        let call: @Sendable (MockProcessor, Int, Date) async throws -> Bool
+        var testDescription: String { name }
+
+        static func reference(_ index: Int) -> String { "at_group_\(index)" }
+
+        static func authorized(_ processor: MockProcessor, _ index: Int) async throws {
+            let outcome = await processor.authorize(Requests.authorization(reference(index), method: try Requests.card()), timeout: callerTimeout)
+            guard case .approved = outcome else { throw PreparationFailed(outcome: "\(outcome)") }
+        }
+
+        static func approved(_ answer: WireAnswer) -> Bool {
+            if case .answer(.approved, _) = answer { return true }
+            return false
+        }
+
+        static let all: [EntryPoint] = [
+            EntryPoint(name: "authorize (in process)", prepare: { _, _ in }) { processor, index, _ in
+                let outcome = await processor.authorize(Requests.authorization(reference(index), method: try Requests.card()), timeout: callerTimeout)
+                if case .approved = outcome { return true }
+                return false
+            },
+            EntryPoint(name: "authorizeOverWire", prepare: { _, _ in }) { processor, index, now in
+                approved(await processor.authorizeOverWire(Requests.authorization(reference(index), method: try Requests.card()), now: now))
+            },
+            EntryPoint(name: "captureOverWire", prepare: authorized) { processor, index, now in
+                approved(await processor.captureOverWire(CaptureRequest(reference: reference(index), amount: Requests.amount(1000)), now: now))
+            },
+            EntryPoint(name: "voidOverWire", prepare: authorized) { processor, index, now in
+                approved(await processor.voidOverWire(reference: reference(index), now: now))
+            },
+            EntryPoint(name: "refundOverWire", prepare: { processor, index in
+                try await authorized(processor, index)
+                let answer = await processor.captureOverWire(CaptureRequest(reference: reference(index), amount: Requests.amount(1000)), now: ProcessorHarness.start)
+                guard approved(answer) else { throw PreparationFailed(outcome: "\(answer)") }
+            }) { processor, index, now in
+                approved(await processor.refundOverWire(
+                    RefundRequest(reference: reference(index), refundReference: "re_group_\(index)", amount: Requests.amount(400)), now: now))
+            },
+        ]
+    }
+
+    struct PreparationFailed: Error {
+        let outcome: String
+    }
+
+    @Test(arguments: EntryPoint.all)
+    func concurrentCallsShareTheLedgersFlushes(_ entryPoint: EntryPoint) async throws {
         let harness = try ProcessorHarness()
         let gate = try #require(WriteGate.forFile(at: harness.ledgerPath))
-        let authorizations = 48
+        let calls = 48
+        for index in 0..<calls { try await entryPoint.prepare(harness.processor, index) }
         let before = gate.walSync.flushCount
-        // The authorizations must wait in the processor's queue together, and a flush must last
-        // until they all committed: neither holds by itself on a loaded machine or a fast disk,
-        // so both are arranged (`QueuedCalls`).
+        let entriesBefore = try harness.entries().count
+        // The calls must wait in the processor's queue together, and a flush must last until
+        // they all committed: neither holds by itself on a loaded machine or a fast disk, so
+        // both are arranged (`QueuedCalls`).
         let walSync = gate.walSync
         let flushes = QueuedCalls.Flushes(
             noted: { walSync.latestNoted }, count: { walSync.flushCount }, excluding: { work in walSync.excludingFlushes(work) })
-        let run = try await QueuedCalls.whileFlushesAreHeld(on: harness.processor, flushes, authorizations) { index in
-            let outcome = await harness.processor.authorize(
-                Requests.authorization("at_group_\(index)", method: try Requests.card()), timeout: callerTimeout)
-            if case .approved = outcome { return true }
-            return false
+        let processor = harness.processor
+        let now = harness.clock.now()
+        let run = try await QueuedCalls.whileFlushesAreHeld(on: processor, flushes, calls) { index in
+            try await entryPoint.call(processor, index, now)
         }
-        #expect(run.allQueued, "all \(authorizations) authorizations waited in the processor's queue together")
-        #expect(run.committedWhileHeld >= UInt64(authorizations),
-                "\(run.committedWhileHeld) of \(authorizations) authorizations committed while the first one's flush waited")
+        #expect(run.allQueued, "all \(calls) calls waited in the processor's queue together")
+        #expect(run.heldThreads.isEmpty, "waits that held the processor's thread: \(run.heldThreads.prefix(3))")
+        #expect(run.committedWhileHeld >= UInt64(calls), "\(run.committedWhileHeld) of \(calls) calls committed while the first one's flush waited")
         #expect(run.flushedWhileHeld == 0, "no flush ran while they were held back")
-        #expect(run.results.allSatisfy { $0 })
-        // Every authorization is its own transaction: one flush each when the processor held
-        // its thread through every flush (48); shared, far fewer.
+        #expect(run.results.allSatisfy { $0 }, "\(run.results)")
+        // Every call is its own transaction: one flush each when the processor held its thread
+        // through every flush (48); shared, far fewer.
         let flushed = gate.walSync.flushCount - before
         #expect(flushed > 0, "the ledger's commits were flushed")
-        #expect(flushed < authorizations / 2, "\(flushed) flushes for \(authorizations) authorizations")
-        #expect(try harness.entries().count >= authorizations, "every authorization is in the ledger")
+        #expect(flushed < calls / 2, "\(flushed) flushes for \(calls) calls")
+        #expect(try harness.entries().count >= entriesBefore + calls, "every call is in the ledger")
     }
 }

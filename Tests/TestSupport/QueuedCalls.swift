@@ -45,6 +45,9 @@ public enum QueuedCalls {
         public let committedWhileHeld: UInt64
         /// Flushes run while they were held back: none, unless the hold failed.
         public let flushedWhileHeld: Int
+        /// Waits for a flush that held the actor's thread with other calls queued behind it
+        /// (`BlockingWait.announceHoldingThread`), by name: none when the actor suspends.
+        public let heldThreads: [String]
     }
 
     /// Makes `count` calls `call(0)`, `call(1)`, … at once to `actor`, whose executor is an
@@ -68,6 +71,10 @@ public enum QueuedCalls {
 
     /// `together`, while the file's flushes are held back until `count` commits were noted
     /// (or the deadline passed); then they go, and the calls finish.
+    ///
+    /// The calls run under a `BlockingWaitAuditor`: a call that waits for its flush holding the
+    /// actor's thread can never let the others commit, so the flushes go at once when one is
+    /// seen (`heldThreads`), rather than after `patience`, and the test fails in seconds.
     public static func whileFlushesAreHeld<T: Sendable>(
         on actor: any Actor, _ flushes: Flushes, _ count: Int, _ call: @escaping @Sendable (Int) async throws -> T
     ) async throws -> HeldRun<T> {
@@ -83,14 +90,18 @@ public enum QueuedCalls {
             }
         }
         try await wait(for: holding)
-        async let run = together(on: actor, count, call)
+        let auditor = BlockingWaitAuditor()
+        async let run = BlockingWait.$auditor.withValue(auditor) { try await together(on: actor, count, call) }
         let deadline = ContinuousClock.now.advanced(by: patience)
-        while flushes.noted() - notedBefore < UInt64(count), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        while flushes.noted() - notedBefore < UInt64(count), auditor.heldThreads.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         let committed = flushes.noted() - notedBefore
         let flushed = flushes.count() - flushesBefore
         release.signal()
         let (results, allQueued) = try await run
-        return HeldRun(results: results, allQueued: allQueued, committedWhileHeld: committed, flushedWhileHeld: flushed)
+        return HeldRun(
+            results: results, allQueued: allQueued, committedWhileHeld: committed, flushedWhileHeld: flushed, heldThreads: auditor.heldThreads)
     }
 
     /// Runs on `actor`'s thread (an `isolated` parameter) and holds it (`holdCurrentThread`).
