@@ -148,6 +148,10 @@ final class AccountStore {
         return flush
     }
 
+    /// The flush that makes every commit to the ledger file so far durable (the account
+    /// store's and the ledger's: one file, one WAL).
+    var flushOfEverythingCommitted: PendingFlush { database.flushOfEverythingCommitted }
+
     private func write(_ changes: AccountChanges) throws {
         try database.write {
             try database.execute(

@@ -38,7 +38,7 @@ extension ProcessorService {
         // client that searches instead of retrying (the backend's worker) would find nothing.
         // Restarted, the server settles a `processing` intent from the ledger. Found by the
         // processor crash soak.
-        await persistSharingFlush(tag)
+        writeAhead(tag)
 
         let fault = WireFault(holderName: card.method.holderName)
         if fault == .dropBefore {

@@ -199,7 +199,7 @@ extension ProcessorService {
             update(tag) { $0.intents[id] = marked }
             // Written ahead of the ledger call, as an authorization is: a crash in between
             // leaves the intent `processing`, and the next start settles it from the ledger.
-            await persistSharingFlush(tag)
+            writeAhead(tag)
             let answer = await mock.captureOverWire(CaptureRequest(reference: reference, amount: Amount(minorUnits: amount, currency: intent.currency)), now: now(tag))
             var result: ProcessorOutcome?
             var reply: Reply
@@ -260,7 +260,7 @@ extension ProcessorService {
                 intent.status = "processing"
                 let marked = intent
                 update(tag) { $0.intents[id] = marked }
-                await persistSharingFlush(tag)  // written ahead of the ledger call, as a capture is
+                writeAhead(tag)  // written ahead of the ledger call, as a capture is
                 let answer = await mock.voidOverWire(reference: reference, now: now(tag))
                 intent.status = "requires_capture"
                 guard case .answer(.approved, _) = answer else {

@@ -50,7 +50,7 @@ extension ProcessorService {
                 account.intents[intentID]?.refunded += amount - interrupted
                 account.refunds[id] = pending
             }
-            await persistSharingFlush(tag)
+            writeAhead(tag)
             refundsInFlight.insert(id)
             defer { refundsInFlight.remove(id) }
             let answer = await mock.refundOverWire(

@@ -104,12 +104,24 @@ actor ProcessorService {
         try? residents.save(tag)?.waitBlocking()
     }
 
-    /// `persist`, for a request: the wait for the commit's flush suspends the service instead of
-    /// holding its thread, so the requests of other accounts commit into the same flush
-    /// meanwhile. It returns once the write is durable, so an answer, or a ledger call the write
-    /// goes ahead of, still comes after it.
+    /// `persist`, for a request: the wait for the flush suspends the service instead of holding
+    /// its thread, so the requests of other accounts commit into the same flush meanwhile. It
+    /// returns once this write, and every commit to the file before it (a `writeAhead` whose
+    /// ledger call never came), is durable, so an answer still comes after them.
     func persistSharingFlush(_ tag: String) async {
-        try? await residents.save(tag)?.wait()
+        _ = residents.save(tag)
+        try? await store?.flushOfEverythingCommitted.wait()
+    }
+
+    /// Writes what changed in the account ahead of a ledger call, without waiting for the
+    /// write's flush. The write-ahead must be on disk whenever the ledger's entry is (a crash in
+    /// between then leaves the intent `processing`, and the next start settles it from the
+    /// ledger), and that holds without a wait of its own: the ledger's commit goes to the same
+    /// file after this one, into the same WAL, and the flush the ledger call waits for makes
+    /// every frame before it durable too. The request's answer waits for both
+    /// (`persistSharingFlush`). One flush wait per ledger call instead of two.
+    func writeAhead(_ tag: String) {
+        _ = residents.save(tag)
     }
 
     /// While set (`ProcessorServer.seedAccounts`), requests do not write their accounts.

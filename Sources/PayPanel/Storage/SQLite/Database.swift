@@ -355,6 +355,14 @@ public final class Database {
         }
     }
 
+    /// The flush every commit made to this file so far needs (by any connection in this
+    /// process): awaited, it returns once they are all durable. For an answer that must not
+    /// leave before commits made earlier without a wait of their own (processor serve's
+    /// write-ahead of an account, `ProcessorService.writeAhead`).
+    package var flushOfEverythingCommitted: PendingFlush {
+        PendingFlush(walSync: walSync, ticket: walSync?.latestNoted ?? 0)
+    }
+
     /// Runs `body`, whose writes return as soon as they commit, without their flush, and whose
     /// reads outside a transaction return without waiting for the commits they may have seen;
     /// returns with the flush they need, which the caller awaits (`PendingFlush.wait`) before
