@@ -328,7 +328,7 @@ struct ProcessorRoutes: Sendable {
     /// the Idempotency-Key on POSTs that take one, runs `body` and delivers its reply.
     private func handle(
         _ context: RequestContext, idempotent: Bool = false,
-        _ route: @Sendable (String, Parameters, String?) async -> Reply
+        _ route: nonisolated(nonsending) @Sendable (String, Parameters, String?) async -> Reply
     ) async -> HTTPResponse {
         // The account is in use (never evicted from memory) from here until the answer is made.
         let tag: String
@@ -345,7 +345,7 @@ struct ProcessorRoutes: Sendable {
 
     private func handle(
         _ context: RequestContext, tag: String, idempotent: Bool,
-        _ route: @Sendable (String, Parameters, String?) async -> Reply
+        _ route: nonisolated(nonsending) @Sendable (String, Parameters, String?) async -> Reply
     ) async -> HTTPResponse {
         let parameters: Parameters
         let expansion: Expansion
@@ -368,7 +368,7 @@ struct ProcessorRoutes: Sendable {
         }
         // The route's answer with `expand[]` applied, before it is kept for an idempotent replay.
         let service = service
-        func body(_ tag: String, _ parameters: Parameters, _ key: String?) async -> Reply {
+        @Sendable nonisolated(nonsending) func body(_ tag: String, _ parameters: Parameters, _ key: String?) async -> Reply {
             let reply = await route(tag, parameters, key)
             guard !expansion.isEmpty, case .respond(let status, let json, let headers, let delay) = reply, status == .ok else { return reply }
             do throws(StripeError) {
@@ -379,8 +379,7 @@ struct ProcessorRoutes: Sendable {
             }
         }
         guard idempotent, let key = context.headers["Idempotency-Key"] else {
-            let reply = await body(tag, parameters, nil)
-            if context.method == .post { await service.persistSharingFlush(tag) }
+            let reply = await service.answer(tag, persisting: context.method == .post) { await body(tag, parameters, nil) }
             return await deliver(reply, context: context)
         }
         guard !key.isEmpty, key.utf8.count <= 255 else {

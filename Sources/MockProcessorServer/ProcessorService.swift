@@ -113,6 +113,15 @@ actor ProcessorService {
         try? await store?.flushOfEverythingCommitted.wait()
     }
 
+    /// Runs a request's `route` on the service's thread, then (`persisting`) writes what it
+    /// changed in `tag`'s account: one hop to the service for the whole answer, where the
+    /// route's calls into the service once hopped there and back each.
+    func answer(_ tag: String, persisting: Bool, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
+        let reply = await route()
+        if persisting { await persistSharingFlush(tag) }
+        return reply
+    }
+
     /// Writes what changed in the account ahead of a ledger call, without waiting for the
     /// write's flush. The write-ahead must be on disk whenever the ledger's entry is (a crash in
     /// between then leaves the intent `processing`, and the next start settles it from the
