@@ -403,19 +403,12 @@ struct ProcessorRoutes: Sendable {
                 message: "There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): retry later."
             ).response(for: context)
         case .proceed:
-            let reply = await body(tag, parameters, key)
-            if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
-                await service.finishIdempotent(tag, key: key, response: StoredResponse(status: status.code, body: Array(JSONWriter.string(json).utf8)))
-                await service.persistSharingFlush(tag)
-            } else if case .hold = reply {
-                await service.persistSharingFlush(tag)
+            let reply = await service.answer(tag, idempotencyKey: key) { await body(tag, parameters, key) }
+            if case .hold = reply {
                 // Still "in flight" while held, as at a processor that is still working on it.
                 let response = await deliver(reply, context: context)
                 await service.finishIdempotent(tag, key: key, response: nil)
                 return response
-            } else {
-                await service.finishIdempotent(tag, key: key, response: nil)
-                await service.persistSharingFlush(tag)
             }
             var response = await deliver(reply, context: context)
             response.headers.replaceOrAdd(name: "Idempotency-Key", value: key)

@@ -122,6 +122,25 @@ actor ProcessorService {
         return reply
     }
 
+    /// `answer` for a request with an Idempotency-Key that `beginIdempotent` let proceed: the
+    /// key keeps the reply for replay (successes and card declines) or is released (faults,
+    /// 400s) before the write, in the same hop. A held reply (no answer) keeps the key in flight
+    /// while it is held; its caller releases it after.
+    func answer(_ tag: String, idempotencyKey key: String, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
+        let reply = await route()
+        if case .hold = reply {
+            await persistSharingFlush(tag)
+            return reply
+        }
+        if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
+            finishIdempotent(tag, key: key, response: StoredResponse(status: status.code, body: Array(JSONWriter.string(json).utf8)))
+        } else {
+            finishIdempotent(tag, key: key, response: nil)
+        }
+        await persistSharingFlush(tag)
+        return reply
+    }
+
     /// Writes what changed in the account ahead of a ledger call, without waiting for the
     /// write's flush. The write-ahead must be on disk whenever the ledger's entry is (a crash in
     /// between then leaves the intent `processing`, and the next start settles it from the
