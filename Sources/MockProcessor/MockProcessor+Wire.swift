@@ -60,6 +60,11 @@ extension MockProcessor {
         try await ledger.database.awaitingFlush { try ledger.reset(referencePrefix: prefix) }
     }
 
+    /// The ledger's connection, for `processor serve`'s account tables, which live in the
+    /// ledger file: one file, one connection, one thread (`AccountStore`, whose owner runs on
+    /// this processor's executor).
+    package var ledgerConnection: Database { ledger.database }
+
     private func wire(_ operation: () throws -> ProcessorAnswer) async -> WireAnswer {
         let latency = configuration.latency.delay(using: &jitter)
         let answer: ProcessorAnswer

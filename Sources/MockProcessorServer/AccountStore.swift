@@ -14,13 +14,16 @@ import Synchronization
 /// the accounts in a second file, `<ledger>.accounts.sqlite`, and before that in JSON
 /// snapshots; both are moved in at start: `LegacyAccountFiles`.)
 ///
-/// Why its own connection to that file: the ledger's connection belongs to the `MockProcessor`
-/// actor and this one to the `ProcessorService` actor, so each writes synchronously inside its
-/// owner and the order of an account's writes is the order of its requests. The two never hold
-/// a transaction across an await, so one waits for the other only as long as a single short
-/// transaction (SQLite's busy timeout). The order between them is write-ahead: an intent or
-/// refund is written `processing`/`pending` here before its ledger call, and a start settles
-/// such rows from the ledger.
+/// Why the ledger's own connection, on the ledger's thread: `ProcessorService` runs on the
+/// `MockProcessor`'s thread (its executor is the mock's), and this store writes through the
+/// mock's connection (`MockProcessor.ledgerConnection`, reached with `assumeIsolated`, which
+/// stops the process if it is ever called from another thread). With a connection of its own,
+/// on a thread of its own, each side's commits made the other throw its page cache away: about
+/// 50 `pread` per flow in `bench processor` (docs/benchmarks.md). Writes are synchronous on that
+/// one thread, so the order of an account's writes is the order of its requests, and the order
+/// between them and the ledger's is write-ahead: an intent or refund is written
+/// `processing`/`pending` here before its ledger call, and a start settles such rows from the
+/// ledger.
 ///
 /// Why rows: each request writes, in one transaction, the objects it changed and nothing else
 /// (`Account.pendingChanges`), so its cost does not grow with the account. (Earlier versions
@@ -30,31 +33,44 @@ import Synchronization
 /// transaction; SQLite's WAL keeps it through a SIGKILL at any moment, and no temporary file is
 /// ever made.
 ///
-/// Like `Database` it has one owner and is not `Sendable`: the `ProcessorService` actor.
+/// It has one owner and is not `Sendable`: the `ProcessorService` actor.
 final class AccountStore {
-    private let database: Database
+    private let processor: MockProcessor
     private let writes: AccountStoreWrites?
 
     /// The file's path (for messages): the ledger's.
-    var path: String { database.path }
+    var path: String { processor.ledgerPath }
 
-    /// Opens the account tables of the ledger at `ledgerPath` (migrating it when needed: the
-    /// `MockProcessor` that owns the ledger has normally done so already). Nil for an in-memory
-    /// ledger: its accounts die with the process, as its ledger does. `writes`, when given,
-    /// counts every row written (tests check that a request's write does not grow with the account).
-    static func open(ledgerPath: String, writes: AccountStoreWrites? = nil) throws -> AccountStore? {
-        guard ledgerPath != ":memory:", !ledgerPath.isEmpty else { return nil }
-        return try AccountStore(ledgerPath: ledgerPath, writes: writes)
+    /// The account tables of `processor`'s ledger (its migrations made them). Nil for an
+    /// in-memory ledger: its accounts die with the process, as its ledger does. `writes`, when
+    /// given, counts every row written (tests check that a request's write does not grow with
+    /// the account). Called only on `processor`'s thread, by an owner whose executor is the
+    /// processor's.
+    static func open(in processor: MockProcessor, writes: AccountStoreWrites? = nil) -> AccountStore? {
+        guard processor.ledgerPath != ":memory:", !processor.ledgerPath.isEmpty else { return nil }
+        return AccountStore(processor: processor, writes: writes)
     }
 
-    private init(ledgerPath: String, writes: AccountStoreWrites?) throws {
-        do {
-            database = try Database.openMigrated(path: ledgerPath, set: .processor)
-        } catch let error as any PayPanelError {
-            throw AccountStoreError(path: ledgerPath, reason: error.message)
-        }
+    private init(processor: MockProcessor, writes: AccountStoreWrites?) {
+        self.processor = processor
         self.writes = writes
     }
+
+    /// Runs `body` with the ledger's connection, on the ledger's thread (the caller's, checked
+    /// by `assumeIsolated`: the process stops on any other).
+    private func withConnection<T>(_ body: (Database) throws -> T) rethrows -> T {
+        let lease = processor.assumeIsolated { processor in ConnectionOnItsThread(database: processor.ledgerConnection) }
+        return try body(lease.database)
+    }
+}
+
+/// The ledger's connection, handed out on the processor's thread and used there within the
+/// same synchronous call (`AccountStore.withConnection`): never kept, never sent elsewhere.
+private struct ConnectionOnItsThread: @unchecked Sendable {
+    let database: Database
+}
+
+extension AccountStore {
 
     // MARK: - Reading (once, at start)
 
@@ -63,7 +79,7 @@ final class AccountStore {
     func loadAll() throws -> (accounts: [Account], unreadable: [String]) {
         var accounts: [String: Account] = [:]
         var unreadable: [String] = []
-        try database.read {
+        try withConnection { database in try database.read {
             try database.query("SELECT tag, clock_offset FROM accounts ORDER BY tag") { row in
                 var account = Account(tag: row.string(0))
                 account.clockOffset = row.double(1)
@@ -74,7 +90,7 @@ final class AccountStore {
                 guard accounts[tag] != nil else { return }
                 if !Self.load(row, into: &accounts[tag]!) { unreadable.append("\(tag) \(row.string(1)) \(row.string(2))") }
             }
-        }
+        } }
         // Read from disk: nothing to write back (setting the clock above marked it changed).
         for tag in accounts.keys { accounts[tag]?.markSaved() }
         return (accounts.values.sorted { $0.tag < $1.tag }, unreadable)
@@ -84,7 +100,7 @@ final class AccountStore {
     /// has none. Rows that cannot be read are left out, as at start.
     func load(_ tag: String) throws -> Account? {
         var account: Account?
-        try database.read {
+        try withConnection { database in try database.read {
             account = try database.queryFirst("SELECT clock_offset FROM accounts WHERE tag = ?", [tag]) { row in
                 var found = Account(tag: tag)
                 found.clockOffset = row.double(0)
@@ -94,7 +110,7 @@ final class AccountStore {
             try database.query("SELECT account, kind, id, position, body FROM account_objects WHERE account = ? ORDER BY kind, position, id", [tag]) { row in
                 _ = Self.load(row, into: &account!)
             }
-        }
+        } }
         account?.markSaved()
         return account
     }
@@ -135,7 +151,7 @@ final class AccountStore {
 
     /// Whether the store holds the account `tag` (an earlier version's copy already imported).
     func contains(_ tag: String) throws -> Bool {
-        try database.queryFirst("SELECT 1 FROM accounts WHERE tag = ?", [tag]) { _ in true } ?? false
+        try withConnection { database in try database.queryFirst("SELECT 1 FROM accounts WHERE tag = ?", [tag]) { _ in true } ?? false }
     }
 
     // MARK: - Writing
@@ -143,16 +159,16 @@ final class AccountStore {
     /// Writes `changes` in one transaction: the account's row, then one upsert or delete per
     /// changed object. Returns once committed, with the flush still to await (`PendingFlush`).
     func save(_ changes: AccountChanges) throws -> PendingFlush {
-        let (_, flush) = try database.collectingFlushes { try write(changes) }
+        let flush = try withConnection { database in try database.collectingFlushes { try Self.write(changes, database) }.1 }
         writes?.record(changes)
         return flush
     }
 
     /// The flush that makes every commit to the ledger file so far durable (the account
     /// store's and the ledger's: one file, one WAL).
-    var flushOfEverythingCommitted: PendingFlush { database.flushOfEverythingCommitted }
+    var flushOfEverythingCommitted: PendingFlush { withConnection { $0.flushOfEverythingCommitted } }
 
-    private func write(_ changes: AccountChanges) throws {
+    private static func write(_ changes: AccountChanges, _ database: Database) throws {
         try database.write {
             try database.execute(
                 "INSERT INTO accounts (tag, clock_offset) VALUES (?, ?) ON CONFLICT (tag) DO UPDATE SET clock_offset = excluded.clock_offset",
@@ -174,14 +190,16 @@ final class AccountStore {
 
     /// Forgets one account (`POST /_mock/reset`); its objects go with it (ON DELETE CASCADE).
     func remove(_ tag: String) throws {
-        try database.write { try database.execute("DELETE FROM accounts WHERE tag = ?", [tag]) }
+        try withConnection { database in try database.write { try database.execute("DELETE FROM accounts WHERE tag = ?", [tag]) } }
     }
 
     /// Forgets every account (`POST /_mock/reset` with `scope=all`).
     func removeAll() throws {
-        try database.write {
-            try database.execute("DELETE FROM account_objects")
-            try database.execute("DELETE FROM accounts")
+        try withConnection { database in
+            try database.write {
+                try database.execute("DELETE FROM account_objects")
+                try database.execute("DELETE FROM accounts")
+            }
         }
     }
 }

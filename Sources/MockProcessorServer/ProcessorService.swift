@@ -22,11 +22,10 @@ import PayPanelHTTP
 /// job; the service admits an account (settling what a crash left `processing`) and answers
 /// the requests.
 actor ProcessorService {
-    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
-    /// (`ActorThread`).
-    private let thread = ActorThread(name: "processor-service")
-    nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
-    deinit { thread.stop() }
+    /// The mock processor's thread (`ActorThread`), never the cooperative pool: the account
+    /// store writes through the ledger's connection there (`AccountStore`), and every ledger
+    /// call is a direct call, not a hop to another thread.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { mock.unownedExecutor }
     let mock: MockProcessor
     let clock: any WallClock
     /// The accounts in memory, changed in place (`update`).
@@ -59,7 +58,7 @@ actor ProcessorService {
         self.mock = mock
         self.clock = clock
         self.residents = ResidentAccounts(
-            limit: residentAccounts, store: try AccountStore.open(ledgerPath: mock.ledgerPath, writes: accountStoreWrites))
+            limit: residentAccounts, store: AccountStore.open(in: mock, writes: accountStoreWrites))
         self.webhookBox = webhookBox
     }
 
