@@ -111,12 +111,6 @@ public final class PostgreSQLPaymentStore: PaymentStore {
         return try transaction(writing: false, body)
     }
 
-    /// A COMMIT here is durable when it returns: nothing is left to wait for. (Written out: the
-    /// store is both a `CheckoutStore` and an `APIKeyStore`, whose defaults would be ambiguous.)
-    public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
-        try body()
-    }
-
     /// One transaction on a raw connection with this store's isolation, conflict retries and
     /// COMMIT read-back: what the schema's other stores (webhooks, devices) run their several
     /// statements in. The body may run more than once, so it must only talk to the database.

@@ -4,24 +4,15 @@ import Foundation
 /// revocation times. The key itself is never stored. Adopters hold the SQL
 /// (`SQLiteAPIKeyStore`); the rules (generation, hashing, constant-time matching) are
 /// `APIKeyRing`'s, written once above every store.
-package protocol APIKeyStore: AnyObject {
+/// A key check reads what other connections may have just committed, and must not hold its
+/// owner's thread while that reaches the disk (`FlushAwaitingStore.awaitingFlush`).
+package protocol APIKeyStore: FlushAwaitingStore {
     /// Inserts a new key row.
     func insertAPIKey(_ record: APIKeyRecord) throws
     /// Every key, oldest first; revoked ones too when `includeRevoked`.
     func apiKeys(includeRevoked: Bool) throws -> [APIKeyRecord]
     /// Marks the key revoked at `now`; false when there is no such key or it already was.
     func revokeAPIKey(id: String, at now: Date) throws -> Bool
-    /// Runs `body`, calls of this store, then awaits the flushes they need suspended
-    /// (`CheckoutStore.awaitingFlush`): a key check reads what other connections may have just
-    /// committed, and must not hold its owner's thread while that reaches the disk.
-    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
-}
-
-extension APIKeyStore {
-    /// A store whose commits are durable when they return waits for nothing more.
-    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
-        try body()
-    }
 }
 
 /// One stored API key: everything but the key.

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Adopters: `SQLitePaymentStore` (`SQLitePaymentStore+Checkouts.swift`) and the PostgreSQL
 /// store.
-public protocol CheckoutStore: AnyObject {
+public protocol CheckoutStore: FlushAwaitingStore {
     /// Inserts a new checkout (version 1); its id and client-secret hash are unique.
     func insertCheckout(_ checkout: Checkout) throws
     /// The checkout `id`, or nil.
@@ -18,19 +18,6 @@ public protocol CheckoutStore: AnyObject {
     func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout]
     /// The id of the checkout whose client secret hashes to `hash`, or nil.
     func checkoutID(clientSecretHash hash: [UInt8]) throws -> String?
-    /// Runs `body`, synchronous calls of this store (reads and writes), without holding the
-    /// thread in them for the flushes their commits and the commits their reads saw need; then
-    /// awaits those flushes at once, suspending the caller instead. It returns, as each call
-    /// would, only once all of it is durable. The default runs `body`: a store whose commits are
-    /// durable when they return (PostgreSQL's) has nothing to wait for.
-    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
-}
-
-extension CheckoutStore {
-    /// A store whose commits are durable when they return waits for nothing more.
-    public nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
-        try body()
-    }
 }
 
 /// A checkout row this program cannot read back.

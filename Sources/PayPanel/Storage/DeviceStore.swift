@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Adopters: `SQLiteDeviceStore` and, with the `PostgreSQL` trait, the PostgreSQL store's
 /// (target `PayPanelPostgres`).
-package protocol DeviceStore: AnyObject {
+package protocol DeviceStore: FlushAwaitingStore {
     func insertDevice(_ device: Device) throws
     func device(_ id: String) throws -> Device?
     /// The registration of `token` for `topic` in `environment`, dead or alive.
@@ -35,16 +35,6 @@ package protocol DeviceStore: AnyObject {
     func recordAttempt(_ id: Int64, attempt: Int, result: PushAttemptResult, at now: Date) throws
     /// Every attempt of a delivery, first first.
     func attempts(deliveryID: Int64) throws -> [PushAttempt]
-    /// Runs `body`, calls of this store, then awaits the flushes they need suspended
-    /// (`CheckoutStore.awaitingFlush`), so the push outbox's other callers go on meanwhile.
-    nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T
-}
-
-extension DeviceStore {
-    /// A store whose commits are durable when they return waits for nothing more.
-    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
-        try body()
-    }
 }
 
 /// One APNs registration of an app on a device.
