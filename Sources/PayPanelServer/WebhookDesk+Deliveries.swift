@@ -14,13 +14,15 @@ extension WebhookDesk {
     func deliveries(aboutObjects objectIDs: [String], eventLimit: Int) async throws -> (views: [WebhookDeliveryView], moreEvents: Bool) {
         // The newest changes become events first, so the page shows what just happened.
         _ = try await relay?.publishPending()
-        let events = try store.events(aboutObjects: objectIDs, limit: eventLimit + 1)
-        var views: [WebhookDeliveryView] = []
-        for event in events.prefix(eventLimit) {
-            for delivery in try store.deliveries(ofEvent: event.id) {
-                views.append(WebhookDeliveryView(event: event, delivery: delivery, attempts: try store.attempts(ofDelivery: delivery.id)))
+        return try await stored {
+            let events = try store.events(aboutObjects: objectIDs, limit: eventLimit + 1)
+            var views: [WebhookDeliveryView] = []
+            for event in events.prefix(eventLimit) {
+                for delivery in try store.deliveries(ofEvent: event.id) {
+                    views.append(WebhookDeliveryView(event: event, delivery: delivery, attempts: try store.attempts(ofDelivery: delivery.id)))
+                }
             }
+            return (views, events.count > eventLimit)
         }
-        return (views, events.count > eventLimit)
     }
 }

@@ -6,8 +6,8 @@ import PayPanelHTTP
 /// (a store has one owner: a SQLite connection, or a PostgreSQL store on the shared pool), and
 /// the relay, whose `publishPending` runs before a list so the newest changes are already events.
 public actor WebhookDesk {
-    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
-    /// (`ActorThread`).
+    /// Its own thread: the synchronous store calls below run on it, never on the cooperative
+    /// pool (`ActorThread`); their flushes are waited for suspended (`stored`).
     private let thread = ActorThread(name: "webhook-desk")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
@@ -31,25 +31,32 @@ public actor WebhookDesk {
 
     package func events(type: String?, page: EventPage, limit: Int) async throws -> [StoredEvent] {
         _ = try await relay?.publishPending()
-        return try store.events(type: type, page: page, limit: limit)
+        return try await stored { try store.events(type: type, page: page, limit: limit) }
     }
 
     package func event(_ id: String) async throws -> StoredEvent? {
         _ = try await relay?.publishPending()
-        return try store.event(id)
+        return try await stored { try store.event(id) }
     }
 
-    package func deliveries(ofEvent id: String) throws -> [WebhookDeliveryRecord] {
-        try store.deliveries(ofEvent: id)
+    package func deliveries(ofEvent id: String) async throws -> [WebhookDeliveryRecord] {
+        try await stored { try store.deliveries(ofEvent: id) }
     }
 
-    package func create(url: String, eventTypes: [String]) throws -> CreatedWebhookEndpoint {
-        try endpoints.create(url: url, eventTypes: eventTypes, at: clock.now())
+    package func create(url: String, eventTypes: [String]) async throws -> CreatedWebhookEndpoint {
+        try await stored { try endpoints.create(url: url, eventTypes: eventTypes, at: clock.now()) }
     }
 
-    package func endpoint(_ id: String) throws -> WebhookEndpointRecord { try endpoints.endpoint(id) }
+    package func endpoint(_ id: String) async throws -> WebhookEndpointRecord { try await stored { try endpoints.endpoint(id) } }
 
-    package func list() throws -> [WebhookEndpointRecord] { try endpoints.list() }
+    package func list() async throws -> [WebhookEndpointRecord] { try await stored { try endpoints.list() } }
 
-    public func remove(_ id: String) throws { try endpoints.remove(id, at: clock.now()) }
+    public func remove(_ id: String) async throws { try await stored { try endpoints.remove(id, at: clock.now()) } }
+
+    /// Runs `body`, calls of the store (through `endpoints` too), and waits for the flushes they
+    /// need suspended: the routes' other calls on the desk go on meanwhile, and their commits
+    /// share the flush. (They once waited holding the desk's thread.)
+    func stored<T>(_ body: () throws -> T) async throws -> T {
+        try await store.awaitingFlush(body)
+    }
 }

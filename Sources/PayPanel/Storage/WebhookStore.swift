@@ -4,7 +4,7 @@ import Foundation
 /// Adopters hold the SQL (`SQLiteWebhookStore`, and the PostgreSQL store's in `PayPanelPostgres`); the rules (what becomes an event, who gets
 /// it, when to retry, how secrets are sealed) are `WebhookRelay`'s and `WebhookEndpoints`',
 /// written once above every store. Every method is one transaction.
-package protocol WebhookStore: AnyObject {
+package protocol WebhookStore: FlushAwaitingStore {
     // MARK: Events
 
     /// Outbox messages (payments and checkouts) not yet published as events, oldest first.

@@ -19,8 +19,9 @@ import PayPanelHTTP
 ///
 /// Time comes from the injected clock, so a test fast-forwards three days of retries.
 package actor WebhookRelay {
-    /// Its own thread: the synchronous store calls below block it, never the cooperative pool
-    /// (`ActorThread`).
+    /// Its own thread: the synchronous store calls below run on it, never on the cooperative
+    /// pool (`ActorThread`); their flushes are waited for suspended (`awaitingFlush`), one per
+    /// step of a pass, so the desk's calls to `publishPending` go on meanwhile.
     private let thread = ActorThread(name: "webhook-relay")
     package nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
@@ -86,11 +87,14 @@ package actor WebhookRelay {
     @discardableResult
     package func runPass(limit: Int = 64) async throws -> RelayPassReport {
         var report = RelayPassReport()
-        report.published = try publishPending().count
-        let now = clock.now()
-        let claimed = try store.claimDueDeliveries(at: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: limit)
-        var requests: [(ClaimedDelivery, PreparedRequest?)] = []
-        for delivery in claimed { requests.append((delivery, try prepare(delivery, at: now))) }
+        // Published, claimed and prepared in one turn, durable before anything is sent.
+        let (published, requests) = try await store.awaitingFlush { () throws -> (Int, [(ClaimedDelivery, PreparedRequest?)]) in
+            let published = try publishNow(limit: 500).count
+            let now = clock.now()
+            let claimed = try store.claimDueDeliveries(at: now, leaseUntil: now.addingTimeInterval(Self.lease), limit: limit)
+            return (published, try claimed.map { delivery in (delivery, try prepare(delivery, at: now)) })
+        }
+        report.published = published
         var index = 0
         while index < requests.count {
             let batch = requests[index..<min(index + Self.concurrency, requests.count)]
@@ -118,10 +122,13 @@ package actor WebhookRelay {
                 for await result in group { collected.append(result) }
                 return collected.sorted { $0.0 < $1.0 }
             }
-            for (offset, result, milliseconds, started, suspicion) in results {
-                let delivery = batch[batch.startIndex + offset].0
-                try afterSend?(delivery)
-                try record(result, for: delivery, durationMilliseconds: milliseconds, startedAt: started, rebinding: suspicion, into: &report)
+            // A batch's attempts are recorded in one turn and share one flush.
+            try await store.awaitingFlush {
+                for (offset, result, milliseconds, started, suspicion) in results {
+                    let delivery = batch[batch.startIndex + offset].0
+                    try afterSend?(delivery)
+                    try record(result, for: delivery, durationMilliseconds: milliseconds, startedAt: started, rebinding: suspicion, into: &report)
+                }
             }
         }
         return report
@@ -206,8 +213,14 @@ package actor WebhookRelay {
             disableEndpoint: final == .disabled ? delivery.endpoint.id : nil)
     }
 
-    /// Publishes every pending outbox message as an event (up to `limit` per call).
-    package func publishPending(limit: Int = 500) throws -> [StoredEvent] {
+    /// Publishes every pending outbox message as an event (up to `limit` per call); returns once
+    /// they are durable, suspended meanwhile.
+    package func publishPending(limit: Int = 500) async throws -> [StoredEvent] {
+        try await store.awaitingFlush { try publishNow(limit: limit) }
+    }
+
+    /// `publishPending` inside a caller's `awaitingFlush`.
+    private func publishNow(limit: Int) throws -> [StoredEvent] {
         let messages = try store.unpublishedMessages(limit: limit)
         guard !messages.isEmpty else { return [] }
         let events = messages.map(makeEvent)

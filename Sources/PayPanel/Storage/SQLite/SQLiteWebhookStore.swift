@@ -11,6 +11,12 @@ package final class SQLiteWebhookStore: WebhookStore {
         self.database = database
     }
 
+    /// The commits and settled reads in `body` leave their flush to one wait at the end, which
+    /// suspends the owner (`Database.awaitingFlush`).
+    package nonisolated(nonsending) func awaitingFlush<T>(_ body: () throws -> T) async throws -> T {
+        try await database.awaitingFlush(body)
+    }
+
     // MARK: - Events
 
     package func unpublishedMessages(limit: Int) throws -> [UnpublishedMessage] {
