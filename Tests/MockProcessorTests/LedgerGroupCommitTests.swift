@@ -67,17 +67,14 @@ import Testing
     @Test(arguments: EntryPoint.all)
     func concurrentCallsShareTheLedgersFlushes(_ entryPoint: EntryPoint) async throws {
         let harness = try ProcessorHarness()
-        let gate = try #require(WriteGate.forFile(at: harness.ledgerPath))
+        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: harness.ledgerPath))
         let calls = 48
         for index in 0..<calls { try await entryPoint.prepare(harness.processor, index) }
-        let before = gate.walSync.flushCount
+        let before = flushes.flushCount
         let entriesBefore = try harness.entries().count
         // The calls must wait in the processor's queue together, and a flush must last until
         // they all committed: neither holds by itself on a loaded machine or a fast disk, so
         // both are arranged (`QueuedCalls`).
-        let walSync = gate.walSync
-        let flushes = QueuedCalls.Flushes(
-            noted: { walSync.latestNoted }, count: { walSync.flushCount }, excluding: { work in walSync.excludingFlushes(work) })
         let processor = harness.processor
         let now = harness.clock.now()
         let run = try await QueuedCalls.whileFlushesAreHeld(on: processor, flushes, calls) { index in
@@ -90,7 +87,7 @@ import Testing
         #expect(run.results.allSatisfy { $0 }, "\(run.results)")
         // Every call is its own transaction: one flush each when the processor held its thread
         // through every flush (48); shared, far fewer.
-        let flushed = gate.walSync.flushCount - before
+        let flushed = flushes.flushCount - before
         #expect(flushed > 0, "the ledger's commits were flushed")
         #expect(flushed < calls / 2, "\(flushed) flushes for \(calls) calls")
         #expect(try harness.entries().count >= entriesBefore + calls, "every call is in the ledger")

@@ -14,11 +14,9 @@ import Testing
         let path = directory.file("payments.sqlite")
         let clock = ManualClock(Date(timeIntervalSince1970: 1_795_939_200))
         let keys = try HTTPIdempotency(store: try SQLitePaymentStore(path: path, clock: clock), clock: clock)
-        let walSync = try #require(WriteGate.forFile(at: path)).walSync
-        let flushes = QueuedCalls.Flushes(
-            noted: { walSync.latestNoted }, count: { walSync.flushCount }, excluding: { work in walSync.excludingFlushes(work) })
+        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: path))
         let count = 16
-        let before = walSync.flushCount
+        let before = flushes.flushCount
         let run = try await QueuedCalls.whileFlushesAreHeld(on: keys, flushes, count) { index in
             let reservation = try await keys.reserve(
                 key: "key-\(index)", scope: "http POST /v1/checkouts -", parameters: .object(JSONObject()), lease: 60)
@@ -28,7 +26,7 @@ import Testing
         #expect(run.allQueued, "all \(count) claims waited in the keys' queue together")
         #expect(run.committedWhileHeld >= UInt64(count), "\(run.committedWhileHeld) of \(count) claims committed while the first one's flush waited")
         #expect(run.flushedWhileHeld == 0)
-        #expect(walSync.flushCount - before == 1, "one flush answered the \(count) claims")
+        #expect(flushes.flushCount - before == 1, "one flush answered the \(count) claims")
         #expect(run.results.allSatisfy { $0 }, "every key was claimed")
     }
 }

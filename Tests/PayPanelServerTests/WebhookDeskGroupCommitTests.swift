@@ -16,11 +16,9 @@ import Testing
         let stores = SQLiteStoreFactory(path: path, clock: clock)
         let box = try WebhookSecretBox(masterKey: Array(repeating: 7, count: 32))
         let desk = WebhookDesk(store: try stores.openWebhookStore(), box: box, relay: nil, clock: clock)
-        let walSync = try #require(WriteGate.forFile(at: path)).walSync
-        let flushes = QueuedCalls.Flushes(
-            noted: { walSync.latestNoted }, count: { walSync.flushCount }, excluding: { work in walSync.excludingFlushes(work) })
+        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: path))
         let count = 16
-        let before = walSync.flushCount
+        let before = flushes.flushCount
         let run = try await QueuedCalls.whileFlushesAreHeld(on: desk, flushes, count) { index in
             try await desk.create(url: "https://example.com/hooks/\(index)", eventTypes: ["payment_intent.succeeded"]).record.id
         }
@@ -28,7 +26,7 @@ import Testing
         #expect(run.heldThreads.isEmpty, "waits that held the desk's thread: \(run.heldThreads.prefix(3))")
         #expect(run.committedWhileHeld >= UInt64(count), "\(run.committedWhileHeld) of \(count) creates committed while the first one's flush waited")
         #expect(run.flushedWhileHeld == 0)
-        #expect(walSync.flushCount - before == 1, "one flush answered the \(count) creates")
+        #expect(flushes.flushCount - before == 1, "one flush answered the \(count) creates")
         #expect(Set(run.results).count == count, "every create made its own endpoint")
         #expect(try await desk.list().count == count)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PayPanel
 import PayPanelHTTP
 import Synchronization
 
@@ -135,4 +136,16 @@ public enum QueuedCalls {
         func set() { value.store(true, ordering: .releasing) }
         var isSet: Bool { value.load(ordering: .acquiring) }
     }
+}
+
+extension QueuedCalls.Flushes {
+    /// The group commit of the database file at `path`, which a connection of this process has
+    /// open; nil when none has.
+    package init?(ofFileAt path: String) {
+        guard let file = GroupCommitOfFile(path: path) else { return nil }
+        self.init(noted: { file.latestNoted }, count: { file.flushCount }, excluding: { work in file.excludingFlushes(work) })
+    }
+
+    /// Flushes run so far.
+    public var flushCount: Int { count() }
 }

@@ -15,18 +15,16 @@ import Testing
         // No APNs provider: each push is written as skipped, one write and no send.
         let outbox = PushOutbox(store: try SQLiteStoreFactory(path: path, clock: clock).openDeviceStore(), provider: nil, clock: clock, randomSeed: 7)
         let device = try await outbox.register(token: String(repeating: "ab", count: 32), topic: "com.example.shop", environment: .development)
-        let walSync = try #require(WriteGate.forFile(at: path)).walSync
-        let flushes = QueuedCalls.Flushes(
-            noted: { walSync.latestNoted }, count: { walSync.flushCount }, excluding: { work in walSync.excludingFlushes(work) })
+        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: path))
         let count = 16
-        let before = walSync.flushCount
+        let before = flushes.flushCount
         let run = try await QueuedCalls.whileFlushesAreHeld(on: outbox, flushes, count) { index in
             try await outbox.push(APNsFixtures.payload, to: device.id, checkoutID: nil, collapseID: "push-\(index)", expiresAt: nil).status
         }
         #expect(run.allQueued, "all \(count) pushes waited in the outbox's queue together")
         #expect(run.committedWhileHeld >= UInt64(count), "\(run.committedWhileHeld) of \(count) pushes committed while the first one's flush waited")
         #expect(run.flushedWhileHeld == 0)
-        #expect(walSync.flushCount - before == 1, "one flush answered the \(count) pushes")
+        #expect(flushes.flushCount - before == 1, "one flush answered the \(count) pushes")
         #expect(run.results.allSatisfy { $0 == .skipped }, "\(run.results)")
     }
 }

@@ -395,3 +395,20 @@ struct FileIdentity: Hashable, Sendable {
         self.init(device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
     }
 }
+
+/// The group commit of a database file this process has open, as the group-commit tests see
+/// it (`QueuedCalls.Flushes`, which holds its flushes back): the commits noted, the flushes
+/// run, and a way to keep flushes from starting.
+package struct GroupCommitOfFile: Sendable {
+    private let walSync: WALSync
+
+    /// Nil when no connection of this process has the file at `path` open.
+    package init?(path: String) {
+        guard let gate = WriteGate.forFile(at: path) else { return nil }
+        walSync = gate.walSync
+    }
+
+    package var latestNoted: UInt64 { walSync.latestNoted }
+    package var flushCount: Int { walSync.flushCount }
+    package func excludingFlushes(_ work: () -> Void) { walSync.excludingFlushes(work) }
+}
