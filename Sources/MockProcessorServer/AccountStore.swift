@@ -71,8 +71,7 @@ private struct ConnectionOnItsThread: @unchecked Sendable {
 }
 
 extension AccountStore {
-
-    // MARK: - Reading (once, at start)
+    // MARK: - Reading
 
     /// Every stored account, objects in creation order. An object whose row cannot be read is
     /// left out and named in `unreadable` (the rest of its account is kept).

@@ -4,6 +4,7 @@ import Foundation
 /// revocation times. The key itself is never stored. Adopters hold the SQL
 /// (`SQLiteAPIKeyStore`); the rules (generation, hashing, constant-time matching) are
 /// `APIKeyRing`'s, written once above every store.
+///
 /// A key check reads what other connections may have just committed, and must not hold its
 /// owner's thread while that reaches the disk (`FlushAwaitingStore.awaitingFlush`).
 package protocol APIKeyStore: FlushAwaitingStore {
