@@ -277,7 +277,7 @@ actor ProcessorService {
     /// retry after a restart gets the same id), random otherwise.
     static func objectID(prefix: String, tag: String, idempotencyKey: String?) -> String {
         guard let idempotencyKey else {
-            var random = SystemRandomNumberGenerator()
+            var random = BatchedRandomNumberGenerator()
             return prefix + "_" + Base62.random(length: 24, using: &random)
         }
         return prefix + "_" + Base62.derived(from: "\(prefix)\u{0}\(tag)\u{0}\(idempotencyKey)", length: 24)

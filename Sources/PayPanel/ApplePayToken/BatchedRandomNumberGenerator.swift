@@ -5,17 +5,22 @@
 /// `paypanel bench lifecycle`. Over `SystemRandomBytes` (OpenSSL's CSPRNG, seeded by the
 /// system) one generator per id makes one call for all of them. The values are the source's
 /// bytes, as unpredictable as they are; they only wait in this struct until used.
-struct BatchedRandomNumberGenerator: RandomNumberGenerator {
+///
+/// Every id and secret drawn from the system's randomness uses it: the mock processor's object
+/// ids drew one `getrandom` per character too (99 calls per create → capture → refund flow of
+/// `bench processor`), so `SystemRandomNumberGenerator` is used nowhere in the sources
+/// (`BatchedRandomNumberGeneratorTests.noSourceDrawsFromTheSystemGeneratorAWordAtATime`).
+package struct BatchedRandomNumberGenerator: RandomNumberGenerator {
     private static let batch = 256
     private let source: any RandomByteSource
     private var bytes: [UInt8] = []
     private var position = 0
 
-    init(source: any RandomByteSource = SystemRandomBytes()) {
+    package init(source: any RandomByteSource = SystemRandomBytes()) {
         self.source = source
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         if position + 8 > bytes.count {
             bytes = source.bytes(Self.batch)
             position = 0

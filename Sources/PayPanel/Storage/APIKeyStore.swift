@@ -72,7 +72,7 @@ package final class APIKeyRing {
             throw APIKeyError(code: "invalid_key_name", message: "a key name is 1 to 200 characters")
         }
         try SensitiveDigits.check(trimmed, field: "the key name")
-        var random = SystemRandomNumberGenerator()
+        var random = BatchedRandomNumberGenerator()
         let key = Self.keyPrefix + Base62.random(length: 40, using: &random)
         // Letters only, so an id can never look like a card number in a log.
         let id = "key_" + String((0..<16).map { _ in Self.idAlphabet.randomElement(using: &random)! })

@@ -53,7 +53,7 @@ package actor WebhookRelay {
         render: @escaping @Sendable (UnpublishedMessage) -> JSONValue,
         afterSend: (@Sendable (ClaimedDelivery) throws -> Void)? = nil
     ) {
-        var system = SystemRandomNumberGenerator()
+        var system = BatchedRandomNumberGenerator()
         self.store = store
         self.endpoints = WebhookEndpoints(store: store, box: box)
         self.transport = transport

@@ -38,4 +38,23 @@ import Testing
         #expect(PaymentIDs.isWellFormed(id, kind: .intent))
         #expect(source.requests.withLock { $0.count } == 1)
     }
+
+    /// `SystemRandomNumberGenerator` makes one `getrandom` system call per 64-bit word, so an
+    /// id of 24 characters cost 24 of them: the mock processor's object ids still did (99 calls
+    /// per `bench processor` flow) after the payment ids had moved to this generator. So the
+    /// sources use it nowhere, not even for one word: a rule with exceptions is the one a
+    /// new id generator copies from the wrong place.
+    @Test func noSourceDrawsFromTheSystemGeneratorAWordAtATime() throws {
+        var files = Set<String>()
+        var found: [String] = []
+        for (file, number, line) in try SourceCommentTests.lines(under: "Sources") {
+            files.insert(file)
+            let code = line.firstRange(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+            if code.contains("SystemRandomNumberGenerator") {
+                found.append("Sources/\(file):\(number): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        #expect(files.count > 300, "the walk found the sources")
+        #expect(found.isEmpty, "use BatchedRandomNumberGenerator instead:\n\(found.joined(separator: "\n"))")
+    }
 }
