@@ -42,6 +42,43 @@ import Testing
         #expect(sync.flushCount == 1)
     }
 
+    /// `rounds` bursts of `writers` commits, each waiting for its flush suspended (off any
+    /// `ActorThread`, so none flushes in place), one burst after the other.
+    static func burstsOfSuspendedWriters(_ sync: WALSync, rounds: Int, writers: Int = 4) async throws {
+        for _ in 0..<rounds {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<writers {
+                    group.addTask { try await sync.durable(sync.noteCommit()) }
+                }
+                try await group.waitForAll()
+            }
+        }
+    }
+
+    /// Under load, suspended writers come in bursts a flush apart. One flusher thread serves
+    /// them all while they come within its linger; a flusher that ended as soon as nobody
+    /// waited was started again for every burst (5 threads here, 1.3 per flow in `bench
+    /// processor`).
+    @Test func oneFlusherThreadServesBurstsThatComeWithinItsLinger() async throws {
+        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil }, idleLinger: .seconds(30))
+        try await Self.burstsOfSuspendedWriters(sync, rounds: 5)
+        #expect(sync.flushCount >= 5, "each burst was flushed")
+        #expect(sync.flusherThreadCount == 1, "one thread served the five bursts")
+    }
+
+    /// The flusher thread does not outlive its linger: after it, it has ended, and the next
+    /// writer starts another.
+    @Test func theFlusherThreadEndsAfterItsLingerAndTheNextWriterStartsAnother() async throws {
+        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil }, idleLinger: .milliseconds(20))
+        try await Self.burstsOfSuspendedWriters(sync, rounds: 1)
+        #expect(sync.flusherThreadCount == 1)
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while sync.flusherIsRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(!sync.flusherIsRunning, "the flusher ended after its linger")
+        try await Self.burstsOfSuspendedWriters(sync, rounds: 1)
+        #expect(sync.flusherThreadCount == 2, "the next writer started a new flusher")
+    }
+
     @Test func aCommitNotedWhileAFlushRunsWaitsForTheNextOne() throws {
         let held = HeldFlush()
         let sync = WALSync(flush: held.make())
