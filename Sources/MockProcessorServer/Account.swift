@@ -24,6 +24,9 @@ struct Account: Sendable {
         didSet { clockChanged = true }
     }
     private(set) var clockChanged = false
+    /// Whether the store holds the account's own row (it was read from there, or written):
+    /// until then every write carries the row, which the object rows refer to.
+    private(set) var rowStored = false
     /// `cardKey(number)` → the remaining scripted trigger steps (the last one repeats).
     var cardChains = TrackedMap<CardChain>()
 
@@ -33,6 +36,12 @@ struct Account: Sendable {
 
     /// Every ledger reference of this account starts with this (`acct_…/`).
     var ledgerPrefix: String { tag + "/" }
+
+    /// Whether the next write must carry the account's own row: a new account's first, or its
+    /// clock moved. Otherwise the row is left alone: rewriting it unchanged cost an upsert in
+    /// every write of the account, two per request. (SQLite leaves a page it would overwrite
+    /// with the same bytes clean, so it never cost a WAL frame: `pwrite`s per flow stayed 49.)
+    var rowNeedsWriting: Bool { clockChanged || !rowStored }
 
     /// Whether anything changed since the account was last written.
     var hasChanges: Bool {
@@ -50,6 +59,7 @@ struct Account: Sendable {
         idempotency.markSaved()
         cardChains.markSaved()
         clockChanged = false
+        rowStored = true
     }
 
     /// Marks everything changed: an account read from an earlier version's snapshot file, to be

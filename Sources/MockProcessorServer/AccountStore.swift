@@ -155,8 +155,8 @@ extension AccountStore {
 
     // MARK: - Writing
 
-    /// Writes `changes` in one transaction: the account's row, then one upsert or delete per
-    /// changed object. Returns once committed, with the flush still to await (`PendingFlush`).
+    /// Writes `changes` in one transaction: the account's row when it carries it, then one
+    /// upsert or delete per changed object. Returns once committed, with the flush still to await (`PendingFlush`).
     func save(_ changes: AccountChanges) throws -> PendingFlush {
         let flush = try withConnection { database in try database.collectingFlushes { try Self.write(changes, database) }.1 }
         writes?.record(changes)
@@ -169,9 +169,11 @@ extension AccountStore {
 
     private static func write(_ changes: AccountChanges, _ database: Database) throws {
         try database.write {
-            try database.execute(
-                "INSERT INTO accounts (tag, clock_offset) VALUES (?, ?) ON CONFLICT (tag) DO UPDATE SET clock_offset = excluded.clock_offset",
-                [changes.tag, changes.clockOffset])
+            if let clockOffset = changes.clockOffset {
+                try database.execute(
+                    "INSERT INTO accounts (tag, clock_offset) VALUES (?, ?) ON CONFLICT (tag) DO UPDATE SET clock_offset = excluded.clock_offset",
+                    [changes.tag, clockOffset])
+            }
             for row in changes.rows {
                 if let body = row.body {
                     try database.execute(
@@ -226,7 +228,8 @@ struct AccountChanges {
     }
 
     let tag: String
-    let clockOffset: Double
+    /// The account's row (its clock) to write; nil when the store holds it as it is.
+    let clockOffset: Double?
     var rows: [Row] = []
 
     /// Bytes of object JSON written (deletions count 0).
@@ -242,7 +245,7 @@ extension Account {
         func json(_ value: some Encodable) -> String? {
             (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) }
         }
-        var changes = AccountChanges(tag: tag, clockOffset: clockOffset)
+        var changes = AccountChanges(tag: tag, clockOffset: rowNeedsWriting ? clockOffset : nil)
         for id in intents.changed.sorted() {
             let body = intents[id].flatMap { json(PersistedAccount.Intent($0)) }
             changes.rows.append(.init(kind: ObjectKind.intent, id: id, position: intents.position(of: id) ?? 0, body: body))
@@ -286,11 +289,14 @@ public final class AccountStoreWrites: Sendable {
         public var rows = 0
         /// Bytes of object JSON upserted.
         public var bytes = 0
+        /// Writes of the account's own row (its clock).
+        public var accountRows = 0
 
-        public init(transactions: Int = 0, rows: Int = 0, bytes: Int = 0) {
+        public init(transactions: Int = 0, rows: Int = 0, bytes: Int = 0, accountRows: Int = 0) {
             self.transactions = transactions
             self.rows = rows
             self.bytes = bytes
+            self.accountRows = accountRows
         }
     }
 
@@ -306,6 +312,7 @@ public final class AccountStoreWrites: Sendable {
             totals.transactions += 1
             totals.rows += changes.rows.count
             totals.bytes += changes.bodyBytes
+            if changes.clockOffset != nil { totals.accountRows += 1 }
         }
     }
 }

@@ -18,7 +18,8 @@ struct AccountStoreTests {
         try await body()
         let after = writes.totals
         return AccountStoreWrites.Totals(
-            transactions: after.transactions - before.transactions, rows: after.rows - before.rows, bytes: after.bytes - before.bytes)
+            transactions: after.transactions - before.transactions, rows: after.rows - before.rows, bytes: after.bytes - before.bytes,
+            accountRows: after.accountRows - before.accountRows)
     }
 
     @Test("An authorization, a capture and a refund write the same rows and bytes in an account of 1,000 intents as in one of 10; a list writes nothing")
@@ -71,9 +72,54 @@ struct AccountStoreTests {
             // ledger call and after it, its payment method and charge, the idempotency key,
             // the refund), a few KiB.
             #expect(many.rows <= 6 && many.bytes < 8192, "\(step) at 1,000 intents: \(many)")
+            // The stored account's own row did not change: it is not rewritten.
+            #expect(few.accountRows == 0 && many.accountRows == 0, "\(step): \(few) at 10 intents, \(many) at 1,000")
         }
         #expect(large[3] == AccountStoreWrites.Totals(), "a GET writes nothing")
         await server.shutdown(grace: .seconds(5))
+    }
+
+    @Test("A new account's first write carries its own row; later writes leave it alone until its test clock moves")
+    func theAccountsOwnRowIsWrittenWhenNewAndWhenItsClockMoves() async throws {
+        let directory = try TemporaryDirectory("procserve-account-row")
+        let clock = ManualClock(try Timestamp.parse("2026-12-01T10:00:00Z"))
+        let ledger = directory.file("processor.sqlite")
+        let writes = AccountStoreWrites()
+        var options = ProcessorServer.Options()
+        options.accountStoreWrites = writes
+        let server = try await ProcessorServer.start(
+            processor: try MockProcessor(ledgerPath: ledger, clock: clock), clock: clock,
+            configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), options: options)
+        let client = StripeTestClient(port: server.port, key: "sk_test_account_row")
+        var intent: Reply?
+        let first = try await Self.written(by: writes) { intent = try await client.pay(2500).reply }
+        let id = try #require(intent).id
+        #expect(first.accountRows == 1, "the new account's row, once: \(first)")
+        var answers: [Reply] = []
+        let capture = try await Self.written(by: writes) {
+            answers.append(try await client.call("POST", "/v1/payment_intents/\(id)/capture"))
+        }
+        #expect(capture.transactions > 0 && capture.accountRows == 0, "\(capture)")
+        let advance = try await Self.written(by: writes) {
+            answers.append(try await client.call("POST", "/_mock/clock/advance", [("seconds", "60")]))
+        }
+        #expect(advance.accountRows == 1, "the moved clock is written: \(advance)")
+        let refund = try await Self.written(by: writes) {
+            answers.append(try await client.call("POST", "/v1/refunds", [("payment_intent", id)]))
+        }
+        #expect(refund.transactions > 0 && refund.accountRows == 0, "\(refund)")
+        #expect(answers.map(\.status) == [200, 200, 200], "\(answers.map(\.text))")
+        #expect(answers.map(\.status_) == ["succeeded", "", "succeeded"], "\(answers.map(\.text))")
+        await server.shutdown(grace: .seconds(5))
+
+        // The clock the row holds is the one a restart reads back.
+        let restarted = try await ProcessorServer.start(
+            processor: try MockProcessor(ledgerPath: ledger, clock: clock), clock: clock,
+            configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0))
+        let again = StripeTestClient(port: restarted.port, key: "sk_test_account_row")
+        let advanced = try await again.call("POST", "/_mock/clock/advance", [("seconds", "1")])
+        #expect(advanced["advanced_seconds"]?.int64Value == 61, "\(advanced.text)")
+        await restarted.shutdown(grace: .seconds(5))
     }
 
     /// Every file under `directory` whose name ends in `.tmp`.
