@@ -28,10 +28,9 @@ public final class PostgreSQLDeviceStore: DeviceStore {
 
     static let deviceColumns = DeviceRows.deviceColumns
     static let insertDeviceStatement = S("devices.insert", SharedSQL.insertDevice.postgreSQL)
-    static let deviceByID = S("devices.by_id", "SELECT \(deviceColumns) FROM devices WHERE id = $1")
-    static let deviceByToken = S(
-        "devices.by_token", "SELECT \(deviceColumns) FROM devices WHERE token = $1 AND topic = $2 AND environment = $3")
-    static let allDevices = S("devices.all", "SELECT \(deviceColumns) FROM devices ORDER BY created_at, id")
+    static let deviceByID = S("devices.by_id", SharedSQL.deviceByID.postgreSQL)
+    static let deviceByToken = S("devices.by_token", SharedSQL.deviceByToken.postgreSQL)
+    static let allDevices = S("devices.all", SharedSQL.allDevices.postgreSQL)
     static let markDead = S(
         "devices.mark_dead", SharedSQL.markDeviceDead.postgreSQL)
 
@@ -60,21 +59,15 @@ public final class PostgreSQLDeviceStore: DeviceStore {
 
     // MARK: - Deliveries
 
-    static let deliveryColumns =
-        "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
+    static let deliveryColumns = SharedSQL.pushDeliveryColumns
     static let insertDeliveryStatement = S("push.insert_delivery", """
         INSERT INTO push_deliveries (apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason,
             next_attempt_at, created_at, updated_at, claimed_until, attempts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
         RETURNING \(deliveryColumns)
         """)
-    static let deliveryByID = S("push.delivery_by_id", "SELECT \(deliveryColumns) FROM push_deliveries WHERE id = $1")
-    static let latestOfCheckout = S("push.latest_of_checkout", """
-        SELECT \(deliveryColumns) FROM push_deliveries WHERE checkout_id = $1 ORDER BY id DESC LIMIT 1
-        """)
-    static let dueIDs = S("push.due", """
-        SELECT id FROM push_deliveries WHERE status = 'pending' AND next_attempt_at <= $1
-        AND (claimed_until IS NULL OR claimed_until <= $1) ORDER BY next_attempt_at, id LIMIT $2
-        """)
+    static let deliveryByID = S("push.delivery_by_id", SharedSQL.pushDeliveryByID.postgreSQL)
+    static let latestOfCheckout = S("push.latest_of_checkout", SharedSQL.latestPushDeliveryOfCheckout.postgreSQL)
+    static let dueIDs = S("push.due", SharedSQL.duePushDeliveryIDs.postgreSQL)
 
     package func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
         try single(Self.insertDeliveryStatement, Self.insertValues(delivery, at: now, claimUntil: nil)).rows.first?.int64(0) ?? 0

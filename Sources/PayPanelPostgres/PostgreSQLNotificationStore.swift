@@ -52,17 +52,14 @@ struct PostgreSQLNotificationTransaction: NotificationStoreTransaction {
     let connection: PostgreSQLConnection
     typealias S = PostgreSQLStatement
 
-    private static let columns = """
-        id, deliver_at, category, title, subtitle, body, body_hidden, thread_id, order_reference, user_info, payload, \
-        reveals_id, created_at, delivered_at, delivery_sequence, responded_at, response_action
-        """
+    private static let columns = SharedSQL.scheduledNotificationColumns
 
     static let insert = S("notifications.insert", """
         INSERT INTO scheduled_notifications (deliver_at, category, title, subtitle, body, body_hidden, thread_id, \
         order_reference, user_info, payload, reveals_id, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
         RETURNING id
         """)
-    static let byID = S("notifications.by_id", "SELECT \(columns) FROM scheduled_notifications WHERE id = $1")
+    static let byID = S("notifications.by_id", SharedSQL.notificationByID.postgreSQL)
     static let due = S("notifications.due", SharedSQL.dueScheduledNotifications.postgreSQL)
     static let markDeliveredStatement = S("notifications.mark_delivered", SharedSQL.markNotificationDelivered.postgreSQL)
     static let latestSequence = S("notifications.latest_sequence", SharedSQL.lastNotificationDeliverySequence.postgreSQL)
@@ -79,9 +76,7 @@ struct PostgreSQLNotificationTransaction: NotificationStoreTransaction {
         """)
     static let responded = S(
         "notifications.responded", "SELECT \(columns) FROM scheduled_notifications WHERE responded_at IS NOT NULL ORDER BY id")
-    static let nextPending = S("notifications.next_pending", """
-        SELECT \(columns) FROM scheduled_notifications WHERE delivered_at IS NULL ORDER BY deliver_at, id LIMIT 1
-        """)
+    static let nextPending = S("notifications.next_pending", SharedSQL.nextPendingNotification.postgreSQL)
 
     func insertNotification(_ request: NotificationRequest, reveals: Int64?, createdAt: Date) throws -> Int64 {
         let values: [any DatabaseBindable] = [

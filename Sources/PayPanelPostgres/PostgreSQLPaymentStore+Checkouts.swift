@@ -13,11 +13,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     static let insertCheckoutStatement = S(
         "checkouts.insert", "INSERT INTO checkouts (\(checkoutColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
     static let checkoutByID = S("checkouts.by_id", "SELECT \(checkoutColumns) FROM checkouts WHERE id = $1")
-    static let updateCheckoutStatement = S("checkouts.update", """
-        UPDATE checkouts SET status = $1, panel = $2, capture_method = $3, expires_at = $4, payment_intent_id = $5,
-            updated_at = $6, version = $7, metadata = $10
-        WHERE id = $8 AND version = $9
-        """)
+    static let updateCheckoutStatement = S("checkouts.update", SharedSQL.updateCheckout.postgreSQL)
     static let checkoutsDue = S("checkouts.due", """
         SELECT \(checkoutColumns) FROM checkouts
         WHERE status = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2
@@ -45,8 +41,8 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
     public func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool {
         try statement(Self.updateCheckoutStatement, [
             checkout.status.rawValue, JSONWriter.string(checkout.panel.json, style: .compact), checkout.captureMethod.rawValue,
-            checkout.expiresAt, checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.id, previousVersion,
-            checkout.metadata.storedText,
+            checkout.expiresAt, checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.metadata.storedText,
+            checkout.id, previousVersion,
         ]).affectedRows == 1
     }
 

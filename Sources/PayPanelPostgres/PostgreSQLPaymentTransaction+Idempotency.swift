@@ -12,7 +12,7 @@ extension PostgreSQLPaymentTransaction {
         "idempotency.lock",
         "SELECT pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtextextended('paypanel idempotency ' || $1 || ' ' || $2, 0))")
     static let idempotencyByKey = S(
-        "idempotency.by_key", "SELECT \(IdempotencyRows.columns) FROM idempotency_keys WHERE key = $1 AND scope = $2")
+        "idempotency.by_key", SharedSQL.idempotencyRecordByKey.postgreSQL)
 
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
         // The lock's answer is nothing: it is queued, and taken before the read that follows it.
@@ -23,8 +23,7 @@ extension PostgreSQLPaymentTransaction {
     }
 
     static let insertIdempotency = S(
-        "idempotency.insert",
-        "INSERT INTO idempotency_keys (\(IdempotencyRows.insertColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)")
+        "idempotency.insert", SharedSQL.insertIdempotencyKey.postgreSQL)
 
     func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
         let result = record.result

@@ -89,10 +89,9 @@ extension PostgreSQLPaymentTransaction {
         ])
     }
 
-    static let outboxColumns = "id, intent_id, intent_version, topic, refund_id, payload, created_at"
-    static let outboxOfIntent = S("outbox.of_intent", "SELECT \(outboxColumns) FROM outbox WHERE intent_id = $1 ORDER BY id")
-    static let outboxUndelivered = S(
-        "outbox.undelivered", "SELECT \(outboxColumns) FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT $1")
+    static let outboxColumns = SharedSQL.outboxColumns
+    static let outboxOfIntent = S("outbox.of_intent", SharedSQL.outboxOfIntent.postgreSQL)
+    static let outboxUndelivered = S("outbox.undelivered", SharedSQL.undeliveredOutboxMessages.postgreSQL)
     static let outboxClaim = S(
         "outbox.claim", "SELECT \(outboxColumns) FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED")
 

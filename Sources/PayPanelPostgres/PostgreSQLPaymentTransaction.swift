@@ -44,7 +44,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
 
     // MARK: - Intents, attempts, refunds, history
 
-    static let intentByID = S("intents.by_id", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1")
+    static let intentByID = S("intents.by_id", SharedSQL.intentByID.postgreSQL)
     static let intentByIDLocked = S("intents.by_id_for_update", "SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = $1 FOR NO KEY UPDATE")
 
     func intent(_ id: String) throws -> PaymentIntent? {
@@ -55,8 +55,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         return intent
     }
 
-    static let attemptsOfIntent = S(
-        "attempts.of_intent", "SELECT \(PaymentRows.attemptColumns) FROM attempts WHERE intent_id = $1 ORDER BY sequence")
+    static let attemptsOfIntent = S("attempts.of_intent", SharedSQL.attemptsOfIntent.postgreSQL)
 
     func attempts(ofIntent intentID: String) throws -> [Attempt] {
         try rows(Self.attemptsOfIntent, [intentID]).map { row throws(PaymentStoreError) in try PaymentRows.attempt(row) }
@@ -192,7 +191,7 @@ struct PostgreSQLPaymentTransaction: PaymentStoreTransaction {
         return try read.map { row throws(PaymentStoreError) in try PaymentRows.intent(row) }
     }
 
-    static let refundByID = S("refunds.by_id", "SELECT \(PaymentRows.refundColumns) FROM refunds WHERE id = $1")
+    static let refundByID = S("refunds.by_id", SharedSQL.refundByID.postgreSQL)
 
     func refund(_ id: String) throws -> Refund? {
         try rows(Self.refundByID, [id]).first.map { row throws(PaymentStoreError) in try PaymentRows.refund(row) }

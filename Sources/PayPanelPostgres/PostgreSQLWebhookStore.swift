@@ -91,8 +91,8 @@ public final class PostgreSQLWebhookStore: WebhookStore {
         }
     }
 
-    static let eventColumns = "id, type, object_id, created_at, body"
-    static let eventByID = S("webhooks.event_by_id", "SELECT \(eventColumns) FROM webhook_events WHERE id = $1")
+    static let eventColumns = SharedSQL.webhookEventColumns
+    static let eventByID = S("webhooks.event_by_id", SharedSQL.webhookEventByID.postgreSQL)
     // A NULL type matches every event. A cursor that names no event matches none (seq < NULL).
     static let eventsNewest = S("webhooks.events_newest", """
         SELECT \(eventColumns) FROM webhook_events WHERE ($1::text IS NULL OR type = $1) ORDER BY seq DESC LIMIT $2
@@ -132,20 +132,11 @@ public final class PostgreSQLWebhookStore: WebhookStore {
 
     // MARK: - Endpoints
 
-    static let endpointColumns = """
-        id, url, events, status, disabled_reason, secret_sealed, secret_version, previous_secret_sealed, \
-        previous_secret_version, previous_expires_at, created_at
-        """
-    static let activeEndpoints = S("webhooks.active_endpoints", """
-        SELECT \(endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id
-        """)
-    static let insertEndpointStatement = S(
-        "webhooks.insert_endpoint",
-        "INSERT INTO webhook_endpoints (\(endpointColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)")
-    static let endpointByID = S(
-        "webhooks.endpoint_by_id", "SELECT \(endpointColumns) FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL")
-    static let allEndpoints = S(
-        "webhooks.endpoints", "SELECT \(endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id")
+    static let endpointColumns = SharedSQL.webhookEndpointColumns
+    static let activeEndpoints = S("webhooks.active_endpoints", SharedSQL.enabledWebhookEndpoints.postgreSQL)
+    static let insertEndpointStatement = S("webhooks.insert_endpoint", SharedSQL.insertWebhookEndpoint.postgreSQL)
+    static let endpointByID = S("webhooks.endpoint_by_id", SharedSQL.liveWebhookEndpoint.postgreSQL)
+    static let allEndpoints = S("webhooks.endpoints", SharedSQL.liveWebhookEndpoints.postgreSQL)
     static let updateEndpointStatement = S("webhooks.update_endpoint", SharedSQL.updateWebhookEndpoint.postgreSQL)
     static let deleteEndpointStatement = S(
         "webhooks.delete_endpoint", SharedSQL.deleteWebhookEndpoint.postgreSQL)

@@ -13,17 +13,29 @@ package struct SharedStatement: Sendable {
     }
 
     /// `sql` with its `?` numbered `$1`, `$2`, …; a `?` inside a quoted literal stays as it is.
+    /// SQLite's numbered parameters (`?1`, `?2`, one value used twice) become `$1`, `$2`.
     static func numbered(_ sql: String) -> String {
         var output = ""
         var count = 0
         var inLiteral = false
-        for character in sql {
+        var characters = sql.makeIterator()
+        var pending = characters.next()
+        while let character = pending {
+            pending = characters.next()
             if character == "'" { inLiteral.toggle() }
-            if character == "?" && !inLiteral {
+            guard character == "?" && !inLiteral else {
+                output.append(character)
+                continue
+            }
+            if let digit = pending, digit.isASCII, digit.isNumber {
+                output.append("$")
+                while let next = pending, next.isASCII, next.isNumber {
+                    output.append(next)
+                    pending = characters.next()
+                }
+            } else {
                 count += 1
                 output += "$\(count)"
-            } else {
-                output.append(character)
             }
         }
         return output
@@ -35,6 +47,25 @@ package struct SharedStatement: Sendable {
 /// databases (upserts that return rows, `FOR UPDATE`, `INSERT OR IGNORE` against `ON CONFLICT`,
 /// types and casts) stays in each store.
 package enum SharedSQL {
+    // MARK: Column lists both stores read in the same order (their row mappers are shared too)
+
+    package static let outboxColumns = "id, intent_id, intent_version, topic, refund_id, payload, created_at"
+    package static let pushDeliveryColumns =
+        "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
+    package static let scheduledNotificationColumns = """
+        id, deliver_at, category, title, subtitle, body, body_hidden, thread_id, order_reference, user_info, payload, \
+        reveals_id, created_at, delivered_at, delivery_sequence, responded_at, response_action
+        """
+    package static let webhookEndpointColumns = """
+        id, url, events, status, disabled_reason, secret_sealed, secret_version, previous_secret_sealed, \
+        previous_secret_version, previous_expires_at, created_at
+        """
+    package static let webhookEventColumns = "id, type, object_id, created_at, body"
+
+    // MARK: Statements
+
+    package static let allDevices = SharedStatement("SELECT \(DeviceRows.deviceColumns) FROM devices ORDER BY created_at, id")
+    package static let attemptsOfIntent = SharedStatement("SELECT \(PaymentRows.attemptColumns) FROM attempts WHERE intent_id = ? ORDER BY sequence")
     package static let appliedMigrations = SharedStatement("SELECT identifier, checksum, applied_at FROM schema_migrations ORDER BY identifier")
     package static let completeIdempotencyKey = SharedStatement(
         """
@@ -45,10 +76,23 @@ package enum SharedSQL {
     package static let deleteIntentTimer = SharedStatement("DELETE FROM timers WHERE intent_id = ? AND kind = ? AND reference = ?")
     package static let deleteTimer = SharedStatement("DELETE FROM timers WHERE id = ?")
     package static let deleteWebhookEndpoint = SharedStatement("UPDATE webhook_endpoints SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL")
+    package static let deviceByID = SharedStatement("SELECT \(DeviceRows.deviceColumns) FROM devices WHERE id = ?")
+    package static let deviceByToken = SharedStatement(
+        "SELECT \(DeviceRows.deviceColumns) FROM devices WHERE token = ? AND topic = ? AND environment = ?")
     package static let disableWebhookEndpoint = SharedStatement("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ? WHERE id = ?")
     package static let dueScheduledNotifications = SharedStatement(
         """
         SELECT id FROM scheduled_notifications WHERE delivered_at IS NULL AND deliver_at <= ? ORDER BY deliver_at, id LIMIT ?
+        """)
+    /// `?1`: the time, used twice.
+    package static let duePushDeliveryIDs = SharedStatement(
+        """
+        SELECT id FROM push_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
+        AND (claimed_until IS NULL OR claimed_until <= ?1) ORDER BY next_attempt_at, id LIMIT ?2
+        """)
+    package static let enabledWebhookEndpoints = SharedStatement(
+        """
+        SELECT \(webhookEndpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id
         """)
     package static let eventCount = SharedStatement("SELECT count(*) FROM events")
     package static let eventsOfIntent = SharedStatement(
@@ -59,6 +103,8 @@ package enum SharedSQL {
         """
         UPDATE push_attempts SET finished_at = ?, outcome = ?, http_status = ?, reason = ? WHERE delivery_id = ? AND attempt = ?
         """)
+    package static let idempotencyRecordByKey = SharedStatement(
+        "SELECT \(IdempotencyRows.columns) FROM idempotency_keys WHERE key = ? AND scope = ?")
     package static let insertAPIKey = SharedStatement("INSERT INTO api_keys (id, name, key_hash, created_at, revoked_at) VALUES (?, ?, ?, ?, ?)")
     package static let insertAppliedMigration = SharedStatement("INSERT INTO schema_migrations (identifier, checksum, applied_at) VALUES (?, ?, ?)")
     package static let insertDevice = SharedStatement(
@@ -69,6 +115,8 @@ package enum SharedSQL {
         """
         INSERT INTO events (intent_id, version, type, from_status, to_status, data, occurred_at) VALUES (?, ?, ?, ?, ?, ?, ?)
         """)
+    package static let insertIdempotencyKey = SharedStatement(
+        "INSERT INTO idempotency_keys (\(IdempotencyRows.insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     package static let insertInboxMessage = SharedStatement(
         """
         INSERT INTO inbox (source, event_id, intent_id, received_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING
@@ -85,6 +133,8 @@ package enum SharedSQL {
         """
         INSERT INTO seen_token_transactions (transaction_id, intent_id, attempt_id, seen_at) VALUES (?, ?, ?, ?)
         """)
+    package static let insertWebhookEndpoint = SharedStatement(
+        "INSERT INTO webhook_endpoints (\(webhookEndpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
     package static let insertWebhookAttempt = SharedStatement(
         """
         INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_code, outcome, error)
@@ -99,6 +149,7 @@ package enum SharedSQL {
         INSERT INTO webhook_events (id, type, object_id, created_at, source, source_id, body) VALUES (?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (source, source_id) DO NOTHING
         """)
+    package static let intentByID = SharedStatement("SELECT \(PaymentRows.intentColumns) FROM intents WHERE id = ?")
     package static let intentIDsInCreationOrder = SharedStatement("SELECT id FROM intents ORDER BY created_at, id")
     package static let intentOfSeenTokenTransaction = SharedStatement("SELECT intent_id FROM seen_token_transactions WHERE transaction_id = ?")
     package static let intentsWithUnknownOutcome = SharedStatement(
@@ -107,7 +158,13 @@ package enum SharedSQL {
         reconciliation_lookups
         FROM intents WHERE in_flight_operation IS NOT NULL ORDER BY in_flight_started_at, id LIMIT ?
         """)
+    package static let latestPushDeliveryOfCheckout = SharedStatement(
+        "SELECT \(pushDeliveryColumns) FROM push_deliveries WHERE checkout_id = ? ORDER BY id DESC LIMIT 1")
     package static let lastNotificationDeliverySequence = SharedStatement("SELECT coalesce(max(delivery_sequence), 0) FROM scheduled_notifications")
+    package static let liveWebhookEndpoint = SharedStatement(
+        "SELECT \(webhookEndpointColumns) FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL")
+    package static let liveWebhookEndpoints = SharedStatement(
+        "SELECT \(webhookEndpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id")
     package static let liveWebhookEndpointExists = SharedStatement("SELECT 1 FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL")
     package static let markCheckoutMessagePublished = SharedStatement("UPDATE checkout_outbox SET published_at = ? WHERE id = ? AND published_at IS NULL")
     package static let markDeviceDead = SharedStatement(
@@ -123,11 +180,16 @@ package enum SharedSQL {
         """
         UPDATE outbox SET delivered_at = ?, delivery_attempts = delivery_attempts + 1 WHERE id = ? AND delivered_at IS NULL
         """)
+    package static let nextPendingNotification = SharedStatement(
+        "SELECT \(scheduledNotificationColumns) FROM scheduled_notifications WHERE delivered_at IS NULL ORDER BY deliver_at, id LIMIT 1")
+    package static let notificationByID = SharedStatement("SELECT \(scheduledNotificationColumns) FROM scheduled_notifications WHERE id = ?")
+    package static let outboxOfIntent = SharedStatement("SELECT \(outboxColumns) FROM outbox WHERE intent_id = ? ORDER BY id")
     package static let pendingRefunds = SharedStatement(
         """
         SELECT intent_id, id, coalesce(outcome_unknown_since, created_at), reconciliation_lookups FROM refunds
         WHERE status = 'pending' ORDER BY created_at, id LIMIT ?
         """)
+    package static let pushDeliveryByID = SharedStatement("SELECT \(pushDeliveryColumns) FROM push_deliveries WHERE id = ?")
     package static let purgeIdempotencyKeys = SharedStatement("DELETE FROM idempotency_keys WHERE created_at <= ?")
     package static let pushAttemptsOfDelivery = SharedStatement(
         """
@@ -142,6 +204,7 @@ package enum SharedSQL {
         UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_response_code = ?, last_error = ?, updated_at = ?
         WHERE id = ?
         """)
+    package static let refundByID = SharedStatement("SELECT \(PaymentRows.refundColumns) FROM refunds WHERE id = ?")
     package static let relockIdempotencyKey = SharedStatement("UPDATE idempotency_keys SET locked_at = ? WHERE key = ? AND scope = ?")
     package static let requeueWebhookDelivery = SharedStatement(
         """
@@ -162,14 +225,19 @@ package enum SharedSQL {
         SELECT id, intent_id, kind, reference, due_at FROM timers WHERE intent_id = ? ORDER BY due_at, id
         """)
     package static let undeliveredOutboxMessages = SharedStatement(
-        """
-        SELECT id, intent_id, intent_version, topic, refund_id, payload, created_at FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?
-        """)
+        "SELECT \(outboxColumns) FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?")
     package static let unpublishedCheckoutMessages = SharedStatement(
         """
         SELECT checkout_id, status, panel, capture_method, expires_at, client_secret_hash, payment_intent_id,
         created_at, updated_at, version, metadata, id, topic
         FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT ?
+        """)
+    /// Only at the version the caller read (`previousVersion`, the last value).
+    package static let updateCheckout = SharedStatement(
+        """
+        UPDATE checkouts SET status = ?, panel = ?, capture_method = ?, expires_at = ?, payment_intent_id = ?,
+            updated_at = ?, version = ?, metadata = ?
+        WHERE id = ? AND version = ?
         """)
     package static let updateWebhookEndpoint = SharedStatement(
         """
@@ -191,5 +259,6 @@ package enum SharedSQL {
         SELECT id, event_id, endpoint_id, status, attempts, next_attempt_at, last_response_code, last_error
         FROM webhook_deliveries WHERE event_id = ? ORDER BY endpoint_id
         """)
+    package static let webhookEventByID = SharedStatement("SELECT \(webhookEventColumns) FROM webhook_events WHERE id = ?")
     package static let webhookEventExists = SharedStatement("SELECT 1 FROM webhook_events WHERE id = ?")
 }

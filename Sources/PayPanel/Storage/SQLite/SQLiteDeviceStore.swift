@@ -30,17 +30,15 @@ package final class SQLiteDeviceStore: DeviceStore {
     }
 
     package func device(_ id: String) throws -> Device? {
-        try database.queryFirst("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [id], DeviceRows.device)
+        try database.queryFirst(SharedSQL.deviceByID.sqlite, [id], DeviceRows.device)
     }
 
     package func device(token: String, topic: String, environment: APNsEnvironment) throws -> Device? {
-        try database.queryFirst(
-            "SELECT \(Self.deviceColumns) FROM devices WHERE token = ? AND topic = ? AND environment = ?",
-            [token, topic, environment.rawValue], DeviceRows.device)
+        try database.queryFirst(SharedSQL.deviceByToken.sqlite, [token, topic, environment.rawValue], DeviceRows.device)
     }
 
     package func devices() throws -> [Device] {
-        try database.queryAll("SELECT \(Self.deviceColumns) FROM devices ORDER BY created_at, id", [], DeviceRows.device)
+        try database.queryAll(SharedSQL.allDevices.sqlite, [], DeviceRows.device)
     }
 
     package func markDeviceDead(_ id: String, reason: String, at: Date) throws -> Bool {
@@ -53,8 +51,7 @@ package final class SQLiteDeviceStore: DeviceStore {
 
     // MARK: - Deliveries
 
-    private static let deliveryColumns =
-        "id, apns_id, device_id, checkout_id, collapse_id, payload, expires_at, status, reason, attempts, next_attempt_at"
+    private static let deliveryColumns = SharedSQL.pushDeliveryColumns
 
     package func insertDelivery(_ delivery: NewPushDelivery, at now: Date) throws -> Int64 {
         try database.write { try insert(delivery, at: now, claimUntil: nil) }
@@ -82,20 +79,15 @@ package final class SQLiteDeviceStore: DeviceStore {
     }
 
     package func delivery(_ id: Int64) throws -> PushDelivery? {
-        try database.queryFirst("SELECT \(Self.deliveryColumns) FROM push_deliveries WHERE id = ?", [id], Self.delivery(from:))
+        try database.queryFirst(SharedSQL.pushDeliveryByID.sqlite, [id], Self.delivery(from:))
     }
 
     package func latestDelivery(checkoutID: String) throws -> PushDelivery? {
-        try database.queryFirst(
-            "SELECT \(Self.deliveryColumns) FROM push_deliveries WHERE checkout_id = ? ORDER BY id DESC LIMIT 1",
-            [checkoutID], Self.delivery(from:))
+        try database.queryFirst(SharedSQL.latestPushDeliveryOfCheckout.sqlite, [checkoutID], Self.delivery(from:))
     }
 
     package func dueDeliveryIDs(at now: Date, limit: Int) throws -> [Int64] {
-        try database.queryAll("""
-            SELECT id FROM push_deliveries WHERE status = 'pending' AND next_attempt_at <= ?1
-            AND (claimed_until IS NULL OR claimed_until <= ?1) ORDER BY next_attempt_at, id LIMIT ?2
-            """, [now, Int64(limit)]) { $0.int64(0) }
+        try database.queryAll(SharedSQL.duePushDeliveryIDs.sqlite, [now, Int64(limit)]) { $0.int64(0) }
     }
 
     package func claimDelivery(_ id: Int64, at now: Date, claimUntil: Date) throws -> PushDelivery? {

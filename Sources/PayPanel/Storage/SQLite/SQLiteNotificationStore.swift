@@ -26,10 +26,7 @@ package final class SQLiteNotificationStore: NotificationStore {
 struct SQLiteNotificationTransaction: NotificationStoreTransaction {
     let database: Database
 
-    private static let columns = """
-        id, deliver_at, category, title, subtitle, body, body_hidden, thread_id, order_reference, user_info, payload, \
-        reveals_id, created_at, delivered_at, delivery_sequence, responded_at, response_action
-        """
+    private static let columns = SharedSQL.scheduledNotificationColumns
 
     func insertNotification(_ request: NotificationRequest, reveals: Int64?, createdAt: Date) throws -> Int64 {
         let values: [any DatabaseBindable] = [
@@ -45,7 +42,7 @@ struct SQLiteNotificationTransaction: NotificationStoreTransaction {
     }
 
     func notification(id: Int64) throws -> ScheduledNotification? {
-        try database.queryFirst("SELECT \(Self.columns) FROM scheduled_notifications WHERE id = ?", [id], Self.notification(from:))
+        try database.queryFirst(SharedSQL.notificationByID.sqlite, [id], Self.notification(from:))
     }
 
     func dueNotificationIDs(at now: Date, limit: Int?) throws -> [Int64] {
@@ -93,9 +90,7 @@ struct SQLiteNotificationTransaction: NotificationStoreTransaction {
     }
 
     func nextPendingNotification() throws -> ScheduledNotification? {
-        try database.queryFirst("""
-            SELECT \(Self.columns) FROM scheduled_notifications WHERE delivered_at IS NULL ORDER BY deliver_at, id LIMIT 1
-            """, [], Self.notification(from:))
+        try database.queryFirst(SharedSQL.nextPendingNotification.sqlite, [], Self.notification(from:))
     }
 
     private static func notification(from row: Row) throws -> ScheduledNotification {

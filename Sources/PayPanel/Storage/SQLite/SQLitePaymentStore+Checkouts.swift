@@ -24,11 +24,7 @@ extension SQLitePaymentStore: CheckoutStore {
     package func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool {
         try database.write {
             try database.execute(
-                """
-                UPDATE checkouts SET status = ?, panel = ?, capture_method = ?, expires_at = ?, payment_intent_id = ?,
-                    updated_at = ?, version = ?, metadata = ?
-                WHERE id = ? AND version = ?
-                """,
+                SharedSQL.updateCheckout.sqlite,
                 [checkout.status.rawValue, Self.panelText(checkout.panel), checkout.captureMethod.rawValue, checkout.expiresAt,
                  checkout.paymentIntentID, checkout.updatedAt, checkout.version, checkout.metadata.storedText, checkout.id, previousVersion])
             return database.changes == 1

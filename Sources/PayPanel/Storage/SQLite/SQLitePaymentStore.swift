@@ -157,7 +157,7 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
     }
 
     func refund(_ id: String) throws -> Refund? {
-        try database.queryFirst("SELECT \(PaymentRows.refundColumns) FROM refunds WHERE id = ?", [id]) {
+        try database.queryFirst(SharedSQL.refundByID.sqlite, [id]) {
             row throws(PaymentStoreError) in try PaymentRows.refund(row)
         }
     }

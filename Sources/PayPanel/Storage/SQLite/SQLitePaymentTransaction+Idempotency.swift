@@ -5,14 +5,14 @@ import Foundation
 extension SQLitePaymentTransaction {
     func idempotencyRecord(key: String, scope: String) throws -> IdempotencyRecord? {
         try database.queryFirst(
-            "SELECT \(IdempotencyRows.columns) FROM idempotency_keys WHERE key = ? AND scope = ?", [IdempotencyStore.storedKey(key), scope]
+            SharedSQL.idempotencyRecordByKey.sqlite, [IdempotencyStore.storedKey(key), scope]
         ) { row in IdempotencyRows.record(row, key: key, scope: scope) }
     }
 
     func insertIdempotencyRecord(_ record: IdempotencyRecord) throws {
         let result = record.result
         try database.execute(
-            "INSERT INTO idempotency_keys (\(IdempotencyRows.insertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            SharedSQL.insertIdempotencyKey.sqlite,
             [IdempotencyStore.storedKey(record.key), record.scope, record.requestHash, record.state.rawValue, IdempotencyRows.outcome(result),
              result?.response, result?.errorCode, result?.errorMessage, record.createdAt, record.lockedAt,
              record.state == .completed ? record.createdAt : nil, record.resourceID])

@@ -71,16 +71,12 @@ extension SQLitePaymentTransaction {
     }
 
     func outbox(ofIntent intentID: String) throws -> [OutboxMessage] {
-        try database.queryAll(
-            "SELECT \(Self.outboxColumns) FROM outbox WHERE intent_id = ? ORDER BY id", [intentID], Self.outboxMessage)
+        try database.queryAll(SharedSQL.outboxOfIntent.sqlite, [intentID], Self.outboxMessage)
     }
 
     func undeliveredOutbox(limit: Int) throws -> [OutboxMessage] {
-        try database.queryAll(
-            "SELECT \(Self.outboxColumns) FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?", [limit], Self.outboxMessage)
+        try database.queryAll(SharedSQL.undeliveredOutboxMessages.sqlite, [limit], Self.outboxMessage)
     }
-
-    private static let outboxColumns = "id, intent_id, intent_version, topic, refund_id, payload, created_at"
 
     private static func outboxMessage(_ row: Row) -> OutboxMessage {
         OutboxMessage(

@@ -67,7 +67,7 @@ package final class SQLiteWebhookStore: WebhookStore {
         }
     }
 
-    private static let eventColumns = "id, type, object_id, created_at, body"
+    private static let eventColumns = SharedSQL.webhookEventColumns
 
     private static func event(_ row: Row) -> StoredEvent {
         StoredEvent(id: row.string(0), type: row.string(1), objectID: row.string(2), createdAt: PaymentRows.date(row.int64(3)), body: row.string(4))
@@ -75,7 +75,7 @@ package final class SQLiteWebhookStore: WebhookStore {
 
     package func event(_ id: String) throws -> StoredEvent? {
         try database.read {
-            try database.queryFirst("SELECT \(Self.eventColumns) FROM webhook_events WHERE id = ?", [id], Self.event)
+            try database.queryFirst(SharedSQL.webhookEventByID.sqlite, [id], Self.event)
         }
     }
 
@@ -108,21 +108,14 @@ package final class SQLiteWebhookStore: WebhookStore {
 
     // MARK: - Endpoints
 
-    private static let endpointColumns = """
-        id, url, events, status, disabled_reason, secret_sealed, secret_version, previous_secret_sealed, \
-        previous_secret_version, previous_expires_at, created_at
-        """
-
     private func activeEndpoints() throws -> [WebhookEndpointRecord] {
-        try database.queryAll(
-            "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL AND status = 'enabled' ORDER BY created_at, id", []
-        ) { try WebhookRows.endpoint($0) }
+        try database.queryAll(SharedSQL.enabledWebhookEndpoints.sqlite, []) { try WebhookRows.endpoint($0) }
     }
 
     package func insertEndpoint(_ endpoint: WebhookEndpointRecord) throws {
         try database.write {
             try database.execute(
-                "INSERT INTO webhook_endpoints (\(Self.endpointColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                SharedSQL.insertWebhookEndpoint.sqlite,
                 [endpoint.id, endpoint.url, Self.typesText(endpoint.eventTypes), endpoint.status.rawValue, endpoint.disabledReason,
                  endpoint.sealedSecret, endpoint.secretVersion, endpoint.previousSealedSecret, endpoint.previousSecretVersion,
                  endpoint.previousExpiresAt, endpoint.createdAt])
@@ -135,16 +128,13 @@ package final class SQLiteWebhookStore: WebhookStore {
 
     package func endpoint(_ id: String) throws -> WebhookEndpointRecord? {
         try database.read {
-            try database.queryFirst(
-                "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL", [id]) { try WebhookRows.endpoint($0) }
+            try database.queryFirst(SharedSQL.liveWebhookEndpoint.sqlite, [id]) { try WebhookRows.endpoint($0) }
         }
     }
 
     package func endpoints() throws -> [WebhookEndpointRecord] {
         try database.read {
-            try database.queryAll(
-                "SELECT \(Self.endpointColumns) FROM webhook_endpoints WHERE deleted_at IS NULL ORDER BY created_at, id", []
-            ) { try WebhookRows.endpoint($0) }
+            try database.queryAll(SharedSQL.liveWebhookEndpoints.sqlite, []) { try WebhookRows.endpoint($0) }
         }
     }
 
@@ -171,7 +161,7 @@ package final class SQLiteWebhookStore: WebhookStore {
         try database.write {
             let claimed = try database.queryAll(
                 """
-                SELECT d.id, d.attempts, e.id, e.type, e.object_id, e.created_at, e.body, \(Self.endpointColumns.split(separator: ",").map { "w." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+                SELECT d.id, d.attempts, e.id, e.type, e.object_id, e.created_at, e.body, \(SharedSQL.webhookEndpointColumns.split(separator: ",").map { "w." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
                 FROM webhook_deliveries d
                 JOIN webhook_events e ON e.id = d.event_id
                 JOIN webhook_endpoints w ON w.id = d.endpoint_id
