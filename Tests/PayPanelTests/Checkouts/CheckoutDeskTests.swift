@@ -3,6 +3,7 @@ import MockProcessor
 import PayPanel
 import PayPanelDemo
 import TestSupport
+import Synchronization
 import Testing
 
 /// The checkout resource: created from the seed's defaults, validated all at once,
@@ -79,6 +80,46 @@ import Testing
             ]), "\(error.violations)")
         }
         await #expect(throws: CheckoutError.self) { _ = try await harness.create("[1]") }
+    }
+
+    /// The desk runs on the service's thread, which every payment shares: a body is read
+    /// before that thread is asked for. With the thread held by another job, a refused body is
+    /// still refused; a desk that read it there refused it only once the thread was let go.
+    @Test func aCheckoutBodyIsReadBeforeTheServicesThreadIsAskedFor() async throws {
+        let harness = try CheckoutDeskHarness()
+        let release = DispatchSemaphore(value: 0)
+        let holding = Flag()
+        let holder = Task { await Self.hold(harness.desk, holding, until: release) }
+        // Generous, as every hold of the tests: with the whole suite starting at once the
+        // pool may run none of a test's tasks for minutes.
+        let deadline = ContinuousClock.now.advanced(by: QueuedCalls.patience)
+        while !holding.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(holding.isSet, "the service's thread was held")
+        let refused = Flag()
+        let refusal = Task {
+            do { _ = try await harness.create(#"{"capture_method": "later"}"#) } catch let error as CheckoutError where error.code == "invalid_checkout" {
+                refused.set()
+            }
+        }
+        while !refused.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(refused.isSet, "refused while the service's thread was held")
+        release.signal()
+        try await refusal.value
+        await holder.value
+        // The thread let go, a valid body is created as ever.
+        #expect(try await harness.create().checkout.status == .open)
+    }
+
+    /// Blocks the desk's thread (an `isolated` parameter runs there) until `release`.
+    private static func hold(_ desk: isolated CheckoutDesk, _ holding: Flag, until release: DispatchSemaphore) {
+        holding.set()
+        release.wait()
+    }
+
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func set() { value.store(true, ordering: .releasing) }
+        var isSet: Bool { value.load(ordering: .acquiring) }
     }
 
     // MARK: - Update, cancel, expiry
