@@ -156,7 +156,8 @@ extension AccountStore {
     // MARK: - Writing
 
     /// Writes `changes` in one transaction: the account's row when it carries it, then one
-    /// upsert or delete per changed object. Returns once committed, with the flush still to await (`PendingFlush`).
+    /// upsert or delete per changed object. Returns once committed, with the flush still to
+    /// await (`PendingFlush`).
     func save(_ changes: AccountChanges) throws -> PendingFlush {
         let flush = try withConnection { database in try database.collectingFlushes { try Self.write(changes, database) }.1 }
         writes?.record(changes)
