@@ -42,8 +42,7 @@ package enum PaymentRows {
     // The statements of every transition, built once: the connection's statement cache is
     // keyed by the SQL text, and interpolating 700 characters of column names into a new
     // string (then hashing it) on every call showed up in the lifecycle benchmark's profile.
-    static let selectIntentSQL = SharedSQL.intentByID.sqlite
-    static let selectAttemptsSQL = SharedSQL.attemptsOfIntent.sqlite
+    // (The intent's and its attempts' reads are `SharedSQL.intentByID` and `attemptsOfIntent`.)
     static let selectRefundsSQL = "SELECT \(refundColumns) FROM refunds WHERE intent_id = ? ORDER BY created_at, rowid"
     private static let insertIntentSQL = "INSERT INTO intents (\(intentColumns)) VALUES (\(placeholders(30)))"
     static let updateIntentSQL = """

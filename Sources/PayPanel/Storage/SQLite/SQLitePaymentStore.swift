@@ -57,15 +57,13 @@ struct SQLitePaymentTransaction: PaymentStoreTransaction {
     // MARK: - Intents, attempts, refunds, history
 
     func intent(_ id: String) throws -> PaymentIntent? {
-        try database.queryFirst(PaymentRows.selectIntentSQL, [id]) {
+        try database.queryFirst(SharedSQL.intentByID.sqlite, [id]) {
             row throws(PaymentStoreError) in try PaymentRows.intent(row)
         }
     }
 
     func attempts(ofIntent intentID: String) throws -> [Attempt] {
-        try database.queryAll(
-            PaymentRows.selectAttemptsSQL, [intentID]
-        ) { row throws(PaymentStoreError) in try PaymentRows.attempt(row) }
+        try database.queryAll(SharedSQL.attemptsOfIntent.sqlite, [intentID]) { row throws(PaymentStoreError) in try PaymentRows.attempt(row) }
     }
 
     func refunds(ofIntent intentID: String) throws -> [Refund] {

@@ -53,10 +53,10 @@ final class WALSync: Sendable {
     private let idleLinger: TimeInterval
 
     /// `flush` makes the WAL's written frames durable, or says why it could not. `idleLinger`:
-    /// how long the flusher thread outlives its last writer (see `durable`).
-    init(flush: WALFlush, idleLinger: Duration = .milliseconds(200)) {
+    /// how many seconds the flusher thread outlives its last writer (see `durable`).
+    init(flush: WALFlush, idleLinger: TimeInterval = 0.2) {
         self.flush = flush
-        self.idleLinger = Double(idleLinger.components.seconds) + Double(idleLinger.components.attoseconds) / 1e18
+        self.idleLinger = idleLinger
     }
 
     /// Called right after a COMMIT (or any change) returned: its ticket for `waitUntilDurable`.
