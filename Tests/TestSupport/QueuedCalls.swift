@@ -121,7 +121,7 @@ public enum QueuedCalls {
     }
 
     /// Waits until `flag` is set; throws when `patience` passed first.
-    private static func wait(for flag: Flag) async throws {
+    public static func wait(for flag: Flag) async throws {
         let deadline = ContinuousClock.now.advanced(by: patience)
         while !flag.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
         guard flag.isSet else { throw HoldNeverBegan() }
@@ -131,10 +131,12 @@ public enum QueuedCalls {
         var description: String { "the hold (of the actor's thread or of the flushes) did not begin within \(QueuedCalls.patience)" }
     }
 
-    private final class Flag: Sendable {
+    /// Set once, by one thread or task, and read by another.
+    public final class Flag: Sendable {
         private let value = Atomic<Bool>(false)
-        func set() { value.store(true, ordering: .releasing) }
-        var isSet: Bool { value.load(ordering: .acquiring) }
+        public init() {}
+        public func set() { value.store(true, ordering: .releasing) }
+        public var isSet: Bool { value.load(ordering: .acquiring) }
     }
 }
 

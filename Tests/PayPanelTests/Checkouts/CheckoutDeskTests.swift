@@ -3,7 +3,6 @@ import MockProcessor
 import PayPanel
 import PayPanelDemo
 import TestSupport
-import Synchronization
 import Testing
 
 /// The checkout resource: created from the seed's defaults, validated all at once,
@@ -88,14 +87,13 @@ import Testing
     @Test func aCheckoutBodyIsReadBeforeTheServicesThreadIsAskedFor() async throws {
         let harness = try CheckoutDeskHarness()
         let release = DispatchSemaphore(value: 0)
-        let holding = Flag()
+        let holding = QueuedCalls.Flag()
         let holder = Task { await Self.hold(harness.desk, holding, until: release) }
+        try await QueuedCalls.wait(for: holding)
         // Generous, as every hold of the tests: with the whole suite starting at once the
         // pool may run none of a test's tasks for minutes.
         let deadline = ContinuousClock.now.advanced(by: QueuedCalls.patience)
-        while !holding.isSet, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(holding.isSet, "the service's thread was held")
-        let refused = Flag()
+        let refused = QueuedCalls.Flag()
         let refusal = Task {
             do { _ = try await harness.create(#"{"capture_method": "later"}"#) } catch let error as CheckoutError where error.code == "invalid_checkout" {
                 refused.set()
@@ -111,15 +109,9 @@ import Testing
     }
 
     /// Blocks the desk's thread (an `isolated` parameter runs there) until `release`.
-    private static func hold(_ desk: isolated CheckoutDesk, _ holding: Flag, until release: DispatchSemaphore) {
+    private static func hold(_ desk: isolated CheckoutDesk, _ holding: QueuedCalls.Flag, until release: DispatchSemaphore) {
         holding.set()
         release.wait()
-    }
-
-    final class Flag: Sendable {
-        private let value = Atomic<Bool>(false)
-        func set() { value.store(true, ordering: .releasing) }
-        var isSet: Bool { value.load(ordering: .acquiring) }
     }
 
     // MARK: - Update, cancel, expiry
