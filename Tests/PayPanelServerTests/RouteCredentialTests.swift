@@ -1,5 +1,6 @@
 import Foundation
 import PayPanel
+import PayPanelDemo
 import PayPanelHTTP
 import PayPanelServer
 import Synchronization
@@ -40,23 +41,19 @@ import TestSupport
         let path = directory.file("payments.sqlite")
         let stores = SQLiteStoreFactory(path: path, clock: clock)
         let service = PaymentService(store: try SQLitePaymentStore(path: path, clock: clock), processor: UnusedProcessor())
-        var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
-        let demoKey = DemoKey()
-        api.demoKey = demoKey
-        let desk = CheckoutDesk(service: service, clock: clock)
-        let outbox = PushOutbox(store: try stores.openDeviceStore(), provider: nil, clock: clock)
-        let box = try WebhookSecretBox(masterKey: Array(repeating: 7, count: 32))
         let webhookSecret = "whsec_route_credential_test"
-        let providers: [any APIRouteProvider] = [
-            CheckoutsAPI(desk: desk, api: api, decryptor: nil, pushes: outbox),
-            ConsoleSite(),
-            DemoSite(key: demoKey, sealing: NoSealing()),
-            EventsAPI(desk: WebhookDesk(store: try stores.openWebhookStore(), box: box, relay: nil, clock: clock), api: api),
-            ProcessorWebhooksAPI(service: service, secret: webhookSecret, clock: clock),
-            DevicesAPI(outbox: outbox, api: api, defaultTopic: nil),
-            ProcessorLedgerAPI(api: api, ledger: NoLedger()),
-        ]
-        var router = api.router(adding: providers)
+        // The assembly `serve` runs, so a route it mounts is probed without a copy of its list.
+        var setup = PaymentsServerSetup(
+            stores: stores, service: service, clock: clock,
+            tokenVerifier: try ApplePayTokenVerifier(merchants: [ApplePayTestKeys.ecMerchant], trustedRoot: ApplePayTestKeys.root),
+            processorLedger: NoProcessorLedger())
+        setup.demoSealing = NoSealing()
+        setup.webhookBox = try WebhookSecretBox(masterKey: Array(repeating: 7, count: 32))
+        setup.processorWebhookSecret = ProcessorWebhookSecret(webhookSecret)
+        let served = try PaymentsServerAssembly(setup)
+        let desk = served.desk
+        let demoKey = try #require(served.api.demoKey, "the test-mode assembly made no demo key")
+        var router = served.router
         // Every handler reports that it ran; a guarded one never may in this test.
         router.wrapHandlers { route, handler in
             { context in
@@ -267,9 +264,4 @@ import TestSupport
 private struct NoSealing: DemoTokenSealing {
     var wallet: [DemoWalletCard] { [] }
     func seal(cardID: String, amount: Amount) throws -> JSONValue { .null }
-}
-
-/// The console's processor ledger is not exercised either.
-private struct NoLedger: ProcessorLedgerReading {
-    func entries(ofAttempts attemptIDs: [String]) async -> ProcessorLedgerView { .unavailable(reason: "not in this test") }
 }

@@ -51,53 +51,39 @@ struct ServeCommand: CLICommand {
         // The first API key is made after the port is bound (below): a server that cannot
         // listen must not spend the key it would print only once.
         let keys = try stores.openAPIKeyStore()
-        var api = try PaymentsAPI(service: service, stores: stores, clock: clock)
-        api.log = { line in Self.writeError(JSONWriter.string(line)) }
-        // The checkout desk runs on the service's thread and keeps its checkouts in its store.
-        let desk = CheckoutDesk(service: service, clock: clock)
         // Apple Pay tokens on /pay and on confirm: Apple Root CA - G3 and the configured merchant
         // keys, or, with --test-root, PayPanel's test identity (never in production).
         let verification = try arguments.tokenVerification(console: context.console)
         if verification.trust.isTestMode {
             Self.writeError("test mode: Apple Pay tokens signed by PayPanel's test root are accepted (--test-root); never use this in production")
         }
-        let decryptor = ApplePayTokenDecryptor(verifier: verification.verifier)
-        api.tokenDecryptor = decryptor
-        // The device simulator page and its demo key exist in test mode only (docs/demo.md).
-        // Before anything copies `api`: the demo key is one of its credentials.
-        var demo: [any APIRouteProvider] = []
+        var setup = PaymentsServerSetup(
+            stores: stores, service: service, clock: clock, tokenVerifier: verification.verifier,
+            processorLedger: try arguments.processorLedgerReader(environment: environment, clock: clock))
+        setup.log = { line in Self.writeError(JSONWriter.string(line)) }
+        // The device simulator page and its demo key exist in test mode only (docs/demo.md);
+        // otherwise its routes answer 404 with a page that says how to turn it on.
         if verification.trust.isTestMode {
-            let key = DemoKey()
-            api.demoKey = key
-            demo.append(DemoSite(key: key, sealing: DemoWalletSealing(clock: clock)))
-        } else {
-            // Its routes still answer 404, with a page that says how to turn the simulator on.
-            demo.append(DemoSiteOff())
+            setup.demoSealing = DemoWalletSealing(clock: clock)
         }
-        // Events, webhooks, devices and the push queue: each on a store of its own from the
-        // factory, on SQLite and on PostgreSQL alike (docs/scaling.md: the webhook key file).
-        let webhooks = try WebhookServeOptions.compose(arguments: arguments, api: api, stores: stores, environment: environment, clock: clock)
+        try WebhookServeOptions.apply(to: &setup, arguments: arguments, environment: environment)
         // Pushes (docs/notifications.md): devices and the push queue on a store of their own.
-        let provider = try arguments.apnsProvider(clock: clock)
-        if provider == nil {
+        setup.pushProvider = try arguments.apnsProvider(clock: clock)
+        if setup.pushProvider == nil {
             Self.writeError("push: no APNs key (--apns-key-file, --apns-key-id, --apns-team-id): checkouts are not pushed; devices can still be registered")
         }
-        let outbox = PushOutbox(store: try stores.openDeviceStore(), provider: provider, clock: clock)
-        let checkouts = CheckoutsAPI(desk: desk, api: api, decryptor: decryptor, pushes: outbox)
-        var providers: [any APIRouteProvider] = [checkouts, ConsoleSite()] + demo + webhooks.providers
-        providers.append(DevicesAPI(outbox: outbox, api: api, defaultTopic: arguments.value(APNsOptions.topic.name)))
-        // The console's view of the processor's own ledger (the mock's file, or --processor's admin endpoint).
-        providers.append(ProcessorLedgerAPI(api: api, ledger: try arguments.processorLedgerReader(environment: environment, clock: clock)))
+        setup.defaultPushTopic = arguments.value(APNsOptions.topic.name)
 
         // Before the server starts: a signal sent right after the 'listening' line is not lost.
         let signals = TerminationSignals()
         var configuration = HTTPServer.Configuration(host: host, port: port)
         configuration.accessLog = { entry in Self.writeError(AccessLogLine.json(entry)) }
+        // The library builds the routes and the worker's duties from the setup.
+        let assembly = try PaymentsServerAssembly(setup)
         let server: PaymentsServer
         do {
             server = try PaymentsServer.start(
-                api: api, configuration: configuration, providers: providers, workerInterval: workerInterval,
-                workerDuties: WorkerDuties(checkouts: desk, pushes: outbox, webhooks: webhooks.relay),
+                assembly, configuration: configuration, workerInterval: workerInterval,
                 workerReport: { event in Self.writeError(WorkerLogLine.line(event)) })
         } catch let error as HTTPServerError {
             throw ListenFailure.failure(error, port: port)
@@ -113,7 +99,7 @@ struct ServeCommand: CLICommand {
         if let publicURL = arguments.value(WebhookServeOptions.publicURL.name) {
             let secret = try await ProcessorWebhookSelfRegistration.register(
                 publicURL: publicURL == "auto" ? url : publicURL, arguments: arguments, environment: environment)
-            webhooks.processorSecret.set(secret)
+            setup.processorWebhookSecret.set(secret)
         }
         if json {
             context.console.printJSON(.orderedObject([("listening", .string(url)), ("host", .string(host)), ("port", .number(server.port))]), pretty: false)

@@ -2,8 +2,8 @@ import Foundation
 import PayPanel
 import PayPanelServer
 
-/// What `serve` adds for events and webhooks: its two options, and the relay and routes
-/// composed from them (kept here so ServeCommand only gains a few lines).
+/// What `serve` takes for events and webhooks: its options, read into the server's setup
+/// (`PaymentsServerAssembly` builds the relay and the routes from it).
 enum WebhookServeOptions {
     static let allowPrivate = OptionSpec.flag(
         "--allow-private-webhooks",
@@ -18,20 +18,11 @@ enum WebhookServeOptions {
 
     static var all: [OptionSpec] { [allowPrivate, processorSecret, publicURL, WebhookKeyOptions.keyFile] }
 
-    struct Composed {
-        /// Nil when this server sends no webhooks (PostgreSQL without a key file).
-        let relay: WebhookRelay?
-        let providers: [any APIRouteProvider]
-        /// Filled at start by `--public-url` (`ProcessorWebhookSelfRegistration`).
-        let processorSecret: ProcessorWebhookSecret
-    }
-
-    /// The relay and the event and endpoint routes, each on a webhook store of its own from
-    /// `stores`, and the processor's webhook route. On PostgreSQL without a key file the relay
-    /// and the event and endpoint routes are left out, and serve says so in one line.
-    static func compose(
-        arguments: ParsedArguments, api: PaymentsAPI, stores: any PaymentStoreFactory, environment: [String: String], clock: any WallClock
-    ) throws -> Composed {
+    /// Reads the webhook options into `setup`: the processor's signing secret, the key that
+    /// seals endpoint secrets (`--webhook-key-file`, or the file beside a SQLite database), and
+    /// where webhooks may go. On PostgreSQL without a key file the setup gets no key, and serve
+    /// says in one line what that turns off.
+    static func apply(to setup: inout PaymentsServerSetup, arguments: ParsedArguments, environment: [String: String]) throws {
         var secret = arguments.value(processorSecret.name)
         if secret?.isEmpty ?? true { secret = environment[processorSecretEnvironmentVariable] }
         if let given = secret, given.utf8.count < 16 {
@@ -45,21 +36,17 @@ enum WebhookServeOptions {
                 throw UsageError("'--public-url' registers for the processor's webhooks, so it needs '--processor <url>' (or $PAYPANEL_PROCESSOR_URL)")
             }
         }
-        let processorSecret = ProcessorWebhookSecret(secret?.isEmpty == false ? secret : nil)
-        let processorWebhooks = ProcessorWebhooksAPI(service: api.service, secret: processorSecret, clock: clock)
-        let opening = try WebhookOpening(arguments: arguments, environment: environment, stores: stores, clock: clock)
+        setup.processorWebhookSecret = ProcessorWebhookSecret(secret?.isEmpty == false ? secret : nil)
+        let opening = try WebhookOpening(arguments: arguments, environment: environment, stores: setup.stores, clock: setup.clock)
         guard let box = try opening.boxIfConfigured() else {
             ServeCommand.writeError(
                 "webhooks: no webhook key file (\(WebhookKeyOptions.keyFile.name) or $\(WebhookKeyOptions.environmentVariable)), which PostgreSQL needs: /v1/events and /v1/webhook_endpoints are off and this server sends no webhooks (docs/scaling.md)")
-            return Composed(relay: nil, providers: [processorWebhooks], processorSecret: processorSecret)
+            setup.webhookBox = nil
+            return
         }
         try opening.checkKeyOpensTheEndpoints(box)
-        let policy = WebhookDestinationPolicy(allowPrivate: arguments.flag(allowPrivate.name))
-        let relay = WebhookRelay(
-            store: try stores.openWebhookStore(), box: box, transport: URLSessionWebhookTransport(), policy: policy, clock: clock,
-            render: EventObjects.render)
-        let desk = WebhookDesk(store: try stores.openWebhookStore(), box: box, relay: relay, clock: clock)
-        return Composed(relay: relay, providers: [EventsAPI(desk: desk, api: api), processorWebhooks], processorSecret: processorSecret)
+        setup.webhookBox = box
+        setup.webhookDestinations = WebhookDestinationPolicy(allowPrivate: arguments.flag(allowPrivate.name))
     }
 }
 
