@@ -137,3 +137,35 @@ extension ProcessorOutcome {
         }
     }
 }
+
+/// A `PaymentEvent` that concerns the refund ledger, which a succeeded intent keeps after it
+/// is final: a refund request, and the processor's, the lookups' and the operator's word on one
+/// refund.
+enum RefundEvent: Equatable {
+    case requested(refundID: String, amount: Int64, reason: RefundReason?)
+    case answered(refundID: String, ProcessorOutcome)
+    case lookupFound(refundID: String, ProcessorOutcome)
+    case lookupNotFound(refundID: String)
+    case lookupInconclusive(refundID: String)
+    case reconciliationExhausted(refundID: String)
+    case resolved(refundID: String, succeeded: Bool)
+
+    /// The refund event `event` is, or nil when it concerns the intent's own payment.
+    init?(_ event: PaymentEvent) {
+        switch event {
+        case .refundRequested(let refundID, let amount, let reason): self = .requested(refundID: refundID, amount: amount, reason: reason)
+        case .processorAnswered(.refund(let refundID), let outcome): self = .answered(refundID: refundID, outcome)
+        case .reconciliationFound(.refund(let refundID), let outcome): self = .lookupFound(refundID: refundID, outcome)
+        case .reconciliationNotFound(.refund(let refundID)): self = .lookupNotFound(refundID: refundID)
+        case .reconciliationUnavailable(.refund(let refundID), _): self = .lookupInconclusive(refundID: refundID)
+        case .reconciliationExhausted(.refund(let refundID)): self = .reconciliationExhausted(refundID: refundID)
+        case .operatorResolved(.refund(let refundID, let succeeded), _): self = .resolved(refundID: refundID, succeeded: succeeded)
+        default: return nil
+        }
+    }
+}
+
+extension PaymentEvent {
+    /// Events that concern the refund ledger, which a succeeded intent keeps.
+    var concernsRefunds: Bool { RefundEvent(self) != nil }
+}

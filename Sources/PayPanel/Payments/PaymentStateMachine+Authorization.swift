@@ -27,11 +27,9 @@ extension PaymentStateMachine {
         return [.callProcessorAuthorize(attemptID: opening.attemptID, amount: intent.amount)]
     }
 
-    /// Routes a processor answer to the handler of the call it answers.
+    /// Routes a processor answer to the handler of the operation it answers (a refund's
+    /// answer goes to the `RefundBook`).
     mutating func handleAnswer(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        if case .refund(let refundID) = call {
-            return try handleRefundAnswer(refundID, outcome, at: now)
-        }
         let operation = try inFlightOperation(answering: call)
         switch operation.kind {
         case .authorize, .completeChallenge: return try handleAuthorizationAnswer(operation, outcome, at: now)

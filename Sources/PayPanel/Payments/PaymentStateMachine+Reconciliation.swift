@@ -7,20 +7,19 @@ import Foundation
 // What "not found" leads to depends on whether the call can be sent again. An authorization
 // cannot: the card data was only in the memory of the process that received it. So it fails,
 // but only after the grace period, because the request can still be in transit while the
-// first lookups run. A capture, void, refund or challenge completion needs no card data and
-// the processor deduplicates it by reference, so it is simply sent again at once with the same
+// first lookups run. A capture, void or challenge completion needs no card data and the
+// processor deduplicates it by reference, so it is simply sent again at once with the same
 // reference: a copy still in transit and the new one count once. That is what makes a crash
-// between committing such a call and sending it harmless.
+// between committing such a call and sending it harmless. (Refunds are looked up by the same
+// rules, in the `RefundBook`.)
 extension PaymentStateMachine {
     mutating func handleLookupFound(_ call: ProcessorCall, _ outcome: ProcessorOutcome, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        try requireAwaiting(call)
+        // A lookup result for a call nothing waits on is rejected.
+        _ = try inFlightOperation(answering: call)
         switch outcome {
         case .unknown:
             return try handleInconclusiveLookup(call, at: now)
         case .pending:
-            if case .refund(let refundID) = call {
-                updateRefund(refundID, at: now) { $0.processorAccepted = true }
-            }
             return try handleInconclusiveLookup(call, at: now)
         case .notProcessed:
             // The processor has it as refused before processing: nothing happened.
@@ -39,7 +38,7 @@ extension PaymentStateMachine {
     }
 
     mutating func handleLookupNotFound(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        try requireAwaiting(call)
+        _ = try inFlightOperation(answering: call)
         guard case .authorize = call else { return try resendAfterLookup(call, at: now) }
         let operation = try inFlightOperation(answering: call)
         guard now.timeIntervalSince(operation.outcomeUnknownSince ?? operation.startedAt) >= policy.reconciliationGrace else {
@@ -56,25 +55,12 @@ extension PaymentStateMachine {
     /// it ends in `requires_merchant_action` — and is sent again with the same reference.
     private mutating func resendAfterLookup(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         let work = try handleInconclusiveLookup(call, at: now)
-        if case .refund(let refundID) = call {
-            guard let refund = refunds.first(where: { $0.id == refundID }), refund.status == .pending else { return work }
-            return work + [.callProcessorRefund(refundID: refundID, attemptID: refund.attemptID, amount: refund.amount)]
-        }
         guard let operation = intent.inFlight, operation.call == call else { return work }  // exhausted
         return work + [retryCall(operation)]
     }
 
     /// A lookup that settled nothing: count it, and give up after the last one.
     mutating func handleInconclusiveLookup(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        try requireAwaiting(call)
-        if case .refund(let refundID) = call {
-            let refund = try pendingRefund(refundID)
-            guard refund.reconciliationLookups + 1 < policy.maximumReconciliationLookups else {
-                return try handleReconciliationExhausted(call, at: now)
-            }
-            updateRefund(refundID, at: now) { $0.reconciliationLookups += 1 }
-            return []
-        }
         let operation = try inFlightOperation(answering: call)
         guard operation.reconciliationLookups + 1 < policy.maximumReconciliationLookups else {
             return try handleReconciliationExhausted(call, at: now)
@@ -84,16 +70,6 @@ extension PaymentStateMachine {
     }
 
     mutating func handleReconciliationExhausted(_ call: ProcessorCall, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        try requireAwaiting(call)
-        if case .refund(let refundID) = call {
-            _ = try pendingRefund(refundID)
-            // The amount stays reserved: the refund may have gone through.
-            updateRefund(refundID, at: now) {
-                $0.status = .requiresMerchantAction
-                $0.failureCode = FailureCode.reconciliationExhausted.rawValue
-            }
-            return []
-        }
         let operation = try inFlightOperation(answering: call)
         requireMerchantAction(PaymentFailure(
             code: .reconciliationExhausted,
@@ -102,12 +78,4 @@ extension PaymentStateMachine {
         return []
     }
 
-    /// Rejects a lookup result for a call nothing waits on.
-    private func requireAwaiting(_ call: ProcessorCall) throws(PaymentRejection) {
-        if case .refund(let refundID) = call {
-            _ = try pendingRefund(refundID)
-        } else {
-            _ = try inFlightOperation(answering: call)
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 
-// Operator resolutions: the ways out of requires_merchant_action (DESIGN §4, "no dead ends").
+// Operator resolutions of an intent: the ways out of requires_merchant_action (DESIGN §4, "no
+// dead ends"). A refund that requires merchant action is settled by the `RefundBook`.
 //
 // The operator says what happened (`IntentResolution`); the record says what the processor's
 // ledger held for the current attempt when they did (`ProcessorHolding`). A resolution the
@@ -19,16 +20,7 @@ import Foundation
 // - retry: the attempt ends (failed, or voided if the processor voided it), last_error says an
 //   operator reopened the intent, and the payer may pay again.
 extension PaymentStateMachine {
-    mutating func handleResolution(_ resolution: OperatorResolution, _ record: OperatorRecord, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
-        switch resolution {
-        case .refund(let refundID, let succeeded):
-            return try resolveRefund(refundID, succeeded: succeeded, at: now)
-        case .intent(let choice):
-            return try resolveIntent(choice, record, at: now)
-        }
-    }
-
-    private mutating func resolveIntent(_ choice: IntentResolution, _ record: OperatorRecord, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+    mutating func resolveIntent(_ choice: IntentResolution, _ record: OperatorRecord, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
         guard intent.status == .requiresMerchantAction else { throw notAllowed("operator_resolved") }
         guard let index = currentAttemptIndex else { throw reject(.invalidResolution("it has no attempt to resolve")) }
         let attempt = attempts[index]

@@ -13,6 +13,9 @@ import Foundation
 /// let actions = try machine.processorAnswered(.authorize(attemptID: id), outcome, at: now)
 /// ```
 ///
+/// Two jobs share the one version of the intent: its own payment (attempts, authorization,
+/// capture or void, their lookups, timers, an operator's resolution), in the extensions of
+/// this type, and its refund ledger, in `RefundBook`. `apply` sorts each event to one of them.
 /// Timers, outbox messages and answers to the Apple Pay sheet are derived from the change of
 /// state after every event (`deriveEffects`), so no transition can forget them.
 package struct PaymentStateMachine: Sendable, Equatable {
@@ -56,31 +59,69 @@ package struct PaymentStateMachine: Sendable, Equatable {
         var next = self
         try next.rejectIfFinal(event)
         let work: [PaymentAction]
-        switch event {
-        case .attemptOpened(let opening): work = try next.handleAttemptOpened(opening, at: now)
-        case .processorAnswered(let call, let outcome): work = try next.handleAnswer(call, outcome, at: now)
-        case .challengePassed(let attemptID): work = try next.handleChallengePassed(attemptID, at: now)
-        case .challengeFailed(let attemptID):
-            work = try next.handleChallengeEnded(attemptID, .authenticationFailed, "the cardholder failed the 3-D Secure challenge", at: now)
-        case .challengeAbandoned(let attemptID):
-            work = try next.handleChallengeEnded(attemptID, .authenticationAbandoned, "the cardholder closed the 3-D Secure challenge", at: now)
-        case .captureRequested(let amount): work = try next.handleCaptureRequested(amount, at: now)
-        case .cancelRequested(let reason): work = try next.handleCancelRequested(reason, at: now)
-        case .refundRequested(let refundID, let amount, let reason):
-            work = try next.handleRefundRequested(refundID, amount: amount, reason: reason, at: now)
-        case .reconciliationFound(let call, let outcome): work = try next.handleLookupFound(call, outcome, at: now)
-        case .reconciliationNotFound(let call): work = try next.handleLookupNotFound(call, at: now)
-        case .reconciliationUnavailable(let call, _): work = try next.handleInconclusiveLookup(call, at: now)
-        case .reconciliationExhausted(let call): work = try next.handleReconciliationExhausted(call, at: now)
-        case .timerFired(let kind, let reference): work = try next.handleTimer(kind, reference: reference, at: now)
-        case .sheetAnswerDue(let attemptID): work = try next.handleSheetAnswerDue(attemptID, at: now)
-        case .operatorResolved(let resolution, let record): work = try next.handleResolution(resolution, record, at: now)
+        if let refundEvent = RefundEvent(event) {
+            work = try next.applyToRefunds(refundEvent, at: now)
+        } else {
+            work = try next.applyToPayment(event, at: now)
         }
         let effects = next.deriveEffects(from: self, at: now)
         next.intent.version += 1
         next.intent.updatedAt = now
         self = next
         return effects.sheetAnswers + work + effects.persisted
+    }
+
+    /// An event of the intent's own payment: its attempts, their authorization, capture or
+    /// void, the lookups of their unknown outcomes, timers and the operator's resolution.
+    private mutating func applyToPayment(_ event: PaymentEvent, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        let work: [PaymentAction]
+        switch event {
+        case .attemptOpened(let opening): work = try handleAttemptOpened(opening, at: now)
+        case .processorAnswered(let call, let outcome): work = try handleAnswer(call, outcome, at: now)
+        case .challengePassed(let attemptID): work = try handleChallengePassed(attemptID, at: now)
+        case .challengeFailed(let attemptID):
+            work = try handleChallengeEnded(attemptID, .authenticationFailed, "the cardholder failed the 3-D Secure challenge", at: now)
+        case .challengeAbandoned(let attemptID):
+            work = try handleChallengeEnded(attemptID, .authenticationAbandoned, "the cardholder closed the 3-D Secure challenge", at: now)
+        case .captureRequested(let amount): work = try handleCaptureRequested(amount, at: now)
+        case .cancelRequested(let reason): work = try handleCancelRequested(reason, at: now)
+        case .reconciliationFound(let call, let outcome): work = try handleLookupFound(call, outcome, at: now)
+        case .reconciliationNotFound(let call): work = try handleLookupNotFound(call, at: now)
+        case .reconciliationUnavailable(let call, _): work = try handleInconclusiveLookup(call, at: now)
+        case .reconciliationExhausted(let call): work = try handleReconciliationExhausted(call, at: now)
+        case .timerFired(let kind, let reference): work = try handleTimer(kind, reference: reference, at: now)
+        case .sheetAnswerDue(let attemptID): work = try handleSheetAnswerDue(attemptID, at: now)
+        case .operatorResolved(.intent(let choice), let record): work = try resolveIntent(choice, record, at: now)
+        case .refundRequested, .operatorResolved(.refund, _):
+            preconditionFailure("\(event.name) is a refund event: apply(_:at:) gives it to the refund book")
+        }
+        return work
+    }
+
+    /// An event of the refund ledger, run by a `RefundBook` on the intent's refunds and totals.
+    private mutating func applyToRefunds(_ event: RefundEvent, at now: Date) throws(PaymentRejection) -> [PaymentAction] {
+        var book = RefundBook(
+            refunds: refunds, refunded: intent.amountRefunded, reserved: intent.amountRefundPending, intentID: intent.id,
+            currency: intent.currency, captured: intent.amountCaptured, policy: policy)
+        let work: [PaymentAction]
+        switch event {
+        case .requested(let refundID, let amount, let reason):
+            // New refunds are for a succeeded intent only, against its captured attempt.
+            guard intent.status == .succeeded, let attemptID = intent.currentAttemptID else { throw notAllowed("refund_requested") }
+            work = try book.request(refundID, amount: amount, reason: reason, attemptID: attemptID, at: now)
+        case .answered(let refundID, let outcome): work = try book.answer(refundID, outcome, at: now)
+        case .lookupFound(let refundID, let outcome): work = try book.lookupFound(refundID, outcome, at: now)
+        case .lookupNotFound(let refundID): work = try book.resendAfterLookup(refundID, at: now)
+        case .lookupInconclusive(let refundID): work = try book.lookupInconclusive(refundID, at: now)
+        case .reconciliationExhausted(let refundID): work = try book.reconciliationExhausted(refundID, at: now)
+        case .resolved(let refundID, let succeeded):
+            guard intent.status == .succeeded else { throw notAllowed("operator_resolved") }
+            work = try book.resolve(refundID, succeeded: succeeded, at: now)
+        }
+        refunds = book.refunds
+        intent.amountRefunded = book.refunded
+        intent.amountRefundPending = book.reserved
+        return work
     }
 
     /// A card or an Apple Pay token was submitted (`requires_payment_method` → `processing`).
@@ -185,13 +226,6 @@ package struct PaymentStateMachine: Sendable, Equatable {
         attempts[index].updatedAt = now
     }
 
-    /// Changes the refund `id` and stamps it.
-    mutating func updateRefund(_ id: String, at now: Date, _ change: (inout Refund) -> Void) {
-        guard let index = refunds.firstIndex(where: { $0.id == id }) else { return }
-        change(&refunds[index])
-        refunds[index].updatedAt = now
-    }
-
     /// Marks the attempt failed and returns the intent to `requires_payment_method`.
     mutating func failAttempt(_ attemptID: String, _ failure: PaymentFailure, at now: Date) {
         updateAttempt(attemptID, at: now) {
@@ -213,20 +247,5 @@ package struct PaymentStateMachine: Sendable, Equatable {
 
     func amount(_ minorUnits: Int64) -> Amount {
         Amount(minorUnits: minorUnits, currency: intent.currency)
-    }
-}
-
-extension PaymentEvent {
-    /// Events that concern the refund ledger, which a succeeded intent keeps.
-    var concernsRefunds: Bool {
-        switch self {
-        case .refundRequested: true
-        case .processorAnswered(let call, _), .reconciliationFound(let call, _), .reconciliationNotFound(let call),
-            .reconciliationUnavailable(let call, _), .reconciliationExhausted(let call):
-            if case .refund = call { true } else { false }
-        case .operatorResolved(let resolution, _):
-            if case .refund = resolution { true } else { false }
-        default: false
-        }
     }
 }
