@@ -303,22 +303,22 @@ struct ProcessorRoutes: Sendable {
                 await handle(context) { tag, parameters, _ in await service.advanceClock(tag, parameters) }
             }
             group.post("/v1/webhook_endpoints") { context in
-                await handle(context) { tag, parameters, _ in await service.createWebhookEndpoint(tag, parameters) }
+                await handle(context) { tag, parameters, _ in await service.webhookEndpoints.create(tag, parameters, now: await service.now(tag)) }
             }
             group.get("/v1/webhook_endpoints") { context in
-                await handle(context) { tag, _, _ in await service.listWebhookEndpoints(tag) }
+                await handle(context) { tag, _, _ in await service.webhookEndpoints.list(tag) }
             }
             group.get("/v1/webhook_endpoints/{id}") { context in
-                await handle(context) { tag, _, _ in await service.retrieveWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
+                await handle(context) { tag, _, _ in await service.webhookEndpoints.retrieve(tag, id: context.pathParameters["id"] ?? "") }
             }
             group.delete("/v1/webhook_endpoints/{id}") { context in
-                await handle(context) { tag, _, _ in await service.deleteWebhookEndpoint(tag, id: context.pathParameters["id"] ?? "") }
+                await handle(context) { tag, _, _ in await service.webhookEndpoints.delete(tag, id: context.pathParameters["id"] ?? "") }
             }
             group.post("/_mock/events/{id}/resend") { context in
-                await handle(context) { tag, _, _ in await service.resendWebhookEvent(tag, id: context.pathParameters["id"] ?? "") }
+                await handle(context) { tag, _, _ in await service.webhookEndpoints.resend(tag, id: context.pathParameters["id"] ?? "", now: await service.now(tag)) }
             }
             group.get("/_mock/webhook_deliveries") { context in
-                await handle(context) { tag, _, _ in await service.webhookDeliveries(tag) }
+                await handle(context) { tag, _, _ in await service.webhookEndpoints.deliveries(tag) }
             }
         }
         return router

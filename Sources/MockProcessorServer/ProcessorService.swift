@@ -49,6 +49,9 @@ actor ProcessorService {
     /// The webhook sender's finished passes (`ProcessorServer` runs the sender and counts them
     /// here; `GET /_mock/webhook_deliveries` shows the count as `sender_passes`).
     let webhookSenderPasses = WorkerPasses()
+    /// The accounts' webhook endpoints and delivery log, in the ledger file: their routes call
+    /// it directly, since it reads no account object.
+    let webhookEndpoints: MockWebhookEndpoints
 
     /// Opens the account tables in `mock`'s ledger (none for `:memory:`).
     init(
@@ -60,6 +63,7 @@ actor ProcessorService {
         self.residents = ResidentAccounts(
             limit: residentAccounts, store: AccountStore.open(in: mock, writes: accountStoreWrites))
         self.webhookBox = webhookBox
+        webhookEndpoints = MockWebhookEndpoints(mock: mock, box: webhookBox, senderPasses: webhookSenderPasses)
     }
 
     /// Moves an earlier version's account files into the store, loads the accounts, then

@@ -3,13 +3,25 @@ import MockProcessor
 import PayPanel
 
 /// `/v1/webhook_endpoints`, Stripe's shape: each account (each `sk_test_…` key) registers where
-/// its events go. The secret is shown once, in the creation's answer, as at Stripe.
-extension ProcessorService {
+/// its events go. The secret is shown once, in the creation's answer, as at Stripe. With the
+/// mock's own delivery log and resend (`/_mock/webhook_deliveries`, `/_mock/events/{id}/resend`).
+///
+/// A job of its own beside the payments: the endpoints live in the ledger file (`MockProcessor`)
+/// and no account object is read, only the account's clock, which the caller passes in (`now`).
+/// `ProcessorService` holds one; its routes call it without entering the service.
+struct MockWebhookEndpoints: Sendable {
+    let mock: MockProcessor
+    /// Seals each endpoint's secret in the ledger file.
+    let box: WebhookSecretBox
+    /// The webhook sender's finished passes, shown with the deliveries.
+    let senderPasses: WorkerPasses
+
     /// Stripe allows 16 endpoints per account; so does the mock.
     static let maximumEndpointsPerAccount = 16
 
-    /// POST /v1/webhook_endpoints — `url`, `enabled_events[]` (types, or `*`), `description`.
-    func createWebhookEndpoint(_ tag: String, _ parameters: Parameters) async -> Reply {
+    /// POST /v1/webhook_endpoints — `url`, `enabled_events[]` (types, or `*`), `description`;
+    /// created at `now`, the account's clock.
+    func create(_ tag: String, _ parameters: Parameters, now: Date) async -> Reply {
         do {
             guard let url = try parameters.string("url") else { throw StripeError.missing("url") }
             if let problem = WebhookURLRule.problem(url) { throw StripeError.invalidRequest("Invalid URL: \(problem).", param: "url") }
@@ -23,11 +35,11 @@ extension ProcessorService {
                 throw StripeError.invalidRequest(
                     "This account has \(Self.maximumEndpointsPerAccount) webhook endpoints, the most allowed: delete one (DELETE /v1/webhook_endpoints/{id}) first.")
             }
-            let id = Self.objectID(prefix: "we", tag: tag, idempotencyKey: nil)
+            let id = ProcessorService.objectID(prefix: "we", tag: tag, idempotencyKey: nil)
             let secret = WebhookSecret.generate()
             let row = MockWebhookEndpointRow(
-                id: id, account: tag, url: url, enabledEvents: events, sealedSecret: try webhookBox.seal(secret, endpointID: id, version: 1),
-                description: description, createdAt: now(tag))
+                id: id, account: tag, url: url, enabledEvents: events, sealedSecret: try box.seal(secret, endpointID: id, version: 1),
+                description: description, createdAt: now)
             try await mock.addWebhookEndpoint(row)
             return .ok(Self.endpointJSON(row, secret: secret.revealed))
         } catch let error as StripeError {
@@ -38,7 +50,7 @@ extension ProcessorService {
     }
 
     /// GET /v1/webhook_endpoints — this account's endpoints, newest first (no secrets).
-    func listWebhookEndpoints(_ tag: String) async -> Reply {
+    func list(_ tag: String) async -> Reply {
         do {
             let rows = try await mock.webhookEndpoints(account: tag)
             return .ok(ObjectJSON.list(rows.map { Self.endpointJSON($0, secret: nil) }, hasMore: false, url: "/v1/webhook_endpoints"))
@@ -48,7 +60,7 @@ extension ProcessorService {
     }
 
     /// GET /v1/webhook_endpoints/{id}
-    func retrieveWebhookEndpoint(_ tag: String, id: String) async -> Reply {
+    func retrieve(_ tag: String, id: String) async -> Reply {
         guard let row = try? await mock.webhookEndpoints(account: tag).first(where: { $0.id == id }) else {
             return .error(.resourceMissing("webhook_endpoint", id))
         }
@@ -56,7 +68,7 @@ extension ProcessorService {
     }
 
     /// DELETE /v1/webhook_endpoints/{id} — its undelivered events are dropped with it.
-    func deleteWebhookEndpoint(_ tag: String, id: String) async -> Reply {
+    func delete(_ tag: String, id: String) async -> Reply {
         do {
             guard try await mock.deleteWebhookEndpoint(id: id, account: tag) else { return .error(.resourceMissing("webhook_endpoint", id)) }
             return .ok(.orderedObject([("id", .string(id)), ("object", "webhook_endpoint"), ("deleted", true)]))
@@ -67,7 +79,7 @@ extension ProcessorService {
 
     /// GET /_mock/webhook_deliveries — every delivery of this account's events (a test's view
     /// of what was sent, retried or given up).
-    func webhookDeliveries(_ tag: String) async -> Reply {
+    func deliveries(_ tag: String) async -> Reply {
         do {
             let rows = try await mock.webhookDeliveries(account: tag)
             let data: [JSONValue] = rows.map { row in
@@ -82,7 +94,7 @@ extension ProcessorService {
             // nothing more was sent (a count, not a sleep).
             return .ok(.orderedObject([
                 ("object", "list"), ("data", .array(data)), ("has_more", .bool(false)), ("url", "/_mock/webhook_deliveries"),
-                ("sender_passes", .number(webhookSenderPasses.finished)),
+                ("sender_passes", .number(senderPasses.finished)),
             ]))
         } catch {
             return .error(.apiError("The webhook deliveries cannot be read."))
@@ -90,9 +102,9 @@ extension ProcessorService {
     }
 
     /// POST /_mock/events/{id}/resend — delivers the event again to every endpoint it went to
-    /// (a processor's "resend" button; how a test shows a receiver deduplicates).
-    func resendWebhookEvent(_ tag: String, id: String) async -> Reply {
-        guard let count = try? await mock.resendWebhookEvent(id: id, account: tag, now: now(tag)), count > 0 else {
+    /// (a processor's "resend" button; how a test shows a receiver deduplicates), due at `now`.
+    func resend(_ tag: String, id: String, now: Date) async -> Reply {
+        guard let count = try? await mock.resendWebhookEvent(id: id, account: tag, now: now), count > 0 else {
             return .error(.resourceMissing("event", id))
         }
         return .ok(.orderedObject([("id", .string(id)), ("object", "event"), ("resent_to", .number(count))]))
