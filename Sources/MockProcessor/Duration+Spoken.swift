@@ -1,14 +1,9 @@
 import Foundation
 
 extension Duration {
-    /// The duration in seconds, for `Date` arithmetic.
-    var timeInterval: TimeInterval {
-        TimeInterval(components.seconds) + TimeInterval(components.attoseconds) / 1e18
-    }
-
     /// For messages and docs: `250 ms`, `1.5 s`, `25 s`, `10 min`, `2 h`, `7 days`.
     var spoken: String {
-        let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = wholeMilliseconds
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         guard milliseconds % 1000 == 0 else { return "\(Double(milliseconds) / 1000) s" }
         let seconds = milliseconds / 1000

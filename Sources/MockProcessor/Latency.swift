@@ -98,7 +98,7 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
     }
 
     static func microseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000
+        duration.wholeMicroseconds
     }
 
     static func format(_ duration: Duration) -> String {

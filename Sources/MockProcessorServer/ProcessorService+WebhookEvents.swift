@@ -57,7 +57,7 @@ extension ProcessorService {
     /// Stores the event with its deliveries (none when no endpoint of the account wants it).
     /// Best effort for the answer: a failure to store an event must not fail the payment call.
     private func emit(_ tag: String, type: String, object: JSONValue, after delay: Duration) async {
-        let created = now(tag).addingTimeInterval(Self.seconds(delay))
+        let created = now(tag).addingTimeInterval(delay.timeInterval)
         let id = Self.objectID(prefix: "evt", tag: tag, idempotencyKey: nil)
         let event = Self.eventJSON(id: id, type: type, created: created, object: object)
         _ = try? await mock.enqueueWebhookEvent(
@@ -73,7 +73,4 @@ extension ProcessorService {
         ])
     }
 
-    static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
-    }
 }

@@ -6,7 +6,7 @@ import PayPanelHTTP
 /// status, duration. Never a header, a body, a key, a card number or a token.
 public enum AccessLogLine {
     public static func json(_ entry: HTTPAccessLogEntry) -> String {
-        let milliseconds = Double(entry.duration.components.seconds) * 1000 + Double(entry.duration.components.attoseconds) / 1e15
+        let milliseconds = entry.duration.milliseconds
         return JSONWriter.string(.orderedObject([
             ("time", .string(Timestamp.format(entry.time))), ("request_id", .string(entry.requestID)),
             ("method", .optional(entry.method?.rawValue)), ("path", .optional(entry.path.map(SensitiveDigits.redacted))),

@@ -22,7 +22,7 @@ struct PaymentReconciler {
     /// `sparingCallsYoungerThan`: see `PaymentService.reconcile(sparingCallsYoungerThan:)`.
     nonisolated(nonsending) func reconcile(sparingCallsYoungerThan grace: Duration?) async throws -> ReconciliationReport {
         var report = ReconciliationReport()
-        let cutoff = grace.map { executor.clock.now().addingTimeInterval(-Self.seconds($0)) }
+        let cutoff = grace.map { executor.clock.now().addingTimeInterval(-$0.timeInterval) }
         for awaiting in try ledger.callsAwaitingReconciliation() {
             if let cutoff, awaiting.since > cutoff { continue }
             // The worker looks a call up at once only the first time. After an inconclusive
@@ -46,10 +46,6 @@ struct PaymentReconciler {
             }
         }
         return report
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 
     // MARK: - Resuming a failed run of an idempotency key

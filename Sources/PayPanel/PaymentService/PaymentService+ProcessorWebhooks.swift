@@ -90,14 +90,10 @@ extension PaymentService {
     private func isStillWithItsCaller(_ call: ProcessorCall, machine: PaymentStateMachine, at now: Date) throws -> Bool {
         if case .refund(let refundID) = call {
             guard let refund = machine.refunds.first(where: { $0.id == refundID }) else { return false }
-            return !refund.processorAccepted && now.timeIntervalSince(refund.updatedAt) < Self.seconds(reconcileGrace)
+            return !refund.processorAccepted && now.timeIntervalSince(refund.updatedAt) < reconcileGrace.timeInterval
         }
         guard let inFlight = machine.intent.inFlight, inFlight.outcomeUnknownSince == nil else { return false }
-        return now.timeIntervalSince(inFlight.startedAt) < Self.seconds(reconcileGrace)
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+        return now.timeIntervalSince(inFlight.startedAt) < reconcileGrace.timeInterval
     }
 
     /// The awaiting call a finding is about.

@@ -112,7 +112,7 @@ package actor WebhookRelay {
                         let begin = watch.now
                         let result = await transport.post(url: prepared.url, headers: prepared.headers, body: prepared.body, timeout: Self.timeout)
                         let elapsed = begin.duration(to: watch.now)
-                        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+                        let milliseconds = elapsed.wholeMilliseconds
                         // URLSession looked the name up again: did it still mean a public address?
                         let suspicion = prepared.checkedName.flatMap(policy.rebindingSuspicion(checkedName:))
                         return (offset, result, milliseconds, started, suspicion)

@@ -85,7 +85,7 @@ package final class BoundedURLSession: NSObject, URLSessionDataDelegate, @unchec
         exchanges.withLock { $0[id] = Exchange(limit: maximumBytes, statusOnly: statusOnly, completion: completion) }
         task.resume()
         let remaining = ContinuousClock.now.duration(to: deadline)
-        let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        let nanoseconds = max(0, remaining.wholeNanoseconds)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { [weak self, weak task] in
             guard let self else { return }
             if self.finish(id, .failure(.timedOut)) { task?.cancel() }

@@ -101,8 +101,7 @@ final class SocketConnection {
         while true {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else { throw HTTPClientError(.timedOut, "\(what) timed out") }
-            let milliseconds = Int32(clamping: remaining.components.seconds * 1000
-                + remaining.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(clamping: remaining.wholeMilliseconds + 1)
             var descriptorSet = pollfd(fd: descriptor, events: events, revents: 0)
             let ready = poll(&descriptorSet, 1, milliseconds)
             if ready > 0 { return descriptorSet.revents & (events | Int16(POLLHUP)) != 0 }
@@ -145,7 +144,7 @@ enum AddressResolver {
         thread.start()
         BlockingWait.announce("host name lookup")
         let remaining = ContinuousClock.now.duration(to: deadline)
-        let nanoseconds = max(0, remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000)
+        let nanoseconds = max(0, remaining.wholeNanoseconds)
         guard box.done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success,
             let result = box.result
         else {

@@ -28,7 +28,7 @@ public struct HTTPAccessLogEntry: Sendable, CustomStringConvertible {
 
     /// `2026-12-01T09:30:00Z 3f9a… GET /v1/checkouts/123 200 1.234ms`
     public var description: String {
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = duration.milliseconds
         let timeText = time.formatted(.iso8601)
         return "\(timeText) \(requestID) \(method?.rawValue ?? "-") \(path ?? "-") \(status.code) \(String(format: "%.3f", milliseconds))ms"
     }

@@ -234,9 +234,7 @@ final class EventLoop: @unchecked Sendable {
         guard let next = candidates.min() else { return -1 }
         let remaining = ContinuousClock.now.duration(to: next)
         guard remaining > .zero else { return 0 }
-        let (seconds, attoseconds) = remaining.components
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
+        return Int32(clamping: remaining.millisecondsRoundedUp)
     }
 
     // MARK: Stopping

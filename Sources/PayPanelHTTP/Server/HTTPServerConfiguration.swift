@@ -85,7 +85,7 @@ public enum RequestID {
 extension Duration {
     /// `300 ms`, `10 s`, `1.5 s`: for refusal reasons that name the limit the client hit.
     var spokenForReason: String {
-        let milliseconds = components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = wholeMilliseconds
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
         return "\(Double(milliseconds) / 1000) s"

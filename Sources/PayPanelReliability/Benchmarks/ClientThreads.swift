@@ -46,7 +46,7 @@ enum ClientThreads {
                 onStart(start)
                 for _ in 0..<count { go.signal() }
                 done.wait()
-                let seconds = (ContinuousClock.now - start).asSeconds
+                let seconds = (ContinuousClock.now - start).timeInterval
                 continuation.resume(returning: (tallies.withLock { $0 }, seconds))
             }.start()
         }

@@ -83,7 +83,7 @@ public struct LifecycleBenchmark: Sendable {
             paymentRoundTrips += (roundTrips?() ?? 0) - roundTripsBefore
         }
         return LifecycleBenchmarkResult(
-            count: count, lifecycleSeconds: lifecycleTime.inSeconds, baselineSeconds: baselineTime.inSeconds,
+            count: count, lifecycleSeconds: lifecycleTime.timeInterval, baselineSeconds: baselineTime.timeInterval,
             transactionsPerPayment: Self.transactionsPerPayment,
             roundTripsPerPayment: roundTrips == nil ? nil : Double(paymentRoundTrips) / Double(count))
     }
@@ -231,9 +231,3 @@ public struct LifecycleBenchmarkError: PayPanelError {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a `Double` (for measurements only).
-    fileprivate var inSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

@@ -71,7 +71,7 @@ public enum ProcessorBenchmark {
 
     private static func seconds(since start: ContinuousClock.Instant) -> Double {
         let elapsed = start.duration(to: .now)
-        return max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 1e-9)
+        return max(elapsed.timeInterval, 1e-9)
     }
 
     private static func median(_ values: [Double]) -> Double {

@@ -226,7 +226,7 @@ public struct ProcessorFlowBenchmark: Sendable {
                     stop.store(true, ordering: .relaxed)
                     break
                 }
-                tally.latencies.append((clock.now - start).asSeconds)
+                tally.latencies.append((clock.now - start).timeInterval)
                 tally.answers += Self.answersPerFlow
             } while clock.now < end && !stop.load(ordering: .relaxed)
             return tally

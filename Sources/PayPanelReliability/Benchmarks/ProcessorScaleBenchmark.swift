@@ -111,7 +111,7 @@ public struct ProcessorScaleBenchmark: Sendable {
             try await ProcessorServer.seedAccounts(
                 plan.flatMap { entry in entry.keys.map { (key: $0, intents: entry.size) } }, processor: processor, clock: SystemClock())
         }
-        let seedingSeconds = Self.seconds(ContinuousClock.now - seedingStart)
+        let seedingSeconds = (ContinuousClock.now - seedingStart).timeInterval
 
         progress("starting processor serve on the seeded ledger")
         var environment = ProcessInfo.processInfo.environment
@@ -141,7 +141,7 @@ public struct ProcessorScaleBenchmark: Sendable {
                         let key = keys[done[index] / Self.authorizationsPerAccount(size: size)]
                         let start = ContinuousClock.now
                         _ = try Self.authorize(client, key: key, what: "authorization \(done[index] + 1) at \(size) intents")
-                        latencies[index].append(Self.seconds(ContinuousClock.now - start))
+                        latencies[index].append((ContinuousClock.now - start).timeInterval)
                         done[index] += 1
                     }
                 }
@@ -188,9 +188,5 @@ public struct ProcessorScaleBenchmark: Sendable {
         guard !sorted.isEmpty else { return 0 }
         let rank = Int((fraction * Double(sorted.count)).rounded(.up))
         return sorted[min(sorted.count, max(1, rank)) - 1]
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

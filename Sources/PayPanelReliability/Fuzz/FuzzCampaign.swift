@@ -194,8 +194,8 @@ public struct FuzzReport: Sendable, JSONRepresentable {
             ("inputsTried", .number(inputsTried)), ("bytesTried", .number(bytesTried)), ("accepted", .number(accepted)),
             ("rejected", .number(rejected)), ("distinctReasons", .number(reasons.count)),
             ("mutations", .object(JSONObject(mutations.sorted { $0.key < $1.key }.map { (key: $0.key, value: .number($0.value)) }))),
-            ("slowestMilliseconds", .number(Int64(slowest.components.seconds * 1000 + slowest.components.attoseconds / 1_000_000_000_000_000))),
-            ("seconds", .number(JSONNumber(validatedLiteral: String(format: "%.1f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)))),
+            ("slowestMilliseconds", .number(slowest.wholeMilliseconds)),
+            ("seconds", .number(JSONNumber(validatedLiteral: String(format: "%.1f", elapsed.timeInterval)))),
             ("failures", .array(failures.map(\.json))), ("result", .string(failures.isEmpty ? "pass" : "fail")),
         ])
     }

@@ -193,7 +193,6 @@ public final class SpawnedProcess: @unchecked Sendable {
     }
 
     static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        usleep(UInt32(clamping: seconds * 1_000_000 + attoseconds / 1_000_000_000_000))
+        usleep(UInt32(clamping: duration.wholeMicroseconds))
     }
 }

@@ -39,7 +39,7 @@ public final class ConcurrencySoak {
         report.audit = try PaymentsAudit.run(ledger: paymentLedger, effects: effects, expectSettled: true)
         checkExactlyOnce(effects)
         let elapsed = started.duration(to: .now)
-        report.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        report.seconds = elapsed.timeInterval
         return report
     }
 

@@ -68,8 +68,7 @@ public final class CrashSoak {
         now = now.addingTimeInterval(8 * 24 * 3600)
         for _ in 0..<2 { _ = try reconcile() }
         report.audit = try PaymentsAudit.run(ledger: paymentLedger, effects: try readLedger(now), expectSettled: true)
-        report.seconds = Double(started.duration(to: clock.now).components.seconds)
-            + Double(started.duration(to: clock.now).components.attoseconds) / 1e18
+        report.seconds = started.duration(to: clock.now).timeInterval
         return report
     }
 
@@ -235,8 +234,7 @@ public final class CrashSoak {
         let recent = (durations[kind] ?? []).sorted()
         let typical = recent.isEmpty ? Duration.milliseconds(40) : recent[recent.count / 2]
         let fraction = Double(random.next() % 1200) / 1000
-        return .nanoseconds(Int64(Double(typical.components.seconds) * 1e9 * fraction
-            + Double(typical.components.attoseconds) / 1e9 * fraction))
+        return .nanoseconds(Int64(Double(typical.wholeNanoseconds) * fraction))
     }
 
     /// True when `text` shows SQLITE_BUSY / SQLITE_LOCKED, or on PostgreSQL a serialization

@@ -80,7 +80,7 @@ public final class Database {
         sqlite3_extended_result_codes(connection, 1)
         _ = paypanel_sqlite3_enable_defensive(connection)
         _ = paypanel_sqlite3_disable_load_extension(connection)
-        let milliseconds = options.busyTimeout.components.seconds * 1000 + options.busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = options.busyTimeout.wholeMilliseconds
         sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
         // The first statement reads the header: a file that is not a database fails here.
         try execute("PRAGMA foreign_keys = ON")
@@ -127,7 +127,7 @@ public final class Database {
                 throw failure ?? DatabaseError(.busy, sqliteMessage: "could not switch to WAL", sql: "PRAGMA journal_mode = WAL")
             }
             BlockingWait.announce("SQLite busy back-off")
-            Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: pause.timeInterval)
             pause = min(pause * 2, .milliseconds(50))
         }
     }
@@ -416,7 +416,7 @@ public final class Database {
                 return (result, walSync?.noteCommit())
             } catch let error as DatabaseError where error.isBusy && clock.now < deadline {
                 BlockingWait.announce("SQLite busy back-off")
-                Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18)
+                Thread.sleep(forTimeInterval: pause.timeInterval)
                 pause = min(pause * 2, .milliseconds(50))
                 _ = error
             }

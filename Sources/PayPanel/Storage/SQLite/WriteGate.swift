@@ -79,7 +79,7 @@ final class WriteGate: Sendable {
         while held {
             let left = ContinuousClock().now.duration(to: deadline)
             guard left > .zero else { return false }
-            let seconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            let seconds = left.timeInterval
             _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
         }
         held = true

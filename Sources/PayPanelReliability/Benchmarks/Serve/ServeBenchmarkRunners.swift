@@ -63,7 +63,7 @@ enum ServeBenchmarkRunners {
                 let start = clock.now
                 do {
                     let failure = try ServeBenchmarkFlow.overHTTP(client, apiKey: apiKey, token: token)
-                    tally.record(failure, seconds: (clock.now - start).asSeconds)
+                    tally.record(failure, seconds: (clock.now - start).timeInterval)
                 } catch {
                     // The connection is unusable: the rest of this client's payments fail too.
                     tally.errors += share.count - index
@@ -93,7 +93,7 @@ enum ServeBenchmarkRunners {
                         let begun = clock.now
                         let failure = await ServeBenchmarkFlow.inProcess(
                             desk: desk, service: service, createJSON: createJSON, token: token, decryptor: decryptor)
-                        tally.record(failure, seconds: (clock.now - begun).asSeconds)
+                        tally.record(failure, seconds: (clock.now - begun).timeInterval)
                     }
                     return tally
                 }
@@ -102,7 +102,7 @@ enum ServeBenchmarkRunners {
             for await tally in group { all.append(tally) }
             return all
         }
-        return measurement(seconds: (clock.now - start).asSeconds, tallies)
+        return measurement(seconds: (clock.now - start).timeInterval, tallies)
     }
 
     /// Round-robin shares, none empty: `clients` is cut to the number of items.
@@ -124,9 +124,3 @@ enum ServeBenchmarkRunners {
     }
 }
 
-extension Duration {
-    /// The duration in seconds, as a `Double` (for measurements only).
-    var asSeconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

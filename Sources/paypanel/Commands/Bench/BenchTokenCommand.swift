@@ -77,7 +77,7 @@ struct BenchTokenCommand: CLICommand {
         let start = clock.now
         for index in first..<first + count { try operation(index) }
         let elapsed = start.duration(to: clock.now)
-        return max(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, 1e-9)
+        return max(elapsed.timeInterval, 1e-9)
     }
 
     private static func median(_ values: [Double]) -> Double {

@@ -70,7 +70,7 @@ struct CheckoutCommand: CLICommand {
         if delay != nil && updateFile == nil {
             throw UsageError("'\(Self.updateAfter.name)' says when '--update <file>' arrives: give the update too")
         }
-        updateDelay = delay.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 } ?? 5
+        updateDelay = delay.map(\.timeInterval) ?? 5
         captureMethod = try arguments.choice(Self.capture.name, from: CaptureMethod.allCases.map(\.rawValue))
             .flatMap(CaptureMethod.init(rawValue:)) ?? .automatic
         screenWidth = try arguments.integer(Self.width.name, in: RenderOptions.minimumWidth...120) ?? CheckoutRenderOptions.defaultWidth

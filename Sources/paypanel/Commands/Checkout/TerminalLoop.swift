@@ -57,7 +57,7 @@ struct TerminalLoop {
             // With --now, time runs from there at real speed; a processor call in flight moves
             // the virtual clock itself.
             if let manual = session.clock as? ManualClock, inFlight == nil {
-                manual.advance(by: Self.seconds(tick - lastTick))
+                manual.advance(by: (tick - lastTick).timeInterval)
             }
             lastTick = tick
             if tick - lastPoll >= .milliseconds(250) {
@@ -194,9 +194,5 @@ struct TerminalLoop {
         guard text != lastFrame else { return }
         terminal.send(lastFrame.isEmpty ? "\u{1B}[2J" + text : text)
         lastFrame = text
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -105,7 +105,7 @@ struct NotifyScheduleCommand: CLICommand {
             }
         }
         let delay = try NotifyInput.seconds(arguments.value("--in"), option: "--in", range: 0...31_536_000) ?? .zero
-        let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = delay.wholeMilliseconds
         return now.addingTimeInterval(TimeInterval(milliseconds) / 1000)
     }
 }

@@ -54,8 +54,8 @@ struct BenchCLICommand: CLICommand {
         var list: [Double] = []
         for round in 0..<runCount {
             progress.show("start-up: run \(round + 1) of \(runCount)")
-            version.append(Self.milliseconds(try run(["--version"]).duration))
-            list.append(Self.milliseconds(try run(["payments", "list", "--db", empty]).duration))
+            version.append(try run(["--version"]).duration.milliseconds)
+            list.append(try run(["payments", "list", "--db", empty]).duration.milliseconds)
         }
 
         var memory: [JSONValue] = []
@@ -68,7 +68,7 @@ struct BenchCLICommand: CLICommand {
                 let result = try run(["payments", "list", "--db", path] + format, sampleMemory: true)
                 memory.append(.orderedObject([
                     ("intents", .number(count)), ("format", .string(format.isEmpty ? "text" : "json")),
-                    ("peakKiB", .number(result.peakMemoryKiB)), ("milliseconds", .number(Int64(Self.milliseconds(result.duration).rounded()))),
+                    ("peakKiB", .number(result.peakMemoryKiB)), ("milliseconds", .number(Int64(result.duration.milliseconds.rounded()))),
                     ("outputBytes", .number(result.stdout.utf8.count)),
                 ]))
             }
@@ -96,9 +96,6 @@ struct BenchCLICommand: CLICommand {
         return .success
     }
 
-    static func milliseconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-    }
 
     static func percentile(_ values: [Double], _ fraction: Double) -> Double {
         let sorted = values.sorted()

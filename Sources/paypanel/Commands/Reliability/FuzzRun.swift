@@ -71,7 +71,7 @@ struct FuzzRun {
             object["saved"] = .array(saved.map(JSONValue.string))
             console.printJSON(.object(object))
         } else {
-            let seconds = Double(report.elapsed.components.seconds) + Double(report.elapsed.components.attoseconds) / 1e18
+            let seconds = report.elapsed.timeInterval
             console.print("Fuzz \(kind.rawValue): \(report.inputsTried) inputs (\(regressionCount) saved regression inputs first), seed \(options.seed), \(String(format: "%.1f", seconds)) s")
             console.print("  answers         \(report.accepted) accepted, \(report.rejected) rejected, \(report.reasons.count) distinct reasons")
             console.print("  slowest input   \(report.slowest) (limit \(options.timeLimit))")

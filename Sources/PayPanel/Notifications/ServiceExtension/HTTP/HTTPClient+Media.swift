@@ -53,7 +53,7 @@ extension HTTPClient {
 
     /// `0.5`, `25`: seconds for messages.
     package static func seconds(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         if milliseconds % 1000 == 0 { return String(milliseconds / 1000) }
         var text = String(format: "%.3f", Double(milliseconds) / 1000)
         while text.hasSuffix("0") { text.removeLast() }
