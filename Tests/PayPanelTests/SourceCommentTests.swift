@@ -18,6 +18,22 @@ import TestSupport
         }
     }
 
+    /// The lines of Swift code under `Sources` (comments cut off) that contain `text`, outside
+    /// the files `allowed` accepts, as `Sources/<file>:<line>: <code>`; and how many files were
+    /// read, so a lint can tell an empty finding from a walk that found no sources.
+    static func codeLines(containing text: String, allowed: (String) -> Bool = { _ in false }) throws -> (found: [String], filesRead: Int) {
+        var files = Set<String>()
+        var found: [String] = []
+        for (file, number, line) in try lines(under: "Sources") {
+            files.insert(file)
+            let code = line.firstRange(of: "//").map { line[..<$0.lowerBound] } ?? line[...]
+            if code.contains(text) && !allowed(file) {
+                found.append("Sources/\(file):\(number): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        return (found, files.count)
+    }
+
     @Test func noCommentInSourcesOrTestsCitesAnIssueNumber() throws {
         let citation = /[Ii]ssues? #?[0-9]+|\(#[0-9]+\)/
         var found: [String] = []
