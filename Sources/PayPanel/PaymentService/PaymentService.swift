@@ -11,7 +11,9 @@ import PayPanelHTTP
 ///   as an event, until there is no more work, then the timers that came due;
 /// - `PaymentReconciler` finishes what a timeout, a 500 or a crash left open (lookups, due
 ///   timers, a failed run of an idempotency key);
-/// - `OperatorResolver` takes an intent out of requires_merchant_action.
+/// - `OperatorResolver` takes an intent out of requires_merchant_action;
+/// - `ProcessorWebhookIntake` applies what the processor says later, in a webhook, as the
+///   lookup's answer it is.
 /// None of them decides anything itself: guards, timers, reversals and the Apple Pay sheet's
 /// answer all come from the machine, so a crash between two steps leaves a state that
 /// `reconcile()` can finish from the database and the processor's ledger alone.
@@ -314,6 +316,18 @@ public actor PaymentService {
     /// call in flight, if any, is looked up first; nothing is asked of the processor again.
     package func resume(intentID: String) async throws -> PaymentOutcome {
         try await reconciler.resume(intentID: intentID)
+    }
+
+    // MARK: - The processor's webhooks (ProcessorWebhookIntake)
+
+    /// The inbox source of processor webhooks.
+    public static let processorWebhookSource = "processor"
+
+    /// Applies a verified processor webhook: its finding settles the call PayPanel waits on,
+    /// exactly as the worker's lookup would, and a redelivery changes nothing
+    /// (`ProcessorWebhookIntake.apply`).
+    public func applyProcessorWebhook(_ event: ProcessorWebhookEvent) async throws -> ProcessorWebhookResult {
+        try await ProcessorWebhookIntake(executor: executor, callerGrace: reconcileGrace).apply(event)
     }
 
     // MARK: - The operator's resolution (OperatorResolver)

@@ -1,10 +1,19 @@
 import Foundation
 
-// The processor telling PayPanel what it decided later (a webhook), applied as the
-// reconciliation answer it is.
-extension PaymentService {
-    /// The inbox source of processor webhooks.
-    public static let processorWebhookSource = "processor"
+/// The processor telling PayPanel what it decided later (a webhook), applied as the
+/// reconciliation answer it is (docs/webhooks.md). Like `PaymentReconciler`, it runs on the
+/// service's thread (`nonisolated(nonsending)`), holds no state, and writes only through the
+/// executor's store and ledger.
+struct ProcessorWebhookIntake {
+    let executor: PaymentExecutor
+    /// How long a call is left to its own caller before a webhook may settle it
+    /// (`PaymentService.reconcileGrace`).
+    let callerGrace: Duration
+
+    private var store: any PaymentStore { executor.store }
+    private var ledger: PaymentLedger { executor.ledger }
+    private var clock: any WallClock { executor.clock }
+    private static var source: String { PaymentService.processorWebhookSource }
 
     /// Applies a verified processor webhook. The event id goes into the inbox in the same
     /// transaction as the transition it causes, so a redelivery is a `.duplicate` and changes
@@ -12,7 +21,7 @@ extension PaymentService {
     /// a pending refund) and fed as `reconciliationFound`: exactly what the worker's lookup
     /// would feed, so whichever comes first settles the call and the other is refused by the
     /// machine (`callNotInFlight`) and changes nothing — the two can never conflict.
-    public func applyProcessorWebhook(_ event: ProcessorWebhookEvent) async throws -> ProcessorWebhookResult {
+    nonisolated(nonsending) func apply(_ event: ProcessorWebhookEvent) async throws -> ProcessorWebhookResult {
         let now = clock.now()
         let awaiting = try ledger.callsAwaitingReconciliation(limit: 10_000)
         guard let finding = event.findings.first, event.findings.count == 1 else {
@@ -33,7 +42,7 @@ extension PaymentService {
             return ProcessorWebhookResult(disposition: .deferred, intentID: intentID, reason: "the \(call.operationName) is still waiting for its own answer")
         }
         let applied: PaymentTransition? = try store.write { transaction in
-            guard try ledger.recordInboxEvent(source: Self.processorWebhookSource, eventID: event.id, intentID: intentID, at: now, in: transaction) else {
+            guard try ledger.recordInboxEvent(source: Self.source, eventID: event.id, intentID: intentID, at: now, in: transaction) else {
                 return nil
             }
             do {
@@ -53,11 +62,11 @@ extension PaymentService {
         return ProcessorWebhookResult(disposition: .applied, intentID: intentID, reason: nil)
     }
 
-    private func applyEach(_ event: ProcessorWebhookEvent) async throws -> ProcessorWebhookResult {
+    private nonisolated(nonsending) func applyEach(_ event: ProcessorWebhookEvent) async throws -> ProcessorWebhookResult {
         var last = ProcessorWebhookResult(disposition: .ignored, intentID: nil, reason: nil)
         for (index, finding) in event.findings.enumerated() {
             let single = ProcessorWebhookEvent(id: index == 0 ? event.id : "\(event.id)#\(index)", type: event.type, findings: [finding])
-            let result = try await applyProcessorWebhook(single)
+            let result = try await apply(single)
             if result.disposition == .applied || last.disposition != .applied { last = result }
         }
         return last
@@ -68,7 +77,7 @@ extension PaymentService {
         struct Probe: Error {}
         do {
             try store.write { transaction in
-                let inserted = try ledger.recordInboxEvent(source: Self.processorWebhookSource, eventID: eventID, intentID: nil, at: clock.now(), in: transaction)
+                let inserted = try ledger.recordInboxEvent(source: Self.source, eventID: eventID, intentID: nil, at: clock.now(), in: transaction)
                 if inserted { throw Probe() }
             }
             return true
@@ -80,7 +89,7 @@ extension PaymentService {
     private func recordIgnored(_ event: ProcessorWebhookEvent, intentID: String?, reason: String, at now: Date) throws -> ProcessorWebhookResult {
         // An intent id the store does not know cannot be referenced; the event id is what counts.
         let known = try intentID.flatMap { try ledger.intent($0)?.id }
-        let inserted = try ledger.recordInboxEvent(source: Self.processorWebhookSource, eventID: event.id, intentID: known, at: now)
+        let inserted = try ledger.recordInboxEvent(source: Self.source, eventID: event.id, intentID: known, at: now)
         return ProcessorWebhookResult(disposition: inserted ? .ignored : .duplicate, intentID: intentID, reason: inserted ? reason : nil)
     }
 
@@ -90,10 +99,10 @@ extension PaymentService {
     private func isStillWithItsCaller(_ call: ProcessorCall, machine: PaymentStateMachine, at now: Date) throws -> Bool {
         if case .refund(let refundID) = call {
             guard let refund = machine.refunds.first(where: { $0.id == refundID }) else { return false }
-            return !refund.processorAccepted && now.timeIntervalSince(refund.updatedAt) < reconcileGrace.timeInterval
+            return !refund.processorAccepted && now.timeIntervalSince(refund.updatedAt) < callerGrace.timeInterval
         }
         guard let inFlight = machine.intent.inFlight, inFlight.outcomeUnknownSince == nil else { return false }
-        return now.timeIntervalSince(inFlight.startedAt) < reconcileGrace.timeInterval
+        return now.timeIntervalSince(inFlight.startedAt) < callerGrace.timeInterval
     }
 
     /// The awaiting call a finding is about.
