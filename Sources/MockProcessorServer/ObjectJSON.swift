@@ -5,7 +5,7 @@ import PayPanel
 /// Stripe's object shapes, for the subset this mock serves: only the fields the subset needs,
 /// with Stripe's names, lower-case currencies, amounts in minor units and Unix-second times.
 enum ObjectJSON {
-    static func unix(_ date: Date) -> JSONValue { .number(Int64(date.timeIntervalSince1970.rounded(.down))) }
+    static func unix(_ date: Date) -> JSONValue { .number(date.unixSeconds) }
 
     static func metadata(_ pairs: [(String, String)]) -> JSONValue {
         .orderedObject(pairs.map { ($0.0, .string($0.1)) })

@@ -393,7 +393,7 @@ struct CreatedRange {
     }
 
     func contains(_ date: Date) -> Bool {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let seconds = date.unixSeconds
         if let lower, lower.inclusive ? seconds < lower.seconds : seconds <= lower.seconds { return false }
         if let upper, upper.inclusive ? seconds > upper.seconds : seconds >= upper.seconds { return false }
         return true

@@ -36,7 +36,7 @@ extension ProcessorService {
                     error: "the endpoint's secret does not open with this ledger's .webhook-key file")
                 continue
             }
-            let timestamp = Int64(now.timeIntervalSince1970.rounded(.down))
+            let timestamp = now.unixSeconds
             let headers = [
                 ("Content-Type", "application/json; charset=utf-8"),
                 ("Stripe-Signature", StripeWebhookSignature.header(timestamp: timestamp, body: delivery.body, secret: secret.revealed)),

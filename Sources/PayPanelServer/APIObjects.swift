@@ -80,6 +80,6 @@ enum APIObjects {
     }
 
     static func seconds(_ date: Date) -> JSONValue {
-        .number(Int64(date.timeIntervalSince1970.rounded(.down)))
+        .number(date.unixSeconds)
     }
 }

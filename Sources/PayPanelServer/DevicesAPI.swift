@@ -48,9 +48,9 @@ public struct DevicesAPI: APIRouteProvider {
             ("environment", .string(device.environment.rawValue)), ("status", .string(device.isDead ? "dead" : "active")),
         ]
         if let dead = device.dead {
-            members += [("dead_reason", .string(dead.reason)), ("dead_at", .number(Int64(dead.at.timeIntervalSince1970.rounded(.down))))]
+            members += [("dead_reason", .string(dead.reason)), ("dead_at", .number(dead.at.unixSeconds))]
         }
-        members.append(("created", .number(Int64(device.createdAt.timeIntervalSince1970.rounded(.down)))))
+        members.append(("created", .number(device.createdAt.unixSeconds)))
         return .orderedObject(members)
     }
 

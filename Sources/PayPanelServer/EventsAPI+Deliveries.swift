@@ -40,7 +40,7 @@ extension EventsAPI {
 
     static func json(_ view: WebhookDeliveryView) -> JSONValue {
         let delivery = view.delivery
-        let seconds = { (date: Date) in JSONValue.number(Int64(date.timeIntervalSince1970.rounded(.down))) }
+        let seconds = { (date: Date) in JSONValue.number(date.unixSeconds) }
         return .orderedObject([
             ("object", "webhook_delivery"), ("id", .number(delivery.id)), ("event", .string(view.event.id)),
             ("event_type", .string(view.event.type)), ("event_object", .string(view.event.objectID)),

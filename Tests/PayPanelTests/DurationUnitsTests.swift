@@ -2,9 +2,9 @@ import Foundation
 import PayPanelHTTP
 import Testing
 
-/// A `Duration` becomes seconds, milliseconds, microseconds or nanoseconds in one place
-/// (`Duration+Units.swift`). Twenty-odd hand-written copies of these sums once stood across the
-/// targets, each with its own rounding; the source check finds a new one.
+/// A `Duration` becomes seconds, milliseconds, microseconds or nanoseconds, and a `Date` whole
+/// Unix seconds, in one place (`Sources/PayPanelHTTP/Time/TimeUnits.swift`). Thirty-odd and
+/// twenty hand-written copies once stood across the targets; the source checks find a new one.
 @Suite struct DurationUnitsTests {
     @Test func eachUnitKeepsOrDropsTheFractionAsItsNameSays() {
         let duration = Duration.seconds(2) + .nanoseconds(1_500_001)  // 2.001500001 s
@@ -20,11 +20,28 @@ import Testing
     }
 
     @Test func noSourceConvertsADurationByHand() throws {
-        let home = "Time/Duration+Units.swift"
-        let (found, filesRead) = try SourceCommentTests.codeLines(containing: "attoseconds") { $0.hasSuffix(home) }
-        let (homeLines, _) = try SourceCommentTests.codeLines(containing: "attoseconds") { !$0.hasSuffix(home) }
+        try Self.expectOnlyIn(
+            "Time/TimeUnits.swift", codeContaining: "attoseconds",
+            advice: "use Duration's timeInterval, milliseconds, wholeMilliseconds, millisecondsRoundedUp, wholeMicroseconds or wholeNanoseconds")
+    }
+
+    @Test func unixSecondsDropTheFractionDownward() {
+        #expect(Date(timeIntervalSince1970: 1_795_939_200.999).unixSeconds == 1_795_939_200)
+        #expect(Date(timeIntervalSince1970: 0).unixSeconds == 0)
+        #expect(Date(timeIntervalSince1970: -0.5).unixSeconds == -1, "rounded down, not toward zero")
+    }
+
+    @Test func noSourceConvertsADateToUnixSecondsByHand() throws {
+        try Self.expectOnlyIn("Time/TimeUnits.swift", codeContaining: "timeIntervalSince1970.rounded", advice: "use Date's unixSeconds")
+    }
+
+    /// Fails for each line of Sources outside `home` (under `Sources/PayPanelHTTP/`) whose code
+    /// contains `text`, and when `home` itself has none: then the check looks in the wrong place.
+    static func expectOnlyIn(_ home: String, codeContaining text: String, advice: String) throws {
+        let (found, filesRead) = try SourceCommentTests.codeLines(containing: text) { $0.hasSuffix(home) }
+        let (inHome, _) = try SourceCommentTests.codeLines(containing: text) { !$0.hasSuffix(home) }
         #expect(filesRead > 300, "the walk found the sources")
-        #expect(!homeLines.isEmpty, "the one home of the conversions is where the test looks")
-        #expect(found.isEmpty, "use Duration's timeInterval, milliseconds, wholeMilliseconds, millisecondsRoundedUp, wholeMicroseconds or wholeNanoseconds (Sources/PayPanelHTTP/Time/Duration+Units.swift) instead:\n\(found.joined(separator: "\n"))")
+        #expect(!inHome.isEmpty, "\(home), the one home of the conversion, has no '\(text)'")
+        #expect(found.isEmpty, "\(advice) (Sources/PayPanelHTTP/\(home)) instead:\n\(found.joined(separator: "\n"))")
     }
 }

@@ -31,7 +31,7 @@ struct ChargeSearchView: SearchableObject {
     func searchValue(for field: SearchClause.Field) -> SearchValue? {
         switch (field.name, field.key) {
         case ("amount", nil): .number(charge.amount)
-        case ("created", nil): .number(Int64(charge.created.timeIntervalSince1970.rounded(.down)))
+        case ("created", nil): .number(charge.created.unixSeconds)
         case ("currency", nil): .text(charge.currency.code.lowercased())
         case ("customer", nil): charge.customer.map { .text($0) }
         // The mock has no disputes.

@@ -16,7 +16,7 @@ extension StoredIntent: SearchableObject {
         switch (field.name, field.key) {
         case ("amount", nil): .number(amount)
         // Unix seconds, as the object's `created` shows it.
-        case ("created", nil): .number(Int64(created.timeIntervalSince1970.rounded(.down)))
+        case ("created", nil): .number(created.unixSeconds)
         case ("currency", nil): .text(currency.code.lowercased())
         case ("customer", nil): customer.map { .text($0) }
         case ("metadata", let key?): metadata.first { $0.0 == key }.map { .text($0.1) }

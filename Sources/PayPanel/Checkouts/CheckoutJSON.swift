@@ -23,11 +23,11 @@ extension Checkout {
             ("default_segment", .number(panel.defaultSegment)),
             ("order_reference", .optional(panel.orderReference)),
             ("metadata", metadata.json),
-            ("expires_at", panel.expiresAt.map { .number(Self.unixSeconds($0)) } ?? .null),
+            ("expires_at", panel.expiresAt.map { .number($0.unixSeconds) } ?? .null),
             ("capture_method", .string(captureMethod.rawValue)),
             ("payment_intent", .optional(paymentIntentID)),
-            ("created", .number(Self.unixSeconds(createdAt))),
-            ("updated", .number(Self.unixSeconds(updatedAt))),
+            ("created", .number(createdAt.unixSeconds)),
+            ("updated", .number(updatedAt.unixSeconds)),
             ("payment_requests", .array(paymentRequests.map(\.json))),
             // Built from a validated panel; only a panel whose labels no longer fit could fail,
             // and the create and update paths refuse those.
@@ -35,6 +35,4 @@ extension Checkout {
         ]
         return .orderedObject(members)
     }
-
-    static func unixSeconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
 }

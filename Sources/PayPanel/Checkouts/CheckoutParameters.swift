@@ -75,7 +75,7 @@ public enum CheckoutParametersReader {
                 if seconds <= 0 || seconds > 253_402_300_799 {
                     reader.report.error(path, "must be a Unix time in seconds, such as \(CheckoutJSONTime.example(now))")
                 } else if date <= now {
-                    reader.report.error(path, "must be in the future: \(seconds) is not after now (\(CheckoutJSONTime.seconds(now)))")
+                    reader.report.error(path, "must be in the future: \(seconds) is not after now (\(now.unixSeconds))")
                 } else {
                     merged["expiresAt"] = .string(Timestamp.format(date))
                 }
@@ -146,8 +146,7 @@ public enum CheckoutParametersReader {
     }
 }
 
-/// Unix seconds for messages.
+/// An example Unix time for messages: an hour from now.
 enum CheckoutJSONTime {
-    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
-    static func example(_ now: Date) -> Int64 { seconds(now) + 3600 }
+    static func example(_ now: Date) -> Int64 { now.unixSeconds + 3600 }
 }

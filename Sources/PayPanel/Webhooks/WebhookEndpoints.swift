@@ -122,7 +122,7 @@ extension WebhookEndpointRecord {
             ("object", "webhook_endpoint"), ("id", .string(id)), ("url", .string(url)),
             ("events", .array(eventTypes.map(JSONValue.string))), ("status", .string(status.rawValue)),
             ("disabled_reason", .optional(disabledReason)), ("secret_version", .number(secretVersion)),
-            ("created", .number(Int64(createdAt.timeIntervalSince1970.rounded(.down)))),
+            ("created", .number(createdAt.unixSeconds)),
         ]
         if let secret { members.append(("secret", .string(secret.revealed))) }
         return .orderedObject(members)

@@ -138,7 +138,7 @@ package actor WebhookRelay {
     /// recorded as a failed attempt, like any other failure to deliver.
     private func prepare(_ delivery: ClaimedDelivery, at now: Date) throws -> PreparedRequest {
         let body = Array(delivery.event.body.utf8)
-        let timestamp = Int64(now.timeIntervalSince1970.rounded(.down))
+        let timestamp = now.unixSeconds
         let secrets = try endpoints.signingSecrets(of: delivery.endpoint, at: now)
         let headers = [
             ("content-type", "application/json"), ("user-agent", "PayPanel-Webhooks/\(PayPanelVersion.current)"),
@@ -235,7 +235,7 @@ package actor WebhookRelay {
         }
         let body = JSONValue.orderedObject([
             ("object", "event"), ("id", .string(id)), ("type", .string(type)),
-            ("created", .number(Int64(createdAt.timeIntervalSince1970.rounded(.down)))),
+            ("created", .number(createdAt.unixSeconds)),
             ("data", .orderedObject([("object", render(message))])),
         ])
         return NewEvent(id: id, type: type, objectID: objectID, createdAt: createdAt, source: source, sourceID: sourceID, body: JSONWriter.string(body))

@@ -51,7 +51,7 @@ public struct ProcessorLedgerAPI: APIRouteProvider {
             ("amount", .number(row.amount)), ("currency", .string(row.currency)), ("status", .string(row.status)),
             ("decline_code", .optional(row.declineCode)), ("network", .optional(row.network)),
             ("last4", .optional(row.last4.map { String($0.suffix(4)) })),
-            ("created", row.createdAt.map { .number(Int64($0.timeIntervalSince1970.rounded(.down))) } ?? .null),
+            ("created", row.createdAt.map { .number($0.unixSeconds) } ?? .null),
         ])
     }
 

@@ -17,7 +17,7 @@ enum ASN1Time {
     /// A new `ASN1_TIME` for `date` (whole seconds; UTCTime up to 2049, GeneralizedTime after,
     /// as X.509 and CMS require). The caller frees it with `ASN1_TIME_free`.
     static func make(_ date: Date) throws(OpenSSLError) -> UnsafeMutablePointer<ASN1_TIME> {
-        guard let time = ASN1_TIME_set(nil, time_t(date.timeIntervalSince1970.rounded(.down))) else {
+        guard let time = ASN1_TIME_set(nil, time_t(date.unixSeconds)) else {
             throw OpenSSLError.drain("encoding a time")
         }
         return time
@@ -25,7 +25,7 @@ enum ASN1Time {
 
     /// `time_t` for OpenSSL's verification time.
     static func timeT(_ date: Date) -> time_t {
-        time_t(date.timeIntervalSince1970.rounded(.down))
+        time_t(date.unixSeconds)
     }
 }
 

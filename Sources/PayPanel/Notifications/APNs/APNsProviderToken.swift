@@ -64,7 +64,7 @@ package final class APNsProviderTokenSource: Sendable {
     /// `base64url(header).base64url(claims).base64url(R‖S)`.
     private func make(at now: Date) throws(OpenSSLError) -> Issued {
         let header = JSONWriter.string(.orderedObject([("alg", "ES256"), ("kid", .string(key.keyID))]))
-        let issuedAt = Int64(now.timeIntervalSince1970.rounded(.down))
+        let issuedAt = now.unixSeconds
         let claims = JSONWriter.string(.orderedObject([("iss", .string(key.teamID)), ("iat", .number(issuedAt))]))
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
         let signature = try ES256.sign(Array(signingInput.utf8), with: key.privateKey)

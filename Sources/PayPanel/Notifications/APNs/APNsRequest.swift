@@ -63,7 +63,7 @@ package struct APNsNotification: Sendable, Equatable {
     package var headers: [(name: String, value: String)] {
         var headers: [(String, String)] = [
             ("apns-topic", topic), ("apns-push-type", "alert"), ("apns-priority", "10"),
-            ("apns-expiration", String(expiration.map { max(0, Int64($0.timeIntervalSince1970.rounded(.down))) } ?? 0)),
+            ("apns-expiration", String(expiration.map { max(0, $0.unixSeconds) } ?? 0)),
             ("apns-id", apnsID),
         ]
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }

@@ -55,7 +55,7 @@ public struct HTTPPaymentProcessor: PaymentProcessor {
             form.append(("payment_method_data[card][network_token][cryptogram]", cryptogram.value))
             if let eci { form.append(("payment_method_data[card][network_token][eci]", eci)) }
             if let generated = cryptogram.generatedAt {
-                form.append(("payment_method_data[card][network_token][cryptogram_created]", String(Int64(generated.timeIntervalSince1970))))
+                form.append(("payment_method_data[card][network_token][cryptogram_created]", String(generated.unixSeconds)))
             }
         }
         var headers = [("Idempotency-Key", request.reference)]

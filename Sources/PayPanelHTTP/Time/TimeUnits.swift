@@ -1,9 +1,11 @@
 import Foundation
 
-/// A `Duration` in the units the rest of the code needs, written once: `Date` arithmetic and
-/// rates take seconds as a `TimeInterval`, logs and options speak milliseconds, and the system
-/// calls that wait take milliseconds, microseconds or nanoseconds. `DurationUnitsTests` fails
-/// when a conversion is written out by hand anywhere else.
+// Time in the units the rest of the code needs, written once. `DurationUnitsTests` fails when
+// one of these conversions is written out by hand anywhere else.
+
+/// A `Duration` in the units the rest of the code needs: `Date` arithmetic and rates take
+/// seconds as a `TimeInterval`, logs and options speak milliseconds, and the system calls that
+/// wait take milliseconds, microseconds or nanoseconds.
 extension Duration {
     /// The duration in seconds, fractions included.
     package var timeInterval: TimeInterval {
@@ -35,4 +37,11 @@ extension Duration {
     package var wholeNanoseconds: Int64 {
         components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
     }
+}
+
+extension Date {
+    /// Whole seconds since 1970-01-01T00:00:00Z, the fraction dropped (rounded down): the unit
+    /// of Unix timestamps in JSON objects (`created`), webhook signatures (`t=`), APNs' JWT
+    /// (`iat`) and expiry, and certificate times.
+    package var unixSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
 }
