@@ -1,11 +1,15 @@
 /// The one rule for card numbers in text, used by every refusal of free text and by every
 /// redaction of text shown or stored.
 ///
-/// A card number is what a card number can be: a run of 13 to 19 ASCII digits that passes the
-/// Luhn check, either contiguous (`4242424242424242`) or written in groups of 3 to 6 digits
-/// joined by one kind of single separator, a space or a dash (`4242 4242 4242 4242`,
-/// `3782-822463-10005`). Nothing else is: an order number of 13 digits that fails the Luhn
-/// check, a UUID, a nanosecond timestamp that fails it, a 20-digit amount. Grouped runs are
+/// A card number is what a card number can be: a run of ASCII digits that passes the Luhn check
+/// and has 13 to 19 digits after its leading zeros, either contiguous (`4242424242424242`) or
+/// written in groups of 3 to 6 digits joined by one kind of single separator, a space or a dash
+/// (`4242 4242 4242 4242`, `3782-822463-10005`). No card number starts with 0 (ISO/IEC 7812
+/// issues none), but fixed-width fields pad one with zeros, which the Luhn check does not see:
+/// so leading zeros are not counted, and `0004242424242424242` is a card number while a
+/// zero-padded reference (`0000001234567897`) or a run of zeros is not. Nothing else is: an
+/// order number of 13 digits that fails the Luhn check, a UUID, a nanosecond timestamp that
+/// fails it, a 20-digit amount. Grouped runs are
 /// read at every group boundary, so a card number written after other digit groups
 /// (`ref 2024 4242 4242 4242 4242`) is still found; a contiguous run is only ever read whole.
 ///
@@ -54,6 +58,12 @@ package enum SensitiveDigits {
         if containsCardNumber(text) { throw CardNumberInTextError(field: field) }
     }
 
+    /// True when `digits` (ASCII digits only) are a card number: 13 to 19 of them after the
+    /// leading zeros, and the whole passes the Luhn check.
+    static func isCardNumber(_ digits: some BidirectionalCollection<Unicode.Scalar>) -> Bool {
+        cardNumberLengths.contains(digits.drop(while: { $0 == "0" }).count) && passesLuhn(digits)
+    }
+
     /// The Luhn check over ASCII digit scalars.
     static func passesLuhn(_ digits: some BidirectionalCollection<Unicode.Scalar>) -> Bool {
         var sum = 0
@@ -74,7 +84,7 @@ package enum SensitiveDigits {
         guard !groups.isEmpty else { return [] }
         var found: [Range<Int>] = []
         // Contiguous: a whole run of digits.
-        for group in groups where cardNumberLengths.contains(group.count) && passesLuhn(scalars[group]) {
+        for group in groups where isCardNumber(scalars[group]) {
             found.append(group)
         }
         // Grouped: consecutive groups of 3 to 6 digits with one separator of one kind between each.
@@ -88,7 +98,7 @@ package enum SensitiveDigits {
                     for last in first..<chain.count {
                         digits += scalars[chain[last]]
                         if digits.count > cardNumberLengths.upperBound { break }
-                        if last > first, cardNumberLengths.contains(digits.count), passesLuhn(digits) {
+                        if last > first, isCardNumber(digits) {
                             found.append(chain[first].lowerBound..<chain[last].upperBound)
                         }
                     }

@@ -1,8 +1,9 @@
 import PayPanel
 import Testing
 
-/// The one rule for card numbers in text (`SensitiveDigits`): 13 to 19 digits that pass the
-/// Luhn check, contiguous or in groups of 3 to 6 joined by one kind of separator. What it
+/// The one rule for card numbers in text (`SensitiveDigits`): digits that pass the Luhn check,
+/// 13 to 19 of them after any leading zeros, contiguous or in groups of 3 to 6 joined by one
+/// kind of separator. What it
 /// finds is refused in free text and redacted elsewhere; nothing else is touched.
 @Suite struct SensitiveDigitsTests {
     /// Ordinary values with long digit runs: none is a card number, none is changed.
@@ -19,6 +20,11 @@ import Testing
         "ch_1234567890123",  // a processor id with 13 digits
         "pi_3MtwBwLkdIwHu7ix28a3tqPa",
         "amount 123456789012",  // 12 digits
+        // Runs that pass the Luhn check only because zeros do not count in it: no card number
+        // starts with 0, and padding is not a card number.
+        "00000000000000000",  // seventeen zeros (what a property-based tester sent as a note)
+        "0000 0000 0000 0000",
+        "order 0000001234567897",  // a zero-padded 10-digit reference
     ]
 
     /// Card numbers as people write them (Stripe's test cards; each passes the Luhn check).
@@ -26,6 +32,8 @@ import Testing
         "4242424242424242", "pay 4242 4242 4242 4242 now", "4242-4242-4242-4242", "amex 3782 822463 10005",
         "3782-822463-10005", "ref 2024 4242 4242 4242 4242", "order-4242424242424242", "x4000000000009995y",
         "6011111111111117", "5555555555554444", "4242424242424242 and 5555555555554444",
+        // Padded to a fixed width with zeros, as some card systems store it: still the card.
+        "0004242424242424242", "acct 00004242424242424242",
     ]
 
     @Test(arguments: ordinary)
