@@ -84,7 +84,7 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
     /// The delay for one call: `base` plus a uniform draw from `-jitter...jitter` at microsecond
     /// resolution, from the caller's seeded generator.
     func delay(using generator: inout SeededRandomNumberGenerator) -> Duration {
-        let jitterMicroseconds = Latency.microseconds(jitter)
+        let jitterMicroseconds = jitter.wholeMicroseconds
         guard jitterMicroseconds > 0 else { return base }
         let span = UInt64(2 * jitterMicroseconds + 1)
         // Modulo bias is at most span / 2^64: irrelevant for delays.
@@ -97,12 +97,8 @@ public struct Latency: Sendable, Equatable, CustomStringConvertible {
         jitter == .zero ? Latency.format(base) : Latency.format(base) + "±" + Latency.format(jitter)
     }
 
-    static func microseconds(_ duration: Duration) -> Int64 {
-        duration.wholeMicroseconds
-    }
-
     static func format(_ duration: Duration) -> String {
-        let milliseconds = microseconds(duration) / 1000
+        let milliseconds = duration.wholeMilliseconds
         if milliseconds == 0 { return "0" }
         if milliseconds % 1000 == 0 { return "\(milliseconds / 1000)s" }
         return "\(milliseconds)ms"

@@ -60,7 +60,7 @@ import Testing
     /// waited was started again for every burst (5 threads here, 1.3 per flow in `bench
     /// processor`).
     @Test func oneFlusherThreadServesBurstsThatComeWithinItsLinger() async throws {
-        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil }, idleLinger: 30)
+        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil }, idleLinger: .seconds(30))
         try await Self.burstsOfSuspendedWriters(sync, rounds: 5)
         #expect(sync.flushCount >= 5, "each burst was flushed")
         #expect(sync.flusherThreadCount == 1, "one thread served the five bursts")
@@ -69,7 +69,7 @@ import Testing
     /// The flusher thread does not outlive its linger: after it, it has ended, and the next
     /// writer starts another.
     @Test func theFlusherThreadEndsAfterItsLingerAndTheNextWriterStartsAnother() async throws {
-        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil }, idleLinger: 0.02)
+        let sync = WALSync(flush: WALFlush(databasePath: "/nonexistent/fast") { nil }, idleLinger: .milliseconds(20))
         try await Self.burstsOfSuspendedWriters(sync, rounds: 1)
         #expect(sync.flusherThreadCount == 1)
         let deadline = Date(timeIntervalSinceNow: 60)

@@ -49,14 +49,15 @@ final class WALSync: Sendable {
     private let flusherWake = NSCondition()
     /// A writer suspended since the flusher went idle (guarded by `flusherWake`).
     private nonisolated(unsafe) var wakePending = false
-    /// How long the flusher thread waits for the next suspended writer before it ends.
+    /// How long the flusher thread waits for the next suspended writer before it ends, in
+    /// seconds (its deadline is a `Date`, which `NSCondition` waits until).
     private let idleLinger: TimeInterval
 
     /// `flush` makes the WAL's written frames durable, or says why it could not. `idleLinger`:
-    /// how many seconds the flusher thread outlives its last writer (see `durable`).
-    init(flush: WALFlush, idleLinger: TimeInterval = 0.2) {
+    /// how long the flusher thread outlives its last writer (see `durable`).
+    init(flush: WALFlush, idleLinger: Duration = .milliseconds(200)) {
         self.flush = flush
-        self.idleLinger = idleLinger
+        self.idleLinger = idleLinger.timeInterval
     }
 
     /// Called right after a COMMIT (or any change) returned: its ticket for `waitUntilDurable`.
