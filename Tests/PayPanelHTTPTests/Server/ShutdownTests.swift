@@ -23,12 +23,17 @@ import Testing
             let idle = try RawClient.connect(to: port)
             try idle.send(get("/warm"))
             _ = try idle.readResponse()
-            let busy = try RawClient.connect(to: port)
+            // Its answer waits for the handler's task to run again on the cooperative pool,
+            // which the whole suite can starve for longer than the client's usual 10 s.
+            let busy = try RawClient.connect(to: port, timeout: Int(QueuedCalls.patience.components.seconds))
             try busy.send(get("/slow"))
             return (busy, idle)
         }
         await entered.wait()
-        let shutdown = Task { await server.shutdown(grace: .seconds(10)) }
+        // The test's own release, never the grace, must end the slow request (the grace has a
+        // test of its own, `graceEndsAStuckRequest…`): with the whole suite on two cores this
+        // test has taken minutes, so a 10 s grace could end first.
+        let shutdown = Task { await server.shutdown(grace: QueuedCalls.patience) }
 
         // The idle keep-alive connection is closed at once.
         #expect(try await onThread { try idle.waitForClose() })
