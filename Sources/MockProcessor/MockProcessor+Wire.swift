@@ -19,29 +19,33 @@ extension MockProcessor {
     /// The network front end's authorize: the ledger work happens now, at `now` (the calling
     /// account's clock); the answer says what to send and when.
     ///
-    /// Each of these calls returns once its ledger work is durable, and waits for that flush
-    /// suspended, as `deliver` does: the processor serves other accounts' calls meanwhile, and
-    /// their commits share the flush. (They once waited holding the processor's thread, so
-    /// `processor serve`'s ledger calls were written one flush at a time.)
-    public func authorizeOverWire(_ request: AuthorizationRequest, now: Date) async -> WireAnswer {
-        await wire { try ledger.authorize(request, now: now, configuration: configuration) }
+    /// Each of these calls returns once its ledger work is committed, not once it is durable:
+    /// the caller sends nothing before the flush of everything committed to the ledger file
+    /// (`Database.flushOfEverythingCommitted`), so the call's commit, the caller's own writes
+    /// after it and those of every request served meanwhile share one flush.
+    /// `processor serve` (`ProcessorService.answer`) is that caller: one flush wait per request,
+    /// where each ledger call once waited for a flush of its own, and the account's write
+    /// after it for another (docs/benchmarks.md). A commit that fails is still an answer
+    /// here (`serverError`), as before; a flush that fails is the caller's to report.
+    public func authorizeOverWire(_ request: AuthorizationRequest, now: Date) -> WireAnswer {
+        wire { try ledger.authorize(request, now: now, configuration: configuration) }
     }
 
     /// Completes a pending 3-D Secure challenge (the mock's test endpoint).
-    public func completeChallengeOverWire(reference: String, passed: Bool, now: Date) async -> WireAnswer {
-        await wire { try ledger.completeChallenge(reference: reference, passed: passed, now: now, configuration: configuration) }
+    public func completeChallengeOverWire(reference: String, passed: Bool, now: Date) -> WireAnswer {
+        wire { try ledger.completeChallenge(reference: reference, passed: passed, now: now, configuration: configuration) }
     }
 
-    public func captureOverWire(_ request: CaptureRequest, now: Date) async -> WireAnswer {
-        await wire { try ledger.capture(request, now: now) }
+    public func captureOverWire(_ request: CaptureRequest, now: Date) -> WireAnswer {
+        wire { try ledger.capture(request, now: now) }
     }
 
-    public func voidOverWire(reference: String, now: Date) async -> WireAnswer {
-        await wire { try ledger.void(reference: reference, now: now) }
+    public func voidOverWire(reference: String, now: Date) -> WireAnswer {
+        wire { try ledger.void(reference: reference, now: now) }
     }
 
-    public func refundOverWire(_ request: RefundRequest, now: Date) async -> WireAnswer {
-        await wire { try ledger.refund(request, now: now, configuration: configuration) }
+    public func refundOverWire(_ request: RefundRequest, now: Date) -> WireAnswer {
+        wire { try ledger.refund(request, now: now, configuration: configuration) }
     }
 
     /// What the ledger knows about `reference`, at `now`.
@@ -65,14 +69,14 @@ extension MockProcessor {
     /// this processor's executor).
     package var ledgerConnection: Database { ledger.database }
 
-    private func wire(_ operation: () throws -> ProcessorAnswer) async -> WireAnswer {
+    private func wire(_ operation: () throws -> ProcessorAnswer) -> WireAnswer {
         let latency = configuration.latency.delay(using: &jitter)
         let answer: ProcessorAnswer
         do {
-            answer = try await ledger.database.awaitingFlush { try operation() }
+            // The flush this needs is the caller's to await (see `authorizeOverWire`).
+            answer = try ledger.database.collectingFlushes { try operation() }.0
         } catch {
-            // The transaction rolled back, or its flush failed, but the client cannot know
-            // that: a 500, look it up.
+            // The transaction rolled back, but the client cannot know that: a 500, look it up.
             return .serverError(delay: latency)
         }
         switch answer {

@@ -101,38 +101,42 @@ actor ProcessorService {
     /// carries them.
     ///
     /// Waits for the commit's flush holding the service's thread: for the seeder, which writes
-    /// every account once at the end (see `persistSharingFlush` for requests; eviction waits the
+    /// every account once at the end (see `answer` for requests; eviction waits the
     /// same way inside `ResidentAccounts.evictOne`).
     func persist(_ tag: String) {
         try? residents.save(tag)?.waitBlocking()
     }
 
-    /// `persist`, for a request: the wait for the flush suspends the service instead of holding
-    /// its thread, so the requests of other accounts commit into the same flush meanwhile. It
-    /// returns once this write, and every commit to the file before it (a `writeAhead` whose
-    /// ledger call never came), is durable, so an answer still comes after them.
+    /// `persist`, for work outside a request's answer (settling after a crash, refreshing a
+    /// pending refund): the wait for the flush suspends the service instead of holding its
+    /// thread, so the requests of other accounts commit into the same flush meanwhile. A failed
+    /// flush is left to the answer that waits next (`durable`).
     func persistSharingFlush(_ tag: String) async {
         _ = residents.save(tag)
         try? await store?.flushOfEverythingCommitted.wait()
     }
 
     /// Runs a request's `route` on the service's thread, then (`persisting`) writes what it
-    /// changed in `tag`'s account: one hop to the service for the whole answer, where the
-    /// route's calls into the service once hopped there and back each.
+    /// changed in `tag`'s account, and answers once all of it is durable (`flushFailure`): one
+    /// hop to the service for the whole answer, where the route's calls into the service once
+    /// hopped there and back each.
     func answer(_ tag: String, persisting: Bool, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
         let reply = await route()
-        if persisting { await persistSharingFlush(tag) }
-        return reply
+        if persisting { _ = residents.save(tag) }
+        guard let failure = await flushFailure() else { return reply }
+        return Self.notDurable(reply, failure)
     }
 
     /// `answer` for a request with an Idempotency-Key that `beginIdempotent` let proceed: the
     /// key keeps the reply for replay (successes and card declines) or is released (faults,
     /// 400s) before the write, in the same hop. A held reply (no answer) keeps the key in flight
-    /// while it is held; its caller releases it after.
+    /// while it is held; its caller releases it after. A reply that could not be made durable
+    /// releases the key again, so that a retry reaches the ledger instead of a replay.
     func answer(_ tag: String, idempotencyKey key: String, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
         let reply = await route()
         if case .hold = reply {
-            await persistSharingFlush(tag)
+            _ = residents.save(tag)
+            _ = await flushFailure()
             return reply
         }
         if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
@@ -140,17 +144,42 @@ actor ProcessorService {
         } else {
             finishIdempotent(tag, key: key, response: nil)
         }
-        await persistSharingFlush(tag)
-        return reply
+        _ = residents.save(tag)
+        guard let failure = await flushFailure() else { return reply }
+        if reply.isReplayable { finishIdempotent(tag, key: key, response: nil) }
+        return Self.notDurable(reply, failure)
+    }
+
+    /// Waits until every commit to the ledger file so far is durable: the request's ledger
+    /// calls (which return committed, not flushed: `MockProcessor.authorizeOverWire`), its
+    /// account's write, and whatever other requests committed before, which its answer may
+    /// show. So nothing a client is told can be taken back by a power loss, and a request waits
+    /// for one flush, shared with the requests served meanwhile. Nil once durable; the failure
+    /// when the flush failed.
+    private func flushFailure() async -> DatabaseError? {
+        do throws(DatabaseError) {
+            try await store?.flushOfEverythingCommitted.wait()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// What to answer instead of `reply` when its flush failed: a reply that reports what
+    /// happened (a success or a card's decline) becomes a 500, since whether it survives a
+    /// restart is unknown; a refusal, which reports no change, stays as it is.
+    private static func notDurable(_ reply: Reply, _ failure: DatabaseError) -> Reply {
+        guard reply.isReplayable else { return reply }
+        return .error(.apiError(
+            "processor serve could not make its ledger file durable (\(failure.message)), so whether this request's change survives a restart is unknown: restart processor serve, then look the object up."))
     }
 
     /// Writes what changed in the account ahead of a ledger call, without waiting for the
     /// write's flush. The write-ahead must be on disk whenever the ledger's entry is (a crash in
     /// between then leaves the intent `processing`, and the next start settles it from the
     /// ledger), and that holds without a wait of its own: the ledger's commit goes to the same
-    /// file after this one, into the same WAL, and the flush the ledger call waits for makes
-    /// every frame before it durable too. The request's answer waits for both
-    /// (`persistSharingFlush`). One flush wait per ledger call instead of two.
+    /// file after this one, into the same WAL, so no flush can make the ledger's entry durable
+    /// without this write. The request's answer waits for both (`flushFailure`).
     func writeAhead(_ tag: String) {
         _ = residents.save(tag)
     }

@@ -4,14 +4,12 @@ import MockProcessor
 import TestSupport
 import Testing
 
-/// The mock processor answers only once its ledger's commit is on disk, but waits for that
-/// flush suspended, not holding its thread: the operations it serves meanwhile commit into the
-/// same flush (`Database.collectingFlushes`), so concurrent clients do not queue for a flush each.
-///
-/// Run for every entry point that writes the ledger: the in-process calls (`serve`'s processor)
-/// and the over-the-wire ones (`processor serve`'s). The wire calls once waited holding the
-/// processor's thread while the in-process ones did not, and a test of `authorize` alone
-/// could not see it.
+/// The mock processor's in-process calls answer only once their ledger's commit is on disk, but
+/// wait for that flush suspended, not holding its thread: the operations it serves meanwhile
+/// commit into the same flush (`Database.collectingFlushes`), so concurrent clients do not queue
+/// for a flush each. The over-the-wire calls (`processor serve`'s) return once committed and
+/// leave the flush to their caller, whose answer waits for it together with its own writes
+/// (`ProcessorServeFlushTests`).
 @Suite struct LedgerGroupCommitTests {
     /// A ledger-writing call of the processor, with what it needs done before.
     struct EntryPoint: Sendable, CustomTestStringConvertible {
@@ -34,12 +32,16 @@ import Testing
             return false
         }
 
-        static let all: [EntryPoint] = [
+        static let inProcess: [EntryPoint] = [
             EntryPoint(name: "authorize (in process)", prepare: { _, _ in }) { processor, index, _ in
                 let outcome = await processor.authorize(Requests.authorization(reference(index), method: try Requests.card()), timeout: callerTimeout)
                 if case .approved = outcome { return true }
                 return false
             },
+        ]
+
+        /// The wire calls, which return committed and leave the flush to their caller.
+        static let overWire: [EntryPoint] = [
             EntryPoint(name: "authorizeOverWire", prepare: { _, _ in }) { processor, index, now in
                 approved(await processor.authorizeOverWire(Requests.authorization(reference(index), method: try Requests.card()), now: now))
             },
@@ -64,7 +66,7 @@ import Testing
         let outcome: String
     }
 
-    @Test(arguments: EntryPoint.all)
+    @Test(arguments: EntryPoint.inProcess)
     func concurrentCallsShareTheLedgersFlushes(_ entryPoint: EntryPoint) async throws {
         let harness = try ProcessorHarness()
         let flushes = try #require(QueuedCalls.Flushes(ofFileAt: harness.ledgerPath))
@@ -90,6 +92,30 @@ import Testing
         let flushed = flushes.flushCount - before
         #expect(flushed > 0, "the ledger's commits were flushed")
         #expect(flushed < calls / 2, "\(flushed) flushes for \(calls) calls")
+        #expect(try harness.entries().count >= entriesBefore + calls, "every call is in the ledger")
+    }
+
+    /// A wire call returns as soon as its ledger work is committed: with the file's flushes held
+    /// back, every call has returned before any flush ran (when each waited for its own flush,
+    /// none returned until the flushes went). The work is in the ledger all the same.
+    @Test(arguments: EntryPoint.overWire)
+    func wireCallsReturnCommittedAndLeaveTheFlushToTheirCaller(_ entryPoint: EntryPoint) async throws {
+        let harness = try ProcessorHarness()
+        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: harness.ledgerPath))
+        let calls = 8
+        for index in 0..<calls { try await entryPoint.prepare(harness.processor, index) }
+        // Read first: the read waits for the flush of what the preparation committed.
+        let entriesBefore = try harness.entries().count
+        let before = flushes.flushCount
+        let processor = harness.processor
+        let now = harness.clock.now()
+        let run = try await QueuedCalls.whileFlushesAreHeld(on: processor, flushes, calls) { index in
+            let answered = try await entryPoint.call(processor, index, now)
+            return (answered: answered, flushesBeforeReturn: flushes.flushCount - before)
+        }
+        #expect(run.results.allSatisfy { $0.answered }, "\(run.results)")
+        #expect(run.flushedWhileHeld == 0, "no flush ran while they were held back")
+        #expect(run.results.allSatisfy { $0.flushesBeforeReturn == 0 }, "flushes run before each call returned: \(run.results.map(\.flushesBeforeReturn))")
         #expect(try harness.entries().count >= entriesBefore + calls, "every call is in the ledger")
     }
 }

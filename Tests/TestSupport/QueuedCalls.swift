@@ -150,4 +150,7 @@ extension QueuedCalls.Flushes {
 
     /// Flushes run so far.
     public var flushCount: Int { count() }
+
+    /// Commits noted so far.
+    public var commitCount: UInt64 { noted() }
 }

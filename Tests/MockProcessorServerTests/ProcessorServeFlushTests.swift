@@ -1,0 +1,115 @@
+import Foundation
+import MockProcessor
+import MockProcessorServer
+import PayPanel
+import PayPanelHTTP
+import Testing
+import TestSupport
+
+/// `processor serve` answers a request once everything committed to its ledger file is durable:
+/// the intent or refund written ahead of the ledger call, the ledger's own commits (which the
+/// wire calls leave unflushed), and the account's write after them. One flush covers them all,
+/// so a request waits for one flush, however many commits it made.
+@Suite("processor serve: one flush per request, before its answer")
+struct ProcessorServeFlushTests {
+    struct Served {
+        let server: ProcessorServer
+        let processor: MockProcessor
+        let flushes: QueuedCalls.Flushes
+    }
+
+    /// An in-process `processor serve` on a ledger file in `directory`, whose webhook sender has
+    /// made its first pass and sleeps for the rest of the test: its reads would otherwise start
+    /// flushes of their own between a request's commits.
+    static func start(in directory: TemporaryDirectory) async throws -> Served {
+        let path = directory.file("processor.sqlite")
+        let clock = ManualClock(try Timestamp.parse("2026-12-01T10:00:00Z"))
+        let processor = try MockProcessor(ledgerPath: path, clock: clock)
+        var options = ProcessorServer.Options()
+        options.webhookPollInterval = .seconds(3600)
+        let server = try await ProcessorServer.start(
+            processor: processor, clock: clock, configuration: HTTPServer.Configuration(host: "127.0.0.1", port: 0), options: options)
+        let client = StripeTestClient(port: server.port, key: "sk_test_flush_warmup")
+        let deadline = ContinuousClock.now.advanced(by: QueuedCalls.patience)
+        while try await ProcessorWebhookSendingTests.senderPasses(client) < 1 {
+            guard ContinuousClock.now < deadline else { throw ProcessorServeError(description: "the webhook sender made no pass") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: path))
+        return Served(server: server, processor: processor, flushes: flushes)
+    }
+
+    @Test("A payment, a capture and a refund each wait for one flush, which covers all they committed")
+    func eachRequestWaitsForOneFlush() async throws {
+        let directory = try TemporaryDirectory("procserve-one-flush")
+        let served = try await Self.start(in: directory)
+        let client = StripeTestClient(port: served.server.port, key: "sk_test_one_flush")
+        let flushes = served.flushes
+
+        /// The commits `request` made and the flushes it waited for.
+        func measured(_ request: () async throws -> Reply) async throws -> (reply: Reply, commits: UInt64, flushes: Int) {
+            let (committed, flushed) = (flushes.commitCount, flushes.flushCount)
+            let reply = try await request()
+            return (reply, flushes.commitCount - committed, flushes.flushCount - flushed)
+        }
+
+        // Automatic capture: the intent written ahead, the authorization, the capture and the
+        // account's write; each ledger call once waited for a flush of its own, and the write
+        // for a third.
+        let automatic = try await measured { try #require(try await client.pay(capture: "automatic", idempotencyKey: "order-auto").reply) }
+        #expect(automatic.reply.status_ == "succeeded", "\(automatic.reply.text)")
+        let manual = try await measured { try #require(try await client.pay(idempotencyKey: "order-manual").reply) }
+        #expect(manual.reply.status_ == "requires_capture", "\(manual.reply.text)")
+        let capture = try await measured { try await client.call("POST", "/v1/payment_intents/\(manual.reply.id)/capture") }
+        #expect(capture.reply.status_ == "succeeded", "\(capture.reply.text)")
+        let refund = try await measured { try await client.call("POST", "/v1/refunds", [("payment_intent", manual.reply.id), ("amount", "300")]) }
+        #expect(refund.reply.status_ == "succeeded", "\(refund.reply.text)")
+
+        for (step, figures) in [("automatic payment", automatic), ("manual payment", manual), ("capture", capture), ("refund", refund)] {
+            #expect(figures.commits >= 3, "\(step): the write-ahead, the ledger's commit and the account's write (\(figures.commits) commits)")
+            #expect(figures.flushes == 1, "\(step): \(figures.flushes) flushes for \(figures.commits) commits")
+        }
+        await served.server.shutdown(grace: .seconds(5))
+    }
+
+    @Test("With the ledger file's flushes held back, concurrent payments commit and wait: none is answered before a flush")
+    func noAnswerLeavesBeforeItsFlush() async throws {
+        let directory = try TemporaryDirectory("procserve-answer-after-flush")
+        let served = try await Self.start(in: directory)
+        let flushes = served.flushes
+        let port = served.server.port
+        let payments = 8
+        let before = flushes.flushCount
+        let run = try await QueuedCalls.whileFlushesAreHeld(on: served.processor, flushes, payments) { index in
+            let client = StripeTestClient(port: port, key: "sk_test_held_\(index)")
+            let reply = try #require(try await client.pay(capture: "automatic", idempotencyKey: "order-\(index)").reply)
+            return (status: reply.status_, flushesBeforeAnswer: flushes.flushCount - before)
+        }
+        #expect(run.flushedWhileHeld == 0, "no flush ran while they were held back")
+        #expect(run.committedWhileHeld >= UInt64(payments), "\(run.committedWhileHeld) commits while held")
+        #expect(run.results.allSatisfy { $0.status == "succeeded" }, "\(run.results)")
+        #expect(run.results.allSatisfy { $0.flushesBeforeAnswer >= 1 }, "flushes run before each answer: \(run.results.map(\.flushesBeforeAnswer))")
+        await served.server.shutdown(grace: .seconds(5))
+    }
+
+    @Test("When the flush fails (the WAL was deleted), a payment the ledger made is answered 500, not 200, and its Idempotency-Key is free for the retry")
+    func aPaymentWhoseFlushFailedIsAnswered500AndItsKeyReleased() async throws {
+        let directory = try TemporaryDirectory("procserve-flush-fails")
+        let served = try await Self.start(in: directory)
+        let client = StripeTestClient(port: served.server.port, key: "sk_test_flush_fails")
+        let first = try #require(try await client.pay(idempotencyKey: "order-before").reply)
+        #expect(first.status_ == "requires_capture", "\(first.text)")
+
+        // SQLite goes on appending to the unlinked file; the next flush sees it is gone.
+        #expect(unlink(directory.file("processor.sqlite") + "-wal") == 0)
+        let lost = try #require(try await client.pay(idempotencyKey: "order-lost").reply)
+        #expect(lost.status == 500, "\(lost.text)")
+        #expect(lost["error"]?["type"]?.stringValue == "api_error", "\(lost.text)")
+        // Not a replay of an answer nobody can vouch for: the retry reaches the ledger again,
+        // which refuses every write now.
+        let retry = try #require(try await client.pay(idempotencyKey: "order-lost").reply)
+        #expect(retry.status == 500, "\(retry.text)")
+        #expect(retry.headers["Idempotent-Replayed"] == nil, "\(retry.text)")
+        await served.server.shutdown(grace: .seconds(5))
+    }
+}
