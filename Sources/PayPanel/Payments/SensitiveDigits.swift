@@ -95,9 +95,12 @@ package enum SensitiveDigits {
                 guard chain.count >= 2 else { return }
                 for first in chain.indices {
                     var digits: [Unicode.Scalar] = []
+                    var leadingZeros = 0
                     for last in first..<chain.count {
                         digits += scalars[chain[last]]
-                        if digits.count > cardNumberLengths.upperBound { break }
+                        if leadingZeros == digits.count - chain[last].count { leadingZeros += scalars[chain[last]].prefix(while: { $0 == "0" }).count }
+                        // Longer than any card number, counted as `isCardNumber` counts: after the zeros.
+                        if digits.count - leadingZeros > cardNumberLengths.upperBound { break }
                         if last > first, isCardNumber(digits) {
                             found.append(chain[first].lowerBound..<chain[last].upperBound)
                         }

@@ -34,6 +34,8 @@ import Testing
         "6011111111111117", "5555555555554444", "4242424242424242 and 5555555555554444",
         // Padded to a fixed width with zeros, as some card systems store it: still the card.
         "0004242424242424242", "acct 00004242424242424242",
+        // …and in groups: 21 digits, 16 after the zeros.
+        "000004 2424 2424 2424 242",
     ]
 
     @Test(arguments: ordinary)
