@@ -52,7 +52,7 @@ public enum ProcessorBenchmark {
                     throw BenchmarkFailure(message: "the in-process mock did not approve authorization \(index) of round \(round + 1)")
                 }
             }
-            inProcess.append(Double(chunk) / seconds(since: localStart))
+            inProcess.append(Double(chunk) / BenchmarkStatistics.seconds(since: localStart))
             let remote = HTTPPaymentProcessor(endpoint: endpoint, secretKey: "sk_test_bench_\(round)")
             let remoteStart = ContinuousClock.now
             for index in 0..<chunk {
@@ -61,23 +61,12 @@ public enum ProcessorBenchmark {
                     throw BenchmarkFailure(message: "processor serve did not approve authorization \(index) of round \(round + 1): \(outcome)")
                 }
             }
-            overHTTP.append(Double(chunk) / seconds(since: remoteStart))
+            overHTTP.append(Double(chunk) / BenchmarkStatistics.seconds(since: remoteStart))
         }
         await server.shutdown(grace: .seconds(5))
         return Result(
-            count: count, rounds: rounds, inProcessPerSecond: median(inProcess), overHTTPPerSecond: median(overHTTP),
-            ratio: median(zip(overHTTP, inProcess).map { $0 / $1 }))
-    }
-
-    private static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = start.duration(to: .now)
-        return max(elapsed.timeInterval, 1e-9)
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+            count: count, rounds: rounds, inProcessPerSecond: BenchmarkStatistics.median(inProcess), overHTTPPerSecond: BenchmarkStatistics.median(overHTTP),
+            ratio: BenchmarkStatistics.median(zip(overHTTP, inProcess).map { $0 / $1 }))
     }
 }
 

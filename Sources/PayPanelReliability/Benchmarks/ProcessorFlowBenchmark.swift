@@ -235,8 +235,8 @@ public struct ProcessorFlowBenchmark: Sendable {
         let latencies = all.flatMap(\.latencies).sorted()
         return .measured(Figures(
             threads: threads, flows: latencies.count, answersChecked: all.reduce(0) { $0 + $1.answers }, seconds: elapsed,
-            p50Milliseconds: ProcessorScaleBenchmark.percentile(latencies, 0.5) * 1000,
-            p99Milliseconds: ProcessorScaleBenchmark.percentile(latencies, 0.99) * 1000))
+            p50Milliseconds: BenchmarkStatistics.percentile(latencies, 0.5) * 1000,
+            p99Milliseconds: BenchmarkStatistics.percentile(latencies, 0.99) * 1000))
     }
 
     /// Why a flow step failed: the step and what the server answered.

@@ -154,7 +154,7 @@ public struct ProcessorScaleBenchmark: Sendable {
             let sorted = measured.sorted()
             return SizeFigures(
                 size: entry.size, accounts: entry.keys.count, authorizations: sorted.count,
-                medianMilliseconds: Self.percentile(sorted, 0.5) * 1000, p99Milliseconds: Self.percentile(sorted, 0.99) * 1000)
+                medianMilliseconds: BenchmarkStatistics.percentile(sorted, 0.5) * 1000, p99Milliseconds: BenchmarkStatistics.percentile(sorted, 0.99) * 1000)
         }
         return Result(figures: figures, rounds: rounds, seedingSeconds: seedingSeconds, serverExitStatus: exitStatus)
     }
@@ -183,10 +183,4 @@ public struct ProcessorScaleBenchmark: Sendable {
         }
     }
 
-    /// The nearest-rank percentile of sorted values (0 for none).
-    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[min(sorted.count, max(1, rank)) - 1]
-    }
 }

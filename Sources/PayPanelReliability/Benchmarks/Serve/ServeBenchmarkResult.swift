@@ -23,8 +23,8 @@ public struct ServeSideFigures: Sendable {
         let sorted = measurement.latencies.sorted()
         payments = sorted.count
         paymentsPerSecond = measurement.seconds > 0 ? Double(sorted.count - min(sorted.count, measurement.errors)) / measurement.seconds : 0
-        p50Milliseconds = Self.percentile(sorted, 0.50) * 1000
-        p99Milliseconds = Self.percentile(sorted, 0.99) * 1000
+        p50Milliseconds = BenchmarkStatistics.percentile(sorted, 0.50) * 1000
+        p99Milliseconds = BenchmarkStatistics.percentile(sorted, 0.99) * 1000
         errors = measurement.errors
         firstError = measurement.firstError
         serverCPUMillisecondsPerPayment = measurement.serverCPUSeconds.flatMap { cpu in
@@ -35,12 +35,6 @@ public struct ServeSideFigures: Sendable {
         }
     }
 
-    /// The nearest-rank percentile of sorted values (0 for none).
-    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        let rank = Int((fraction * Double(sorted.count)).rounded(.up))
-        return sorted[min(sorted.count, max(1, rank)) - 1]
-    }
 
     var json: JSONValue {
         var members: [(String, JSONValue)] = [

@@ -55,10 +55,10 @@ struct BenchTokenCommand: CLICommand {
         }
         progress.clear()
         let result = TokenBenchmarkResult(
-            count: iterations, ecdhPerSecond: Self.median(rates.map(\.ecdh)), decryptPerSecond: Self.median(rates.map(\.decrypt)),
-            verifyDecryptPerSecond: Self.median(rates.map(\.verifyDecrypt)),
-            decryptRatio: Self.median(rates.map { $0.decrypt / $0.ecdh }),
-            verifyDecryptRatio: Self.median(rates.map { $0.verifyDecrypt / $0.ecdh }))
+            count: iterations, ecdhPerSecond: BenchmarkStatistics.median(rates.map(\.ecdh)), decryptPerSecond: BenchmarkStatistics.median(rates.map(\.decrypt)),
+            verifyDecryptPerSecond: BenchmarkStatistics.median(rates.map(\.verifyDecrypt)),
+            decryptRatio: BenchmarkStatistics.median(rates.map { $0.decrypt / $0.ecdh }),
+            verifyDecryptRatio: BenchmarkStatistics.median(rates.map { $0.verifyDecrypt / $0.ecdh }))
         if json {
             console.printJSON(result.json)
         } else {
@@ -73,17 +73,9 @@ struct BenchTokenCommand: CLICommand {
 
     /// Seconds taken by `count` calls of `operation`.
     private func time(_ count: Int, from first: Int, _ operation: (Int) throws -> Void) throws -> Double {
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ContinuousClock.now
         for index in first..<first + count { try operation(index) }
-        let elapsed = start.duration(to: clock.now)
-        return max(elapsed.timeInterval, 1e-9)
-    }
-
-    private static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        return BenchmarkStatistics.seconds(since: start)
     }
 
     private static func rate(_ value: Double) -> String {

@@ -76,8 +76,8 @@ struct BenchCLICommand: CLICommand {
         progress.clear()
         let figures = JSONValue.orderedObject([
             ("runs", .number(runCount)),
-            ("versionMedianMicroseconds", Self.micro(Self.percentile(version, 0.5))), ("versionP90Microseconds", Self.micro(Self.percentile(version, 0.9))),
-            ("listEmptyMedianMicroseconds", Self.micro(Self.percentile(list, 0.5))), ("listEmptyP90Microseconds", Self.micro(Self.percentile(list, 0.9))),
+            ("versionMedianMicroseconds", Self.micro(BenchmarkStatistics.median(version))), ("versionP90Microseconds", Self.micro(BenchmarkStatistics.percentile(version.sorted(), 0.9))),
+            ("listEmptyMedianMicroseconds", Self.micro(BenchmarkStatistics.median(list))), ("listEmptyP90Microseconds", Self.micro(BenchmarkStatistics.percentile(list.sorted(), 0.9))),
             ("memory", .array(memory)),
         ])
         if json {
@@ -85,8 +85,8 @@ struct BenchCLICommand: CLICommand {
             return .success
         }
         console.print("CLI start-up (\(runCount) runs each, spawn to exit):")
-        console.print("  paypanel --version                 median \(Self.format(Self.percentile(version, 0.5))) ms, p90 \(Self.format(Self.percentile(version, 0.9))) ms")
-        console.print("  paypanel payments list (empty db)  median \(Self.format(Self.percentile(list, 0.5))) ms, p90 \(Self.format(Self.percentile(list, 0.9))) ms")
+        console.print("  paypanel --version                 median \(Self.format(BenchmarkStatistics.median(version))) ms, p90 \(Self.format(BenchmarkStatistics.percentile(version.sorted(), 0.9))) ms")
+        console.print("  paypanel payments list (empty db)  median \(Self.format(BenchmarkStatistics.median(list))) ms, p90 \(Self.format(BenchmarkStatistics.percentile(list.sorted(), 0.9))) ms")
         console.print("payments list, peak resident memory:")
         for row in memory {
             let intents = row["intents"]?.int64Value ?? 0
@@ -96,12 +96,6 @@ struct BenchCLICommand: CLICommand {
         return .success
     }
 
-
-    static func percentile(_ values: [Double], _ fraction: Double) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return 0 }
-        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))]
-    }
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }
 
