@@ -66,14 +66,23 @@ import Testing
         let outcome: String
     }
 
-    @Test(arguments: EntryPoint.inProcess)
-    func concurrentCallsShareTheLedgersFlushes(_ entryPoint: EntryPoint) async throws {
+    /// A fresh processor with `calls` calls of `entryPoint` prepared, and its ledger's entries
+    /// and flushes counted after the preparation: the entries first, since reading them waits
+    /// for the flush of what the preparation committed.
+    static func prepared(_ entryPoint: EntryPoint, calls: Int) async throws
+        -> (harness: ProcessorHarness, flushes: QueuedCalls.Flushes, entriesBefore: Int, flushesBefore: Int)
+    {
         let harness = try ProcessorHarness()
         let flushes = try #require(QueuedCalls.Flushes(ofFileAt: harness.ledgerPath))
-        let calls = 48
         for index in 0..<calls { try await entryPoint.prepare(harness.processor, index) }
-        let before = flushes.flushCount
         let entriesBefore = try harness.entries().count
+        return (harness, flushes, entriesBefore, flushes.flushCount)
+    }
+
+    @Test(arguments: EntryPoint.inProcess)
+    func concurrentCallsShareTheLedgersFlushes(_ entryPoint: EntryPoint) async throws {
+        let calls = 48
+        let (harness, flushes, entriesBefore, before) = try await Self.prepared(entryPoint, calls: calls)
         // The calls must wait in the processor's queue together, and a flush must last until
         // they all committed: neither holds by itself on a loaded machine or a fast disk, so
         // both are arranged (`QueuedCalls`).
@@ -100,13 +109,8 @@ import Testing
     /// none returned until the flushes went). The work is in the ledger all the same.
     @Test(arguments: EntryPoint.overWire)
     func wireCallsReturnCommittedAndLeaveTheFlushToTheirCaller(_ entryPoint: EntryPoint) async throws {
-        let harness = try ProcessorHarness()
-        let flushes = try #require(QueuedCalls.Flushes(ofFileAt: harness.ledgerPath))
         let calls = 8
-        for index in 0..<calls { try await entryPoint.prepare(harness.processor, index) }
-        // Read first: the read waits for the flush of what the preparation committed.
-        let entriesBefore = try harness.entries().count
-        let before = flushes.flushCount
+        let (harness, flushes, entriesBefore, before) = try await Self.prepared(entryPoint, calls: calls)
         let processor = harness.processor
         let now = harness.clock.now()
         let run = try await QueuedCalls.whileFlushesAreHeld(on: processor, flushes, calls) { index in
