@@ -324,32 +324,20 @@ struct ProcessorRoutes: Sendable {
         return router
     }
 
-    /// Finds the key's account, reads the parameters (query for GET, body for POST), applies
-    /// the Idempotency-Key on POSTs that take one, runs `body` and delivers its reply.
+    /// Reads the parameters (query for GET, body for POST), then, in one call to the service,
+    /// finds the key's account, applies the Idempotency-Key on POSTs that take one and runs
+    /// `route`; delivers its reply. The parameters are read and checked here, on the handler's
+    /// thread: they need no account, and the service's thread is the one every request shares.
     private func handle(
         _ context: RequestContext, idempotent: Bool = false,
         _ route: nonisolated(nonsending) @Sendable (String, Parameters, String?) async -> Reply
     ) async -> HTTPResponse {
-        // The account is in use (never evicted from memory) from here until the answer is made.
-        let tag: String
-        do throws(StripeError) {
-            guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
-            tag = try await service.acquire(key: key.value)
-        } catch {
-            return error.response(for: context)
-        }
-        let response = await handle(context, tag: tag, idempotent: idempotent, route)
-        await service.release(tag)
-        return response
-    }
-
-    private func handle(
-        _ context: RequestContext, tag: String, idempotent: Bool,
-        _ route: nonisolated(nonsending) @Sendable (String, Parameters, String?) async -> Reply
-    ) async -> HTTPResponse {
+        let secretKey: String
         let parameters: Parameters
         let expansion: Expansion
         do throws(StripeError) {
+            guard let key = context.principal(as: StripeSecretKey.self) else { throw StripeError.apiError("Unexpected failure.") }
+            secretKey = key.value
             _ = try StripeAPIVersion(header: context.headers["Stripe-Version"])
             parameters = Parameters(try readParameters(context))
             guard let shape = Self.parameterShape(context) else { throw StripeError.apiError("This route does not say which parameters it takes.") }
@@ -368,7 +356,7 @@ struct ProcessorRoutes: Sendable {
         }
         // The route's answer with `expand[]` applied, before it is kept for an idempotent replay.
         let service = service
-        @Sendable nonisolated(nonsending) func body(_ tag: String, _ parameters: Parameters, _ key: String?) async -> Reply {
+        @Sendable nonisolated(nonsending) func body(_ tag: String, _ key: String?) async -> Reply {
             let reply = await route(tag, parameters, key)
             guard !expansion.isEmpty, case .respond(let status, let json, let headers, let delay) = reply, status == .ok else { return reply }
             do throws(StripeError) {
@@ -379,14 +367,24 @@ struct ProcessorRoutes: Sendable {
             }
         }
         guard idempotent, let key = context.headers["Idempotency-Key"] else {
-            let reply = await service.answer(tag, persisting: context.method == .post) { await body(tag, parameters, nil) }
-            return await deliver(reply, context: context)
+            do throws(StripeError) {
+                let reply = try await service.answer(key: secretKey, persisting: context.method == .post) { tag in await body(tag, nil) }
+                return await deliver(reply, context: context)
+            } catch {
+                return error.response(for: context)
+            }
         }
         guard !key.isEmpty, key.utf8.count <= 255 else {
             return StripeError.invalidRequest("Idempotency-Key must be 1 to 255 characters.", param: "Idempotency-Key").response(for: context)
         }
         let fingerprint = "\(context.method) \(context.path) " + Self.canonical(parameters.root)
-        switch await service.beginIdempotent(tag, key: key, fingerprint: fingerprint) {
+        let answer: ProcessorService.IdempotentAnswer
+        do throws(StripeError) {
+            answer = try await service.answer(key: secretKey, idempotencyKey: key, fingerprint: fingerprint) { tag in await body(tag, key) }
+        } catch {
+            return error.response(for: context)
+        }
+        switch answer {
         case .replay(let stored):
             var response = HTTPResponse.json(stored.body, status: HTTPStatus(code: stored.status))
             response.headers.replaceOrAdd(name: "Idempotent-Replayed", value: "true")
@@ -402,14 +400,12 @@ struct ProcessorRoutes: Sendable {
                 status: .conflict, type: "idempotency_error", code: "idempotency_key_in_use",
                 message: "There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): retry later."
             ).response(for: context)
-        case .proceed:
-            let reply = await service.answer(tag, idempotencyKey: key) { await body(tag, parameters, key) }
-            if case .hold = reply {
-                // Still "in flight" while held, as at a processor that is still working on it.
-                let response = await deliver(reply, context: context)
-                await service.finishIdempotent(tag, key: key, response: nil)
-                return response
-            }
+        case .held(let tag):
+            // Still "in flight" while held, as at a processor that is still working on it.
+            let response = await deliver(.hold, context: context)
+            await service.finishHeld(tag, idempotencyKey: key)
+            return response
+        case .reply(let reply):
             var response = await deliver(reply, context: context)
             response.headers.replaceOrAdd(name: "Idempotency-Key", value: key)
             return response

@@ -24,7 +24,9 @@ import PayPanelHTTP
 actor ProcessorService {
     /// The mock processor's thread (`ActorThread`), never the cooperative pool: the account
     /// store writes through the ledger's connection there (`AccountStore`), and every ledger
-    /// call is a direct call, not a hop to another thread.
+    /// call runs on the same thread. (The Swift runtime still queues a request's task on it
+    /// again at each switch between the two actors: docs/benchmarks.md, "What one call still
+    /// costs".)
     nonisolated var unownedExecutor: UnownedSerialExecutor { mock.unownedExecutor }
     let mock: MockProcessor
     let clock: any WallClock
@@ -116,11 +118,55 @@ actor ProcessorService {
         try? await store?.flushOfEverythingCommitted.wait()
     }
 
+    /// A request's whole stay on the service's thread, in one call from the handler: the account
+    /// of `key` is found and kept in memory (`acquire`), the route answers (`answer(_:persisting:_:)`),
+    /// and the account is released. (Finding, answering and releasing were three calls.)
+    func answer(key: String, persisting: Bool, _ route: nonisolated(nonsending) @Sendable (String) async -> Reply) async throws(StripeError) -> Reply {
+        let tag = try await acquire(key: key)
+        defer { release(tag) }
+        return await answer(tag, persisting: persisting) { await route(tag) }
+    }
+
+    /// What a request with an Idempotency-Key gets from its one call.
+    enum IdempotentAnswer: Sendable {
+        case reply(Reply)
+        /// The route held its answer (a lost answer): the key stays in flight and the account in
+        /// use until the server, done holding the connection, calls `finishHeld`.
+        case held(tag: String)
+        /// The answer the key already has.
+        case replay(StoredResponse)
+        /// The key was used with other parameters.
+        case mismatch
+        /// Another request with the key is running.
+        case inFlight
+    }
+
+    /// `answer(key:persisting:_:)` for a request with an Idempotency-Key: the key is claimed
+    /// (`beginIdempotent`) in the same call, and the route runs only when it may.
+    func answer(
+        key: String, idempotencyKey: String, fingerprint: String, _ route: nonisolated(nonsending) @Sendable (String) async -> Reply
+    ) async throws(StripeError) -> IdempotentAnswer {
+        let tag = try await acquire(key: key)
+        if let early = beginIdempotent(tag, key: idempotencyKey, fingerprint: fingerprint) {
+            release(tag)
+            return early
+        }
+        let reply = await answer(tag, idempotencyKey: idempotencyKey) { await route(tag) }
+        if case .hold = reply { return .held(tag: tag) }
+        release(tag)
+        return .reply(reply)
+    }
+
+    /// After a held request's connection was dropped: its key is released, then its account.
+    func finishHeld(_ tag: String, idempotencyKey: String) {
+        finishIdempotent(tag, key: idempotencyKey, response: nil)
+        release(tag)
+    }
+
     /// Runs a request's `route` on the service's thread, then (`persisting`) writes what it
-    /// changed in `tag`'s account, and answers once all of it is durable (`flushFailure`): one
-    /// hop to the service for the whole answer, where the route's calls into the service once
-    /// hopped there and back each.
-    func answer(_ tag: String, persisting: Bool, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
+    /// changed in `tag`'s account, and answers once all of it is durable (`flushFailure`): the
+    /// route's calls into the service run there with it, not a call from the handler each.
+    private func answer(_ tag: String, persisting: Bool, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
         let reply = await route()
         if persisting { _ = residents.save(tag) }
         guard let failure = await flushFailure() else { return reply }
@@ -129,10 +175,10 @@ actor ProcessorService {
 
     /// `answer` for a request with an Idempotency-Key that `beginIdempotent` let proceed: the
     /// key keeps the reply for replay (successes and card declines) or is released (faults,
-    /// 400s) before the write, in the same hop. A held reply (no answer) keeps the key in flight
+    /// 400s) before the write, in the same call. A held reply (no answer) keeps the key in flight
     /// while it is held; its caller releases it after. A reply that could not be made durable
     /// releases the key again, so that a retry reaches the ledger instead of a replay.
-    func answer(_ tag: String, idempotencyKey key: String, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
+    private func answer(_ tag: String, idempotencyKey key: String, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
         let reply = await route()
         if case .hold = reply {
             _ = residents.save(tag)
@@ -197,14 +243,14 @@ actor ProcessorService {
 
     /// The account of `key` (created on first use, or read back from the store), marked in
     /// use until `release`: it stays in memory while a request runs.
-    func acquire(key: String) async throws(StripeError) -> String {
+    private func acquire(key: String) async throws(StripeError) -> String {
         let tag = Account.tag(forKey: key)
         if !residents.isResident(tag) { try await admit(tag) }
         residents.markInUse(tag)
         return tag
     }
 
-    func release(_ tag: String) {
+    private func release(_ tag: String) {
         residents.release(tag)
     }
 
@@ -276,15 +322,9 @@ actor ProcessorService {
 
     // MARK: - Idempotency keys (Stripe's semantics)
 
-    enum IdempotencyStart: Sendable {
-        case proceed
-        case replay(StoredResponse)
-        case mismatch
-        case inFlight
-    }
-
-    /// Claims `key` for a request with `fingerprint`, or says why not.
-    func beginIdempotent(_ tag: String, key: String, fingerprint: String) -> IdempotencyStart {
+    /// Claims `key` for a request with `fingerprint` (nil: the request proceeds), or answers
+    /// instead of it.
+    private func beginIdempotent(_ tag: String, key: String, fingerprint: String) -> IdempotentAnswer? {
         let now = now(tag)
         if let record = residents.accounts[tag]?.idempotency[key], now.timeIntervalSince(record.createdAt) < Self.idempotencyKeyLifetime {
             guard record.fingerprint == fingerprint else { return .mismatch }
@@ -292,7 +332,7 @@ actor ProcessorService {
             return .replay(response)
         }
         update(tag) { $0.idempotency[key] = IdempotencyRecord(fingerprint: fingerprint, createdAt: now) }
-        return .proceed
+        return nil
     }
 
     /// Stores the answer for replay, or releases the key when the answer was a fault.
