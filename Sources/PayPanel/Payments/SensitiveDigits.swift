@@ -94,13 +94,17 @@ package enum SensitiveDigits {
                 defer { chain.removeAll(keepingCapacity: true) }
                 guard chain.count >= 2 else { return }
                 for first in chain.indices {
+                    // Leading zeros count neither in a card number's length nor in its Luhn
+                    // sum: a start right after a group of zeros reads what the start before it
+                    // read, so only the first group of a run of them starts. (Every start once
+                    // read its run of zeros to the end: quadratic in a long run.)
+                    if first > 0, scalars[chain[first - 1]].allSatisfy({ $0 == "0" }) { continue }
+                    // The digits after the leading zeros; past 19 of them, no card number.
                     var digits: [Unicode.Scalar] = []
-                    var leadingZeros = 0
                     for last in first..<chain.count {
-                        digits += scalars[chain[last]]
-                        if leadingZeros == digits.count - chain[last].count { leadingZeros += scalars[chain[last]].prefix(while: { $0 == "0" }).count }
-                        // Longer than any card number, counted as `isCardNumber` counts: after the zeros.
-                        if digits.count - leadingZeros > cardNumberLengths.upperBound { break }
+                        let group = scalars[chain[last]]
+                        digits += digits.isEmpty ? group.drop(while: { $0 == "0" }) : group[...]
+                        if digits.count > cardNumberLengths.upperBound { break }
                         if last > first, isCardNumber(digits) {
                             found.append(chain[first].lowerBound..<chain[last].upperBound)
                         }

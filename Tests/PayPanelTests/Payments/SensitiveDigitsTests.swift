@@ -73,4 +73,13 @@ import Testing
         // Non-ASCII digits are not read as card digits (no card network prints them).
         #expect(!SensitiveDigits.containsCardNumber("٤٢٤٢٤٢٤٢٤٢٤٢٤٢٤٢"))
     }
+
+    /// Zeros padding a grouped card number are part of it (redacted with it), however many
+    /// groups of them come first; a long run of zero groups alone is no card number.
+    @Test func aLongRunOfZeroGroupsPadsTheCardAfterIt() {
+        let zeros = Array(repeating: "000", count: 2000).joined(separator: "-")
+        #expect(!SensitiveDigits.containsCardNumber(zeros))
+        #expect(SensitiveDigits.redacted("id " + zeros + "-4242-4242-4242-4242 end") == "id [redacted] end")
+        #expect(SensitiveDigits.redacted("0000 4242 4242 4242 4242") == "[redacted]")
+    }
 }
