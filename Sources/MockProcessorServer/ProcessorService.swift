@@ -112,10 +112,10 @@ actor ProcessorService {
     /// `persist`, for work outside a request's answer (settling after a crash, refreshing a
     /// pending refund): the wait for the flush suspends the service instead of holding its
     /// thread, so the requests of other accounts commit into the same flush meanwhile. A failed
-    /// flush is left to the answer that waits next (`durable`).
+    /// flush is left to the answers that wait for it (`flushFailure`).
     func persistSharingFlush(_ tag: String) async {
         _ = residents.save(tag)
-        try? await store?.flushOfEverythingCommitted.wait()
+        _ = await flushFailure()
     }
 
     /// A request's whole stay on the service's thread, in one call from the handler: the account
@@ -181,8 +181,7 @@ actor ProcessorService {
     private func answer(_ tag: String, idempotencyKey key: String, _ route: nonisolated(nonsending) @Sendable () async -> Reply) async -> Reply {
         let reply = await route()
         if case .hold = reply {
-            _ = residents.save(tag)
-            _ = await flushFailure()
+            await persistSharingFlush(tag)
             return reply
         }
         if reply.isReplayable, case .respond(let status, let json, _, _) = reply {
