@@ -61,7 +61,8 @@ extension ProcessorService {
         let request = AuthorizationRequest(
             reference: reference, amount: Amount(minorUnits: intent.amount, currency: intent.currency), paymentMethod: card.method,
             scenario: chosen)
-        let answer = await mock.authorizeOverWire(request, now: now(tag))
+        let at = now(tag)
+        let answer = onMock { $0.authorizeOverWire(request, now: at) }
         switch answer {
         case .answer(let outcome, let delay):
             let reply = await apply(outcome, tag: tag, intentID: intentID, delay: delay)
@@ -148,8 +149,9 @@ extension ProcessorService {
             if intent.captureMethod != "manual" {
                 let saved = intent
                 update(tag) { $0.intents[intentID] = saved }
-                let capture = await mock.captureOverWire(
-                    CaptureRequest(reference: intent.ledgerReference(accountPrefix: prefix), amount: approval.amount), now: now(tag))
+                let request = CaptureRequest(reference: intent.ledgerReference(accountPrefix: prefix), amount: approval.amount)
+                let at = now(tag)
+                let capture = onMock { $0.captureOverWire(request, now: at) }
                 if case .answer(.approved(let captured), _) = capture {
                     intent.amountCapturable = 0
                     intent.amountReceived = captured.amount.minorUnits

@@ -200,7 +200,9 @@ extension ProcessorService {
             // Written ahead of the ledger call, as an authorization is: a crash in between
             // leaves the intent `processing`, and the next start settles it from the ledger.
             writeAhead(tag)
-            let answer = await mock.captureOverWire(CaptureRequest(reference: reference, amount: Amount(minorUnits: amount, currency: intent.currency)), now: now(tag))
+            let request = CaptureRequest(reference: reference, amount: Amount(minorUnits: amount, currency: intent.currency))
+            let at = now(tag)
+            let answer = onMock { $0.captureOverWire(request, now: at) }
             var result: ProcessorOutcome?
             var reply: Reply
             // Set when the caller does not get the capture's outcome in its answer: then a webhook tells.
@@ -261,7 +263,8 @@ extension ProcessorService {
                 let marked = intent
                 update(tag) { $0.intents[id] = marked }
                 writeAhead(tag)  // written ahead of the ledger call, as a capture is
-                let answer = await mock.voidOverWire(reference: reference, now: now(tag))
+                let at = now(tag)
+                let answer = onMock { $0.voidOverWire(reference: reference, now: at) }
                 intent.status = "requires_capture"
                 guard case .answer(.approved, _) = answer else {
                     let saved = intent
@@ -334,7 +337,8 @@ extension ProcessorService {
             return .error(.unexpectedState("This PaymentIntent's status is \(intent.status); only requires_action has a challenge."))
         }
         let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
-        let answer = await mock.completeChallengeOverWire(reference: reference, passed: passed, now: now(tag))
+        let at = now(tag)
+        let answer = onMock { $0.completeChallengeOverWire(reference: reference, passed: passed, now: at) }
         guard case .answer(let outcome, let delay) = answer else { return .error(.apiError("The challenge could not be completed: retry.")) }
         return await apply(outcome, tag: tag, intentID: id, delay: delay)
     }

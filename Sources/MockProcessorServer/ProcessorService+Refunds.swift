@@ -53,11 +53,11 @@ extension ProcessorService {
             writeAhead(tag)
             refundsInFlight.insert(id)
             defer { refundsInFlight.remove(id) }
-            let answer = await mock.refundOverWire(
-                RefundRequest(
-                    reference: intent.ledgerReference(accountPrefix: prefix), refundReference: ledgerReference,
-                    amount: Amount(minorUnits: amount, currency: intent.currency)),
-                now: now(tag))
+            let request = RefundRequest(
+                reference: intent.ledgerReference(accountPrefix: prefix), refundReference: ledgerReference,
+                amount: Amount(minorUnits: amount, currency: intent.currency))
+            let at = now(tag)
+            let answer = onMock { $0.refundOverWire(request, now: at) }
             let status: String
             var failure: String?
             var delay = Duration.zero

@@ -30,6 +30,15 @@ actor ProcessorService {
     nonisolated var unownedExecutor: UnownedSerialExecutor { mock.unownedExecutor }
     let mock: MockProcessor
     let clock: any WallClock
+
+    /// Runs `body` on the mock at once, without leaving this actor: the two share one executor
+    /// (`unownedExecutor`), so a synchronous ledger call needs no hop. (`await mock.…` would
+    /// queue the request's task on the thread again on the way in and again on the way out,
+    /// behind whatever else waits there: docs/benchmarks.md, "What one call still costs".)
+    /// `assumeIsolated` checks that the executor is the mock's and stops the process otherwise.
+    func onMock<T: Sendable>(_ body: (isolated MockProcessor) throws -> T) rethrows -> T {
+        try mock.assumeIsolated(body)
+    }
     /// The accounts in memory, changed in place (`update`).
     private(set) var residents: ResidentAccounts
     /// Nil for an in-memory ledger: its accounts live as long as the process.
