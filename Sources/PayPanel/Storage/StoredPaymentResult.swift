@@ -20,8 +20,8 @@ package enum IdempotentPayload: Sendable, Equatable {
 /// The one place a stored result is encoded and decoded: the text in an idempotency row's
 /// `response` column.
 ///
-/// Version 1 is `{"resultVersion": 1, "payload": {"kind": …, …}}`, written by `JSONEncoder`
-/// with sorted keys from the library's snapshot types (`StoredSnapshots.swift`), whose field
+/// Version 1 is `{"resultVersion": 1, "payload": {"kind": …, …}}`, written with sorted keys
+/// (`StoredJSON.encode`: the text `JSONEncoder` wrote, byte for byte) from the library's snapshot types (`StoredSnapshots.swift`), whose field
 /// names are this format's own. Dates are seconds since 2001-01-01 as `Date` encodes them,
 /// which round-trips exactly. Text without `resultVersion` is version 0, the JSON rows held
 /// before. A version newer than this build reads is refused, never guessed at.

@@ -8,14 +8,12 @@ import Foundation
 
 /// The JSON coding of the stored formats, in one place.
 enum StoredJSON {
-    /// `value` as JSON text, keys sorted so equal values give equal text.
+    /// `value` as JSON text, keys sorted so equal values give equal text (the text
+    /// `JSONEncoder` wrote before: `JSONWriter.string(encoding:)`).
     static func encode<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // The snapshots hold strings, numbers, Bools, dates and optionals of them: encoding
         // cannot fail.
-        let data = (try? encoder.encode(value)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        (try? JSONWriter.string(encoding: value)) ?? ""
     }
 
     /// The format version `text` declares in `versionKey` — nil when it has none, which is
