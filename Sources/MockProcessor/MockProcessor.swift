@@ -20,6 +20,8 @@ public actor MockProcessor: PaymentProcessor {
     private let thread = ActorThread(name: "mock-processor")
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
+    /// How many jobs were queued on its thread so far (`ActorThread.jobsEnqueued`).
+    package nonisolated var jobsEnqueuedOnItsThread: Int { thread.jobsEnqueued }
     let ledger: ProcessorLedger
     private let clock: any WallClock
     private let sleeper: any Sleeper

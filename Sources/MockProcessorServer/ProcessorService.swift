@@ -8,8 +8,11 @@ import PayPanelHTTP
 /// scripted chains, test clock).
 ///
 /// Why an actor: every request reads and changes one account's maps; the actor serialises them.
-/// Ledger calls are awaited on the `MockProcessor` actor, so before each await the intent is
-/// marked `processing`: a second confirm or capture arriving meanwhile sees that state and is
+/// It runs on the `MockProcessor`'s executor, so its ledger calls run in place (`onMock`), with
+/// no suspension between the account's change and the ledger's. Before a ledger call the intent
+/// is still marked `processing` and written (a write-ahead): a crash between the two commits
+/// leaves it so, and the next start settles it from the ledger. The ledger's lookups and the
+/// flush waits do suspend; a second confirm or capture arriving then sees `processing` and is
 /// refused, instead of interleaving with the first.
 ///
 /// What survives a restart: the ledger (SQLite) with the accounts in it (`AccountStore`, one
@@ -24,9 +27,9 @@ import PayPanelHTTP
 actor ProcessorService {
     /// The mock processor's thread (`ActorThread`), never the cooperative pool: the account
     /// store writes through the ledger's connection there (`AccountStore`), and every ledger
-    /// call runs on the same thread. (The Swift runtime still queues a request's task on it
-    /// again at each switch between the two actors: docs/benchmarks.md, "What one call still
-    /// costs".)
+    /// call runs on the same thread, in place (`onMock`). (The Swift runtime still queues a
+    /// request's task on it again at each call to an `async` function of this actor:
+    /// docs/benchmarks.md, "What one call still costs".)
     nonisolated var unownedExecutor: UnownedSerialExecutor { mock.unownedExecutor }
     let mock: MockProcessor
     let clock: any WallClock

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A serial executor with one thread of its own: an actor whose methods call a synchronous
 /// store runs on it, so the store's waits (a commit's flush, a busy back-off, a network round
@@ -24,6 +25,7 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
     private var jobs: [UnownedJob] = []
     private var next = 0
     private var stopping = false
+    private let enqueued = Atomic<Int>(0)
 
     /// Starts the thread, named `name` for debuggers and `top -H` (`OwnThread.markCurrent`).
     package init(name: String) {
@@ -53,7 +55,13 @@ package final class ActorThread: SerialExecutor, @unchecked Sendable {
     /// Which `ActorThread` runs on the calling thread, if any (set when its thread starts).
     private static let running = ThreadSpecificKey()
 
+    /// Jobs enqueued so far: each time a task came to this thread, or came back to it after a
+    /// suspension or a switch. (A test counts them per request: a call that hops where it
+    /// could run in place shows there.)
+    package var jobsEnqueued: Int { enqueued.load(ordering: .relaxed) }
+
     package func enqueue(_ job: consuming ExecutorJob) {
+        enqueued.wrappingAdd(1, ordering: .relaxed)
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
