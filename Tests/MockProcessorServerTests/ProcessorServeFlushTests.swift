@@ -39,6 +39,30 @@ struct ProcessorServeFlushTests {
         return Served(server: server, processor: processor, flushes: flushes)
     }
 
+    /// The four requests the tests below measure, in order: a payment with automatic capture,
+    /// a manual one, its capture and a partial refund of it, each checked for its status. Each
+    /// runs inside `measure`, which returns its reply and what it counted around it.
+    static func fourRequests<Figure>(
+        _ client: StripeTestClient, measure: @escaping (() async throws -> Reply) async throws -> (Reply, Figure)
+    ) async throws -> [(step: String, figure: Figure)] {
+        var results: [(String, Figure)] = []
+        func run(_ step: String, expecting status: String, _ request: () async throws -> Reply) async throws -> Reply {
+            let (reply, figure) = try await measure(request)
+            results.append((step, figure))
+            #expect(reply.status_ == status, "\(step): \(reply.text)")
+            return reply
+        }
+        _ = try await run("automatic payment", expecting: "succeeded") {
+            try #require(try await client.pay(capture: "automatic", idempotencyKey: "order-auto").reply)
+        }
+        let manual = try await run("manual payment", expecting: "requires_capture") { try #require(try await client.pay(idempotencyKey: "order-manual").reply) }
+        _ = try await run("capture", expecting: "succeeded") { try await client.call("POST", "/v1/payment_intents/\(manual.id)/capture") }
+        _ = try await run("refund", expecting: "succeeded") {
+            try await client.call("POST", "/v1/refunds", [("payment_intent", manual.id), ("amount", "300")])
+        }
+        return results
+    }
+
     @Test("A payment, a capture and a refund each wait for one flush, which covers all they committed")
     func eachRequestWaitsForOneFlush() async throws {
         let directory = try TemporaryDirectory("procserve-one-flush")
@@ -46,26 +70,15 @@ struct ProcessorServeFlushTests {
         let client = StripeTestClient(port: served.server.port, key: "sk_test_one_flush")
         let flushes = served.flushes
 
-        /// The commits `request` made and the flushes it waited for.
-        func measured(_ request: () async throws -> Reply) async throws -> (reply: Reply, commits: UInt64, flushes: Int) {
+        // The commits each request made and the flushes it waited for. Automatic capture: the
+        // intent written ahead, the authorization, the capture and the account's write; each
+        // ledger call once waited for a flush of its own, and the write for a third.
+        let measured = try await Self.fourRequests(client) { request in
             let (committed, flushed) = (flushes.commitCount, flushes.flushCount)
             let reply = try await request()
-            return (reply, flushes.commitCount - committed, flushes.flushCount - flushed)
+            return (reply, (commits: flushes.commitCount - committed, flushes: flushes.flushCount - flushed))
         }
-
-        // Automatic capture: the intent written ahead, the authorization, the capture and the
-        // account's write; each ledger call once waited for a flush of its own, and the write
-        // for a third.
-        let automatic = try await measured { try #require(try await client.pay(capture: "automatic", idempotencyKey: "order-auto").reply) }
-        #expect(automatic.reply.status_ == "succeeded", "\(automatic.reply.text)")
-        let manual = try await measured { try #require(try await client.pay(idempotencyKey: "order-manual").reply) }
-        #expect(manual.reply.status_ == "requires_capture", "\(manual.reply.text)")
-        let capture = try await measured { try await client.call("POST", "/v1/payment_intents/\(manual.reply.id)/capture") }
-        #expect(capture.reply.status_ == "succeeded", "\(capture.reply.text)")
-        let refund = try await measured { try await client.call("POST", "/v1/refunds", [("payment_intent", manual.reply.id), ("amount", "300")]) }
-        #expect(refund.reply.status_ == "succeeded", "\(refund.reply.text)")
-
-        for (step, figures) in [("automatic payment", automatic), ("manual payment", manual), ("capture", capture), ("refund", refund)] {
+        for (step, figures) in measured {
             #expect(figures.commits >= 3, "\(step): the write-ahead, the ledger's commit and the account's write (\(figures.commits) commits)")
             #expect(figures.flushes == 1, "\(step): \(figures.flushes) flushes for \(figures.commits) commits")
         }
@@ -83,25 +96,16 @@ struct ProcessorServeFlushTests {
         let client = StripeTestClient(port: served.server.port, key: "sk_test_queued_jobs")
         let processor = served.processor
 
-        func queued(_ request: () async throws -> Reply) async throws -> (reply: Reply, jobs: Int) {
+        let queued = try await Self.fourRequests(client) { request in
             let before = processor.jobsEnqueuedOnItsThread
             let reply = try await request()
             return (reply, processor.jobsEnqueuedOnItsThread - before)
         }
-
-        let automatic = try await queued { try #require(try await client.pay(capture: "automatic", idempotencyKey: "order-auto").reply) }
-        #expect(automatic.reply.status_ == "succeeded", "\(automatic.reply.text)")
-        let manual = try await queued { try #require(try await client.pay(idempotencyKey: "order-manual").reply) }
-        #expect(manual.reply.status_ == "requires_capture", "\(manual.reply.text)")
-        let capture = try await queued { try await client.call("POST", "/v1/payment_intents/\(manual.reply.id)/capture") }
-        #expect(capture.reply.status_ == "succeeded", "\(capture.reply.text)")
-        let refund = try await queued { try await client.call("POST", "/v1/refunds", [("payment_intent", manual.reply.id), ("amount", "300")]) }
-        #expect(refund.reply.status_ == "succeeded", "\(refund.reply.text)")
         // Counted with `onMock` (2026-12-07): 16, 14, 10 and 10; with `await mock.…`: 20, 16, 12
         // and 12. One more is allowed for a flush wait that suspends instead of running in
         // place, which two more (one hop) still exceed.
-        for (step, figures, bound) in [("automatic payment", automatic, 17), ("manual payment", manual, 15), ("capture", capture, 11), ("refund", refund, 11)] {
-            #expect(figures.jobs <= bound, "\(step): queued \(figures.jobs) times on the processor's thread, at most \(bound) expected")
+        for ((step, jobs), bound) in zip(queued, [17, 15, 11, 11]) {
+            #expect(jobs <= bound, "\(step): queued \(jobs) times on the processor's thread, at most \(bound) expected")
         }
         await served.server.shutdown(grace: .seconds(5))
     }
