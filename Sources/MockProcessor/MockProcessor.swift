@@ -17,7 +17,9 @@ import PayPanelHTTP
 public actor MockProcessor: PaymentProcessor {
     /// Its own thread: the synchronous store calls below block it, never the cooperative pool
     /// (`ActorThread`).
-    private let thread = ActorThread(name: "mock-processor")
+    private let thread = ActorThread(name: MockProcessor.threadName)
+    /// Its thread's name, as `top -H` and /proc show it (`bench processor` reads its CPU time).
+    package static let threadName = "mock-processor"
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
     /// How many jobs were queued on its thread so far (`ActorThread.jobsEnqueued`).

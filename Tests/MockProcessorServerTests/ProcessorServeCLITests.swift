@@ -50,6 +50,13 @@ struct ProcessorServeCLITests {
         #expect(rows.map { $0["threads"]?.int64Value } == [1, 2], "\(result.stdout)")
         #expect(rows.allSatisfy { ($0["flows"]?.int64Value ?? 0) > 0 && $0["answersChecked"]?.int64Value == 3 * ($0["flows"]?.int64Value ?? 0) })
         #expect(rows.allSatisfy { $0["flowsPerSecond"] != nil && $0["p50Ms"] != nil && $0["p99Ms"] != nil && $0["ratioToFirst"] != nil })
+        // CPU per flow from /proc (the server runs in the process): the whole process's covers
+        // its mock-processor thread's.
+        for row in rows {
+            let process = try #require(row["processCPUMsPerFlow"]?.numberValue.flatMap { Double($0.literal) }, "\(result.stdout)")
+            let thread = try #require(row["mockProcessorThreadCPUMsPerFlow"]?.numberValue.flatMap { Double($0.literal) }, "\(result.stdout)")
+            #expect(thread >= 0 && process >= thread, "\(result.stdout)")
+        }
         #expect(json["scaling"] != nil && json["scalingTargetMet"]?.boolValue != nil && json["other"] == .null)
     }
 

@@ -74,6 +74,12 @@ public struct ProcessorFlowBenchmark: Sendable {
         public let seconds: Double
         public let p50Milliseconds: Double
         public let p99Milliseconds: Double
+        /// CPU per flow, for `processor serve` in this process (nil for another server): the
+        /// whole process's (the clients' threads included) and its `mock-processor` thread's,
+        /// which every request of every client passes through. That thread's share of a second
+        /// (`serialThreadMilliseconds` × flows/s ÷ 1000) says how close it is to bounding the rate.
+        public let processCPUMillisecondsPerFlow: Double?
+        public let serialThreadCPUMillisecondsPerFlow: Double?
         public var flowsPerSecond: Double { seconds > 0 ? Double(flows) / seconds : 0 }
 
         func json(ratioToFirst: Double) -> JSONValue {
@@ -83,6 +89,8 @@ public struct ProcessorFlowBenchmark: Sendable {
                 ("flowsPerSecond", LifecycleBenchmarkResult.decimal(flowsPerSecond, places: 1)),
                 ("p50Ms", LifecycleBenchmarkResult.decimal(p50Milliseconds, places: 2)),
                 ("p99Ms", LifecycleBenchmarkResult.decimal(p99Milliseconds, places: 2)),
+                ("processCPUMsPerFlow", processCPUMillisecondsPerFlow.map { LifecycleBenchmarkResult.decimal($0, places: 3) } ?? .null),
+                ("mockProcessorThreadCPUMsPerFlow", serialThreadCPUMillisecondsPerFlow.map { LifecycleBenchmarkResult.decimal($0, places: 3) } ?? .null),
                 ("ratioToFirst", LifecycleBenchmarkResult.decimal(ratioToFirst, places: 2)),
             ])
         }
@@ -155,7 +163,7 @@ public struct ProcessorFlowBenchmark: Sendable {
         do {
             // Warm-up, untimed, one flow each: first connections, first accounts, lazily built state.
             progress("warming up")
-            if case .failed(let failure) = await Self.measure(mockEndpoint, threads: 1, seconds: 0, keyPrefix: "sk_test_flow_warmup") {
+            if case .failed(let failure) = await Self.measure(mockEndpoint, threads: 1, seconds: 0, keyPrefix: "sk_test_flow_warmup", inThisProcess: true) {
                 throw BenchmarkFailure(message: "processor serve could not run the flow: \(failure)")
             }
             if let other, case .failed(let failure) = await Self.measure(other, threads: 1, seconds: 0, keyPrefix: "sk_test_flow_warmup") {
@@ -163,7 +171,7 @@ public struct ProcessorFlowBenchmark: Sendable {
             }
             for (run, threads) in threadCounts.enumerated() {
                 progress("\(threads) thread(s): processor serve")
-                switch await Self.measure(mockEndpoint, threads: threads, seconds: seconds, keyPrefix: "sk_test_flow_\(run)_\(threads)") {
+                switch await Self.measure(mockEndpoint, threads: threads, seconds: seconds, keyPrefix: "sk_test_flow_\(run)_\(threads)", inThisProcess: true) {
                 case .measured(let figures): mock.append(figures)
                 case .failed(let failure): throw BenchmarkFailure(message: "processor serve failed the flow with \(threads) thread(s): \(failure)")
                 }
@@ -191,8 +199,9 @@ public struct ProcessorFlowBenchmark: Sendable {
     /// `threads` clients (`ClientThreads`), each on its own thread, connection and key
     /// `keyPrefix_i`, run flows until `seconds` have passed (at least one flow each), then finish
     /// the flow in hand. The time is from the moment every client was connected to the moment
-    /// the last one finished.
-    static func measure(_ endpoint: Endpoint, threads: Int, seconds: Double, keyPrefix: String) async -> Measurement {
+    /// the last one finished. `inThisProcess`: the server runs in this process, so its CPU time
+    /// is read over the same span.
+    static func measure(_ endpoint: Endpoint, threads: Int, seconds: Double, keyPrefix: String, inThisProcess: Bool = false) async -> Measurement {
         struct Tally: Sendable {
             var latencies: [Double] = []
             var answers = 0
@@ -201,6 +210,7 @@ public struct ProcessorFlowBenchmark: Sendable {
         // Set by the first client that fails, so the others stop instead of running on.
         let stop = Atomic<Bool>(false)
         let deadline = Mutex<ContinuousClock.Instant>(.now)
+        let cpuBefore = (process: ProcCPUTime.thisProcess(), serialThread: ProcCPUTime.threadsNamed(MockProcessor.threadName))
         let (all, elapsed) = await ClientThreads.run(
             count: threads, onStart: { start in deadline.withLock { $0 = start + .milliseconds(Int64(seconds * 1000)) } }
         ) { index, startLine in
@@ -231,12 +241,18 @@ public struct ProcessorFlowBenchmark: Sendable {
             } while clock.now < end && !stop.load(ordering: .relaxed)
             return tally
         }
+        let cpuAfter = (process: ProcCPUTime.thisProcess(), serialThread: ProcCPUTime.threadsNamed(MockProcessor.threadName))
         if let failure = all.compactMap(\.failure).first { return .failed(failure) }
         let latencies = all.flatMap(\.latencies).sorted()
+        let perFlow = { (before: Double, after: Double) -> Double? in
+            inThisProcess && !latencies.isEmpty ? (after - before) * 1000 / Double(latencies.count) : nil
+        }
         return .measured(Figures(
             threads: threads, flows: latencies.count, answersChecked: all.reduce(0) { $0 + $1.answers }, seconds: elapsed,
             p50Milliseconds: BenchmarkStatistics.percentile(latencies, 0.5) * 1000,
-            p99Milliseconds: BenchmarkStatistics.percentile(latencies, 0.99) * 1000))
+            p99Milliseconds: BenchmarkStatistics.percentile(latencies, 0.99) * 1000,
+            processCPUMillisecondsPerFlow: perFlow(cpuBefore.process, cpuAfter.process),
+            serialThreadCPUMillisecondsPerFlow: perFlow(cpuBefore.serialThread, cpuAfter.serialThread)))
     }
 
     /// Why a flow step failed: the step and what the server answered.

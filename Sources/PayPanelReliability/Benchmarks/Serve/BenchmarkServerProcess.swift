@@ -47,15 +47,7 @@ final class BenchmarkServerProcess: @unchecked Sendable {
 
     /// The CPU time the child has used so far, user and system, in seconds (`utime` and
     /// `stime` of /proc/<pid>/stat, in clock ticks); 0 when it cannot be read.
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let nameEnd = stat.lastIndex(of: ")")
-        else { return 0 }
-        // After the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    func cpuSeconds() -> Double { ProcCPUTime.seconds(statFile: "/proc/\(pid)/stat") ?? 0 }
 
     /// The context switches the child's threads have made so far, voluntary and not (summed
     /// over /proc/<pid>/task/*/status; a thread that has ended no longer counts). Each hand-off

@@ -27,8 +27,9 @@ struct BenchProcessorCommand: CLICommand {
             started in this process: form-encoded POST /v1/payment_intents (amount=1000, currency=usd, \
             capture_method=manual, payment_method=pm_card_visa, confirm=true), POST \
             /v1/payment_intents/{id}/capture, POST /v1/refunds (payment_intent={id}). Every answer must be a \
-            200 with the status its step produces. Prints flows/s, p50 and p99 flow latency and each count's \
-            ratio to the first; with --against, the same for that server, taking turns with the mock, and the \
+            200 with the status its step produces. Prints flows/s, p50 and p99 flow latency, each count's \
+            ratio to the first, and the CPU time per flow of this process and of its mock-processor thread, \
+            which every request passes through (from /proc; with its busy share of a core); with --against, the same for that server, taking turns with the mock, and the \
             ratio mock / other at each count (a server that cannot run the flow is reported with the step and \
             its answer).
             """,
@@ -136,10 +137,16 @@ struct BenchProcessorCommand: CLICommand {
     private func render(_ figures: [ProcessorFlowBenchmark.Figures], title: String, to console: Console) {
         let number = { (value: Double, places: Int) in String(format: "%.\(places)f", value) }
         console.print(title)
-        console.print("  threads  flows  flows/s  p50 ms  p99 ms  ×first")
+        let withCPU = figures.contains { $0.processCPUMillisecondsPerFlow != nil }
+        console.print("  threads  flows  flows/s  p50 ms  p99 ms  ×first" + (withCPU ? "  CPU ms/flow  mock-processor ms/flow (busy)" : ""))
         for (row, ratio) in zip(figures, ProcessorFlowBenchmark.Result.ratiosToFirst(figures)) {
-            console.print(
-                "  \(pad(String(row.threads), 7))  \(pad(String(row.flows), 5))  \(pad(number(row.flowsPerSecond, 1), 7))  \(pad(number(row.p50Milliseconds, 2), 6))  \(pad(number(row.p99Milliseconds, 2), 6))  \(pad(number(ratio, 2), 6))")
+            var line = "  \(pad(String(row.threads), 7))  \(pad(String(row.flows), 5))  \(pad(number(row.flowsPerSecond, 1), 7))  \(pad(number(row.p50Milliseconds, 2), 6))  \(pad(number(row.p99Milliseconds, 2), 6))  \(pad(number(ratio, 2), 6))"
+            if let process = row.processCPUMillisecondsPerFlow, let serial = row.serialThreadCPUMillisecondsPerFlow {
+                // Busy: the thread's CPU time as a share of the wall time (1.0 = a whole core).
+                let busy = serial * row.flowsPerSecond / 1000
+                line += "  \(pad(number(process, 2), 11))  \(pad(number(serial, 2), 13)) (\(number(busy * 100, 0)) %)"
+            }
+            console.print(line)
         }
     }
 

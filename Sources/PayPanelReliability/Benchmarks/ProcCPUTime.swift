@@ -1,0 +1,35 @@
+import Foundation
+
+/// CPU time the kernel has charged, read from /proc (Linux). Benchmarks report it beside their
+/// rates: on a shared machine the CPU time one unit of work costs moves much less with the
+/// load than the units done per second, and per thread it shows which thread bounds a rate.
+package enum ProcCPUTime {
+    /// `utime` + `stime` of a `/proc/<pid>/stat` or `/proc/<pid>/task/<tid>/stat` file, in
+    /// seconds; nil when it cannot be read.
+    package static func seconds(statFile path: String) -> Double? {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8), let nameEnd = stat.lastIndex(of: ")") else { return nil }
+        // After the command name (which may hold spaces and parentheses): state is field 3,
+        // utime 14, stime 15.
+        let fields = stat[stat.index(after: nameEnd)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The CPU seconds used so far by this process's threads named `name` (their `comm`, as
+    /// `OwnThread` names them; a thread that has ended no longer counts).
+    package static func threadsNamed(_ name: String) -> Double {
+        let tasks = "/proc/self/task"
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return 0 }
+        var total = 0.0
+        for thread in threads {
+            guard let comm = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8),
+                comm.trimmingCharacters(in: .newlines) == name
+            else { continue }
+            total += seconds(statFile: "\(tasks)/\(thread)/stat") ?? 0
+        }
+        return total
+    }
+
+    /// The CPU seconds this whole process has used so far, every thread's, ended ones included.
+    package static func thisProcess() -> Double { seconds(statFile: "/proc/self/stat") ?? 0 }
+}
