@@ -24,7 +24,9 @@ import PayPanelHTTP
 public actor PaymentService {
     /// Its own thread: the synchronous store calls below block it, never the cooperative pool
     /// (`ActorThread`).
-    private let thread = ActorThread(name: "payment-service")
+    private let thread = ActorThread(name: PaymentService.threadName)
+    /// Its thread's name, as `top -H` and /proc show it (`bench serve` reads its CPU time).
+    package static let threadName = "payment-service"
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
     deinit { thread.stop() }
     /// Writes transitions and runs their work; the store, the ledger, the keys and the clock

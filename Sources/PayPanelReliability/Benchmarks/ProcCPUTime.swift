@@ -15,10 +15,11 @@ package enum ProcCPUTime {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// The CPU seconds used so far by this process's threads named `name` (their `comm`, as
-    /// `OwnThread` names them; a thread that has ended no longer counts).
-    package static func threadsNamed(_ name: String) -> Double {
-        let tasks = "/proc/self/task"
+    /// The CPU seconds used so far by the threads named `name` (their `comm`, as `OwnThread`
+    /// names them; a thread that has ended no longer counts) of process `pid` (this one unless
+    /// given).
+    package static func threadsNamed(_ name: String, inProcess pid: String = "self") -> Double {
+        let tasks = "/proc/\(pid)/task"
         guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return 0 }
         var total = 0.0
         for thread in threads {

@@ -49,6 +49,10 @@ final class BenchmarkServerProcess: @unchecked Sendable {
     /// `stime` of /proc/<pid>/stat, in clock ticks); 0 when it cannot be read.
     func cpuSeconds() -> Double { ProcCPUTime.seconds(statFile: "/proc/\(pid)/stat") ?? 0 }
 
+    /// The CPU time the child's `payment-service` thread has used so far, in seconds: the thread
+    /// every payment's store work and state changes run on (`PaymentService`).
+    func serviceThreadCPUSeconds() -> Double { ProcCPUTime.threadsNamed(PaymentService.threadName, inProcess: String(pid)) }
+
     /// The context switches the child's threads have made so far, voluntary and not (summed
     /// over /proc/<pid>/task/*/status; a thread that has ended no longer counts). Each hand-off
     /// of a request from one thread to another costs one or two: a figure that does not move

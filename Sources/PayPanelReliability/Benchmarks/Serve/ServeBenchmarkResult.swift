@@ -18,6 +18,10 @@ public struct ServeSideFigures: Sendable {
     /// The server threads' context switches per payment (from /proc): how often a payment's
     /// work was handed from one thread to another. nil for the in-process side.
     public let serverContextSwitchesPerPayment: Double?
+    /// The `payment-service` thread's CPU time per payment (from /proc), in milliseconds: the
+    /// one thread every payment of a server passes through, so with `paymentsPerSecond` it says
+    /// how near that thread is to bounding the rate. nil for the in-process side.
+    public let serviceThreadCPUMillisecondsPerPayment: Double?
 
     init(_ measurement: ServeRunMeasurement) {
         let sorted = measurement.latencies.sorted()
@@ -33,6 +37,9 @@ public struct ServeSideFigures: Sendable {
         serverContextSwitchesPerPayment = measurement.serverContextSwitches.flatMap { switches in
             sorted.isEmpty ? nil : Double(switches) / Double(sorted.count)
         }
+        serviceThreadCPUMillisecondsPerPayment = measurement.serviceThreadCPUSeconds.flatMap { cpu in
+            sorted.isEmpty ? nil : cpu * 1000 / Double(sorted.count)
+        }
     }
 
 
@@ -45,6 +52,9 @@ public struct ServeSideFigures: Sendable {
         if let cpu = serverCPUMillisecondsPerPayment { members.append(("serverCpuMsPerPayment", LifecycleBenchmarkResult.decimal(cpu, places: 2))) }
         if let switches = serverContextSwitchesPerPayment {
             members.append(("serverContextSwitchesPerPayment", LifecycleBenchmarkResult.decimal(switches, places: 1)))
+        }
+        if let service = serviceThreadCPUMillisecondsPerPayment {
+            members.append(("serviceThreadCpuMsPerPayment", LifecycleBenchmarkResult.decimal(service, places: 2)))
         }
         if let firstError { members.append(("firstError", .string(firstError))) }
         return .orderedObject(members)

@@ -105,12 +105,17 @@ struct BenchServeCommand: CLICommand {
     private func render(_ result: ServeBenchmarkResult, to console: Console) {
         let number = { (value: Double, places: Int) in String(format: "%.\(places)f", value) }
         console.print("Checkout flow (create checkout → pay with an Apple Pay token → capture) on \(result.store == "postgresql" ? "PostgreSQL" : "SQLite"), \(paymentCount) payments per client count and side")
-        console.print("  servers  clients  HTTP pay/s  p50 ms  p99 ms  errors  server CPU ms/pay  switches/pay   in-process pay/s  p50 ms  p99 ms  errors   ratio")
+        console.print("  servers  clients  HTTP pay/s  p50 ms  p99 ms  errors  server CPU ms/pay  service ms/pay (busy)  switches/pay   in-process pay/s  p50 ms  p99 ms  errors   ratio")
         for run in result.runs {
             let columns = [
                 pad(String(run.servers), 7), pad(String(run.clients), 7), pad(number(run.http.paymentsPerSecond, 1), 10), pad(number(run.http.p50Milliseconds, 2), 6),
                 pad(number(run.http.p99Milliseconds, 2), 6), pad(String(run.http.errors), 6),
                 pad(run.http.serverCPUMillisecondsPerPayment.map { number($0, 2) } ?? "-", 17),
+                // Busy: a payment-service thread's CPU time as a share of the wall time (its
+                // server's share of the payments).
+                pad(run.http.serviceThreadCPUMillisecondsPerPayment.map {
+                    "\(number($0, 2)) (\(number($0 * run.http.paymentsPerSecond / 10 / Double(run.servers), 0)) %)"
+                } ?? "-", 21),
                 pad(run.http.serverContextSwitchesPerPayment.map { number($0, 1) } ?? "-", 12),
                 pad(number(run.inProcess.paymentsPerSecond, 1), 17), pad(number(run.inProcess.p50Milliseconds, 2), 6),
                 pad(number(run.inProcess.p99Milliseconds, 2), 6), pad(String(run.inProcess.errors), 6), pad(number(run.ratio, 3), 6),
