@@ -19,6 +19,9 @@ extension JSONWriter {
     package static func string(encoding value: some Encodable) throws -> String {
         let writer = EncodableWriter()
         try writer.writeValue(value)
+        // Taken and left empty, such a container would be missing here where JSONEncoder
+        // writes `{}` or `[]`: refused even then.
+        if writer.tookUnsupportedContainer { throw EncodableWriter.refusal(EncodableWriter.unsupportedContainer) }
         return String(decoding: writer.bytes, as: UTF8.self)
     }
 }
@@ -46,6 +49,9 @@ private final class EncodableWriter: Encoder {
         var members: [(key: String, range: Range<Int>)] = []
     }
     @exclusivity(unchecked) private(set) var levels: [Level] = []
+    /// Set when a nested container or a super encoder was taken (`RefusingContainer`).
+    var tookUnsupportedContainer = false
+    static let unsupportedContainer = "nested containers and super encoders are not supported: encode the nested value with encode(_:forKey:)"
 
     /// Writes `value` where a value is due: primitives directly, anything else by its
     /// `encode(to:)` in a level of its own, closed when that returns.
@@ -74,7 +80,8 @@ private final class EncodableWriter: Encoder {
         let level = levels.removeLast()
         switch level.kind {
         case nil: bytes.append(contentsOf: "{}".utf8)  // encoded nothing: JSONEncoder writes an empty object
-        case .single?: break
+        case .single?:
+            guard level.count == 1 else { throw Self.refusal("a single-value container was taken and nothing was written to it") }
         case .array?: bytes.append(UInt8(ascii: "]"))
         case .object?:
             try sortMembers(of: level)
@@ -246,11 +253,21 @@ private struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
     mutating func encode(_ value: Bool, forKey key: Key) throws { try writer.writeMember(key.stringValue, at: index) { writer.writeBool(value) } }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(RefusingContainer<NestedKey>())
+        writer.tookUnsupportedContainer = true
+        return KeyedEncodingContainer(RefusingContainer<NestedKey>())
     }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { RefusingContainer<Key>() }
-    mutating func superEncoder() -> any Encoder { RefusingContainer<Key>() }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { RefusingContainer<Key>() }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        writer.tookUnsupportedContainer = true
+        return RefusingContainer<Key>()
+    }
+    mutating func superEncoder() -> any Encoder {
+        writer.tookUnsupportedContainer = true
+        return RefusingContainer<Key>()
+    }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        writer.tookUnsupportedContainer = true
+        return RefusingContainer<Key>()
+    }
 }
 
 private struct ArrayContainer: UnkeyedEncodingContainer {
@@ -262,10 +279,17 @@ private struct ArrayContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { try writer.writeElement(at: index) { writer.writeNull() } }
     mutating func encode<T: Encodable>(_ value: T) throws { try writer.writeElement(at: index) { try writer.writeValue(value) } }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        KeyedEncodingContainer(RefusingContainer<NestedKey>())
+        writer.tookUnsupportedContainer = true
+        return KeyedEncodingContainer(RefusingContainer<NestedKey>())
     }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { RefusingContainer<AnyKey>() }
-    mutating func superEncoder() -> any Encoder { RefusingContainer<AnyKey>() }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        writer.tookUnsupportedContainer = true
+        return RefusingContainer<AnyKey>()
+    }
+    mutating func superEncoder() -> any Encoder {
+        writer.tookUnsupportedContainer = true
+        return RefusingContainer<AnyKey>()
+    }
 }
 
 private struct SingleContainer: SingleValueEncodingContainer {
@@ -306,9 +330,7 @@ private struct RefusingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var count: Int { 0 }
-    private var refusal: EncodingError {
-        EncodableWriter.refusal("nested containers and super encoders are not supported: encode the nested value with encode(_:forKey:)")
-    }
+    private var refusal: EncodingError { EncodableWriter.refusal(EncodableWriter.unsupportedContainer) }
 
     mutating func encodeNil(forKey key: Key) throws { throw refusal }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { throw refusal }

@@ -108,6 +108,20 @@ import Testing
         }
     }
 
+    /// Takes a nested container and writes nothing to it: JSONEncoder writes `{"inner":{}}`.
+    struct EmptyNestedContainer: Encodable {
+        enum Keys: String, CodingKey { case inner }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            _ = container.nestedContainer(keyedBy: Keys.self, forKey: .inner)
+        }
+    }
+
+    /// Takes a single-value container and writes nothing to it.
+    struct EmptySingleValue: Encodable {
+        func encode(to encoder: any Encoder) throws { _ = encoder.singleValueContainer() }
+    }
+
     @Test("What it cannot write as JSONEncoder does is refused, never written otherwise")
     func refusals() throws {
         #expect(throws: EncodingError.self) { try JSONWriter.string(encoding: Double.nan) }
@@ -117,5 +131,7 @@ import Testing
         #expect(throws: EncodingError.self) { try JSONWriter.string(encoding: Decimal(1)) }
         #expect(throws: EncodingError.self) { try JSONWriter.string(encoding: TwiceKeyed()) }
         #expect(throws: EncodingError.self) { try JSONWriter.string(encoding: NestedContainerUser()) }
+        #expect(throws: EncodingError.self) { try JSONWriter.string(encoding: EmptyNestedContainer()) }
+        #expect(throws: EncodingError.self) { try JSONWriter.string(encoding: [EmptySingleValue()]) }
     }
 }
