@@ -242,7 +242,8 @@ extension Account {
     /// cost is that of the changes, whatever the account holds.
     func pendingChanges() -> AccountChanges {
         // `JSONWriter`, not `JSONEncoder`: this runs on the processor's one thread for every
-        // request, and there `JSONEncoder` cost a third of the thread's time (docs/benchmarks.md).
+        // request, where the objects' JSON is about a tenth of the thread's time per flow even
+        // so, and `JSONEncoder` took half as long again per row (docs/benchmarks.md).
         func json(_ value: some Encodable) -> String? { try? JSONWriter.string(encoding: value) }
         var changes = AccountChanges(tag: tag, clockOffset: rowNeedsWriting ? clockOffset : nil)
         for id in intents.changed.sorted() {

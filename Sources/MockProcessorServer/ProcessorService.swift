@@ -28,8 +28,8 @@ actor ProcessorService {
     /// The mock processor's thread (`ActorThread`), never the cooperative pool: the account
     /// store writes through the ledger's connection there (`AccountStore`), and every ledger
     /// call runs on the same thread, in place (`onMock`). (The Swift runtime still queues a
-    /// request's task on it again at each call to an `async` function of this actor:
-    /// docs/benchmarks.md, "What one call still costs".)
+    /// request's task on it again at each call to an `async` function of this actor; measured,
+    /// that costs nothing visible: docs/benchmarks.md, "The repeated queueing, measured away".)
     nonisolated var unownedExecutor: UnownedSerialExecutor { mock.unownedExecutor }
     let mock: MockProcessor
     let clock: any WallClock

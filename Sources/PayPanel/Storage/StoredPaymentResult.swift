@@ -21,8 +21,8 @@ package enum IdempotentPayload: Sendable, Equatable {
 /// `response` column.
 ///
 /// Version 1 is `{"resultVersion": 1, "payload": {"kind": …, …}}`, written with sorted keys
-/// (`StoredJSON.encode`: the text `JSONEncoder` wrote, byte for byte) from the library's snapshot types (`StoredSnapshots.swift`), whose field
-/// names are this format's own. Dates are seconds since 2001-01-01 as `Date` encodes them,
+/// (`StoredJSON.encode`: the text `JSONEncoder` wrote, byte for byte) from the library's
+/// snapshot types (`StoredSnapshots.swift`), whose field names are this format's own. Dates are seconds since 2001-01-01 as `Date` encodes them,
 /// which round-trips exactly. Text without `resultVersion` is version 0, the JSON rows held
 /// before. A version newer than this build reads is refused, never guessed at.
 package enum StoredPaymentResult {
