@@ -8,8 +8,9 @@ extension JSONWriter {
     /// Why not `JSONEncoder`: it boxes every value, builds a dictionary per object and hashes
     /// every key before it writes a byte. `processor serve` encodes the objects a request
     /// changed on its one serial thread, where every microsecond is taken from every request:
-    /// an intent's row took 9 µs there, 6 µs here (docs/benchmarks.md). This writes each value
-    /// into one buffer as it comes and orders an object's members once, when it closes.
+    /// one of its intent rows takes about 9 µs with `JSONEncoder` and 6 µs here (a release
+    /// build, docs/benchmarks.md). This writes each value into one buffer as it comes and
+    /// orders an object's members once, when it closes.
     ///
     /// What it refuses (throws `EncodingError.invalidValue`, never writes something else):
     /// a non-finite number; `Data`, `URL` and `Decimal`, which `JSONEncoder` writes by
