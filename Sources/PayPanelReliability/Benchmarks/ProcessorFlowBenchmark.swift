@@ -77,7 +77,8 @@ public struct ProcessorFlowBenchmark: Sendable {
         /// CPU per flow, for `processor serve` in this process (nil for another server): the
         /// whole process's (the clients' threads included) and its `mock-processor` thread's,
         /// which every request of every client passes through. That thread's share of a second
-        /// (`serialThreadMilliseconds` × flows/s ÷ 1000) says how close it is to bounding the rate.
+        /// (`serialThreadCPUMillisecondsPerFlow` × flows/s ÷ 1000) says how close it is to
+        /// bounding the rate.
         public let processCPUMillisecondsPerFlow: Double?
         public let serialThreadCPUMillisecondsPerFlow: Double?
         public var flowsPerSecond: Double { seconds > 0 ? Double(flows) / seconds : 0 }

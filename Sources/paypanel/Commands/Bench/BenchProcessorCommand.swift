@@ -28,9 +28,10 @@ struct BenchProcessorCommand: CLICommand {
             capture_method=manual, payment_method=pm_card_visa, confirm=true), POST \
             /v1/payment_intents/{id}/capture, POST /v1/refunds (payment_intent={id}). Every answer must be a \
             200 with the status its step produces. Prints flows/s, p50 and p99 flow latency, each count's \
-            ratio to the first, and the CPU time per flow of this process and of its mock-processor thread, \
-            which every request passes through (from /proc; with its busy share of a core); with --against, the same for that server, taking turns with the mock, and the \
-            ratio mock / other at each count (a server that cannot run the flow is reported with the step and \
+            ratio to the first, and the CPU time per flow of this process and of its mock-processor \
+            thread, which every request passes through (from /proc; with its busy share of a core); with \
+            --against, the same for that server, taking turns with the mock, and the ratio mock / other \
+            at each count (a server that cannot run the flow is reported with the step and \
             its answer).
             """,
         options: [count, threads, seconds, against, CommonOptions.json])

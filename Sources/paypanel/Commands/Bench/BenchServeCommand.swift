@@ -111,10 +111,11 @@ struct BenchServeCommand: CLICommand {
                 pad(String(run.servers), 7), pad(String(run.clients), 7), pad(number(run.http.paymentsPerSecond, 1), 10), pad(number(run.http.p50Milliseconds, 2), 6),
                 pad(number(run.http.p99Milliseconds, 2), 6), pad(String(run.http.errors), 6),
                 pad(run.http.serverCPUMillisecondsPerPayment.map { number($0, 2) } ?? "-", 17),
-                // Busy: a payment-service thread's CPU time as a share of the wall time (its
-                // server's share of the payments).
-                pad(run.http.serviceThreadCPUMillisecondsPerPayment.map {
-                    "\(number($0, 2)) (\(number($0 * run.http.paymentsPerSecond / 10 / Double(run.servers), 0)) %)"
+                // Busy: one server's payment-service thread's CPU time as a share of the wall
+                // time (ms per payment × its server's payments per second ÷ 1000).
+                pad(run.http.serviceThreadCPUMillisecondsPerPayment.map { milliseconds in
+                    let busy = milliseconds * run.http.paymentsPerSecond / Double(run.servers) / 1000
+                    return "\(number(milliseconds, 2)) (\(number(busy * 100, 0)) %)"
                 } ?? "-", 21),
                 pad(run.http.serverContextSwitchesPerPayment.map { number($0, 1) } ?? "-", 12),
                 pad(number(run.inProcess.paymentsPerSecond, 1), 17), pad(number(run.inProcess.p50Milliseconds, 2), 6),
