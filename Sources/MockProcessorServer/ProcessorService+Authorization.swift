@@ -61,8 +61,7 @@ extension ProcessorService {
         let request = AuthorizationRequest(
             reference: reference, amount: Amount(minorUnits: intent.amount, currency: intent.currency), paymentMethod: card.method,
             scenario: chosen)
-        let at = now(tag)
-        let answer = onMock { $0.authorizeOverWire(request, now: at) }
+        let answer = onMock(at: tag) { mock, now in mock.authorizeOverWire(request, now: now) }
         switch answer {
         case .answer(let outcome, let delay):
             let reply = await apply(outcome, tag: tag, intentID: intentID, delay: delay)
@@ -150,8 +149,7 @@ extension ProcessorService {
                 let saved = intent
                 update(tag) { $0.intents[intentID] = saved }
                 let request = CaptureRequest(reference: intent.ledgerReference(accountPrefix: prefix), amount: approval.amount)
-                let at = now(tag)
-                let capture = onMock { $0.captureOverWire(request, now: at) }
+                let capture = onMock(at: tag) { mock, now in mock.captureOverWire(request, now: now) }
                 if case .answer(.approved(let captured), _) = capture {
                     intent.amountCapturable = 0
                     intent.amountReceived = captured.amount.minorUnits

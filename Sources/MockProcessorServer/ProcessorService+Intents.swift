@@ -201,8 +201,7 @@ extension ProcessorService {
             // leaves the intent `processing`, and the next start settles it from the ledger.
             writeAhead(tag)
             let request = CaptureRequest(reference: reference, amount: Amount(minorUnits: amount, currency: intent.currency))
-            let at = now(tag)
-            let answer = onMock { $0.captureOverWire(request, now: at) }
+            let answer = onMock(at: tag) { mock, now in mock.captureOverWire(request, now: now) }
             var result: ProcessorOutcome?
             var reply: Reply
             // Set when the caller does not get the capture's outcome in its answer: then a webhook tells.
@@ -263,8 +262,7 @@ extension ProcessorService {
                 let marked = intent
                 update(tag) { $0.intents[id] = marked }
                 writeAhead(tag)  // written ahead of the ledger call, as a capture is
-                let at = now(tag)
-                let answer = onMock { $0.voidOverWire(reference: reference, now: at) }
+                let answer = onMock(at: tag) { mock, now in mock.voidOverWire(reference: reference, now: now) }
                 intent.status = "requires_capture"
                 guard case .answer(.approved, _) = answer else {
                     let saved = intent
@@ -337,8 +335,7 @@ extension ProcessorService {
             return .error(.unexpectedState("This PaymentIntent's status is \(intent.status); only requires_action has a challenge."))
         }
         let reference = intent.ledgerReference(accountPrefix: account(tag).ledgerPrefix)
-        let at = now(tag)
-        let answer = onMock { $0.completeChallengeOverWire(reference: reference, passed: passed, now: at) }
+        let answer = onMock(at: tag) { mock, now in mock.completeChallengeOverWire(reference: reference, passed: passed, now: now) }
         guard case .answer(let outcome, let delay) = answer else { return .error(.apiError("The challenge could not be completed: retry.")) }
         return await apply(outcome, tag: tag, intentID: id, delay: delay)
     }

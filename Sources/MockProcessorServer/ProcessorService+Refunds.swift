@@ -56,8 +56,7 @@ extension ProcessorService {
             let request = RefundRequest(
                 reference: intent.ledgerReference(accountPrefix: prefix), refundReference: ledgerReference,
                 amount: Amount(minorUnits: amount, currency: intent.currency))
-            let at = now(tag)
-            let answer = onMock { $0.refundOverWire(request, now: at) }
+            let answer = onMock(at: tag) { mock, now in mock.refundOverWire(request, now: now) }
             let status: String
             var failure: String?
             var delay = Duration.zero

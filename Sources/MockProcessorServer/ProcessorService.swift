@@ -34,14 +34,17 @@ actor ProcessorService {
     let mock: MockProcessor
     let clock: any WallClock
 
-    /// Runs `body` on the mock at once, without leaving this actor: the two share one executor
+    /// Runs `body` on the mock at once, without leaving this actor, with the time on `tag`'s
+    /// test clock (every ledger call is made at it): the two share one executor
     /// (`unownedExecutor`), so a synchronous ledger call needs no hop. (`await mock.…` would
     /// queue the request's task on the thread again on the way in and again on the way out,
     /// behind whatever else waits there: docs/benchmarks.md, "What one call still costs".)
     /// `assumeIsolated` checks that the executor is the mock's and stops the process otherwise.
-    func onMock<T: Sendable>(_ body: (isolated MockProcessor) throws -> T) rethrows -> T {
-        try mock.assumeIsolated(body)
+    func onMock<T: Sendable>(at tag: String, _ body: @Sendable (isolated MockProcessor, Date) throws -> T) rethrows -> T {
+        let now = now(tag)
+        return try mock.assumeIsolated { mock in try body(mock, now) }
     }
+
     /// The accounts in memory, changed in place (`update`).
     private(set) var residents: ResidentAccounts
     /// Nil for an in-memory ledger: its accounts live as long as the process.
