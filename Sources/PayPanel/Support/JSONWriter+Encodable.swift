@@ -50,8 +50,8 @@ private final class EncodableWriter: Encoder {
         var members: [(key: String, range: Range<Int>)] = []
     }
     @exclusivity(unchecked) private(set) var levels: [Level] = []
-    /// Set when a nested container or a super encoder was taken (`RefusingContainer`).
-    var tookUnsupportedContainer = false
+    /// Set when a nested container or a super encoder was taken (`refusingContainer`).
+    private(set) var tookUnsupportedContainer = false
     static let unsupportedContainer = "nested containers and super encoders are not supported: encode the nested value with encode(_:forKey:)"
 
     /// Writes `value` where a value is due: primitives directly, anything else by its
@@ -217,6 +217,13 @@ private final class EncodableWriter: Encoder {
         bytes.append(UInt8(ascii: "\""))
     }
 
+    /// What a nested container or a super encoder is here: noted, so the whole encoding throws
+    /// even when nothing is written to it, and refusing every write meanwhile.
+    func refusingContainer<Key: CodingKey>(_: Key.Type = AnyKey.self) -> RefusingContainer<Key> {
+        tookUnsupportedContainer = true
+        return RefusingContainer<Key>()
+    }
+
     static func refusal(_ reason: String) -> EncodingError {
         EncodingError.invalidValue((), EncodingError.Context(codingPath: [], debugDescription: reason))
     }
@@ -254,21 +261,11 @@ private struct ObjectContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
     mutating func encode(_ value: Bool, forKey key: Key) throws { try writer.writeMember(key.stringValue, at: index) { writer.writeBool(value) } }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        writer.tookUnsupportedContainer = true
-        return KeyedEncodingContainer(RefusingContainer<NestedKey>())
+        KeyedEncodingContainer(writer.refusingContainer(NestedKey.self))
     }
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        writer.tookUnsupportedContainer = true
-        return RefusingContainer<Key>()
-    }
-    mutating func superEncoder() -> any Encoder {
-        writer.tookUnsupportedContainer = true
-        return RefusingContainer<Key>()
-    }
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        writer.tookUnsupportedContainer = true
-        return RefusingContainer<Key>()
-    }
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { writer.refusingContainer() }
+    mutating func superEncoder() -> any Encoder { writer.refusingContainer() }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { writer.refusingContainer() }
 }
 
 private struct ArrayContainer: UnkeyedEncodingContainer {
@@ -280,17 +277,10 @@ private struct ArrayContainer: UnkeyedEncodingContainer {
     mutating func encodeNil() throws { try writer.writeElement(at: index) { writer.writeNull() } }
     mutating func encode<T: Encodable>(_ value: T) throws { try writer.writeElement(at: index) { try writer.writeValue(value) } }
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        writer.tookUnsupportedContainer = true
-        return KeyedEncodingContainer(RefusingContainer<NestedKey>())
+        KeyedEncodingContainer(writer.refusingContainer(NestedKey.self))
     }
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        writer.tookUnsupportedContainer = true
-        return RefusingContainer<AnyKey>()
-    }
-    mutating func superEncoder() -> any Encoder {
-        writer.tookUnsupportedContainer = true
-        return RefusingContainer<AnyKey>()
-    }
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { writer.refusingContainer() }
+    mutating func superEncoder() -> any Encoder { writer.refusingContainer() }
 }
 
 private struct SingleContainer: SingleValueEncodingContainer {
@@ -325,8 +315,8 @@ private struct AnyKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// What a nested container or super encoder is here: every write throws, so a type that needs
-/// one fails loudly instead of being written wrong.
+/// What a nested container or super encoder is here (`EncodableWriter.refusingContainer`):
+/// every write throws, so a type that needs one fails loudly instead of being written wrong.
 private struct RefusingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol, UnkeyedEncodingContainer, Encoder {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
@@ -356,6 +346,6 @@ private struct RefusingContainer<Key: CodingKey>: KeyedEncodingContainerProtocol
 
 private struct RefusingSingle: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { [] }
-    mutating func encodeNil() throws { throw EncodableWriter.refusal("super encoders are not supported") }
-    mutating func encode<T: Encodable>(_ value: T) throws { throw EncodableWriter.refusal("super encoders are not supported") }
+    mutating func encodeNil() throws { throw EncodableWriter.refusal(EncodableWriter.unsupportedContainer) }
+    mutating func encode<T: Encodable>(_ value: T) throws { throw EncodableWriter.refusal(EncodableWriter.unsupportedContainer) }
 }
