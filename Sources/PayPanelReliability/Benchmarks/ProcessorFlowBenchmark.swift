@@ -211,7 +211,9 @@ public struct ProcessorFlowBenchmark: Sendable {
         // Set by the first client that fails, so the others stop instead of running on.
         let stop = Atomic<Bool>(false)
         let deadline = Mutex<ContinuousClock.Instant>(.now)
-        let cpuBefore = (process: ProcCPUTime.thisProcess(), serialThread: ProcCPUTime.threadsNamed(MockProcessor.threadName))
+        // Read only when the server is this process's: for another server it would mean nothing.
+        let cpuNow = { inThisProcess ? (process: ProcCPUTime.thisProcess(), serialThread: ProcCPUTime.threadsNamed(MockProcessor.threadName)) : nil }
+        let cpuBefore = cpuNow()
         let (all, elapsed) = await ClientThreads.run(
             count: threads, onStart: { start in deadline.withLock { $0 = start + .milliseconds(Int64(seconds * 1000)) } }
         ) { index, startLine in
@@ -242,18 +244,19 @@ public struct ProcessorFlowBenchmark: Sendable {
             } while clock.now < end && !stop.load(ordering: .relaxed)
             return tally
         }
-        let cpuAfter = (process: ProcCPUTime.thisProcess(), serialThread: ProcCPUTime.threadsNamed(MockProcessor.threadName))
+        let cpuAfter = cpuNow()
         if let failure = all.compactMap(\.failure).first { return .failed(failure) }
         let latencies = all.flatMap(\.latencies).sorted()
-        let perFlow = { (before: Double, after: Double) -> Double? in
-            inThisProcess && !latencies.isEmpty ? (after - before) * 1000 / Double(latencies.count) : nil
+        let perFlow = { (before: Double?, after: Double?) -> Double? in
+            guard let before, let after, !latencies.isEmpty else { return nil }
+            return (after - before) * 1000 / Double(latencies.count)
         }
         return .measured(Figures(
             threads: threads, flows: latencies.count, answersChecked: all.reduce(0) { $0 + $1.answers }, seconds: elapsed,
             p50Milliseconds: BenchmarkStatistics.percentile(latencies, 0.5) * 1000,
             p99Milliseconds: BenchmarkStatistics.percentile(latencies, 0.99) * 1000,
-            processCPUMillisecondsPerFlow: perFlow(cpuBefore.process, cpuAfter.process),
-            serialThreadCPUMillisecondsPerFlow: perFlow(cpuBefore.serialThread, cpuAfter.serialThread)))
+            processCPUMillisecondsPerFlow: perFlow(cpuBefore?.process, cpuAfter?.process),
+            serialThreadCPUMillisecondsPerFlow: perFlow(cpuBefore?.serialThread, cpuAfter?.serialThread)))
     }
 
     /// Why a flow step failed: the step and what the server answered.
