@@ -118,29 +118,28 @@ extension AccountStore {
     /// when it cannot be read.
     private static func load(_ row: Row, into account: inout Account) -> Bool {
         let (kind, id, position) = (row.string(1), row.string(2), row.int64(3))
-        let body = Data(row.string(4).utf8)
-        let decoder = JSONDecoder()
+        guard let body = try? JSONParser().parse(row.string(4)) else { return false }
         switch kind {
         case ObjectKind.intent:
-            guard let intent = (try? decoder.decode(PersistedAccount.Intent.self, from: body))?.stored, intent.id == id else { return false }
+            guard let intent = (try? body.decoded(as: PersistedAccount.Intent.self))?.stored, intent.id == id else { return false }
             account.intents.load(intent, id: id, position: position)
         case ObjectKind.refund:
-            guard let refund = (try? decoder.decode(PersistedAccount.Refund.self, from: body))?.stored, refund.id == id else { return false }
+            guard let refund = (try? body.decoded(as: PersistedAccount.Refund.self))?.stored, refund.id == id else { return false }
             account.refunds.load(refund, id: id, position: position)
         case ObjectKind.charge:
-            guard let charge = (try? decoder.decode(PersistedObjects.Charge.self, from: body))?.stored, charge.id == id else { return false }
+            guard let charge = (try? body.decoded(as: PersistedObjects.Charge.self))?.stored, charge.id == id else { return false }
             account.charges.load(charge, id: id, position: position)
         case ObjectKind.customer:
-            guard let customer = (try? decoder.decode(PersistedObjects.Customer.self, from: body))?.stored, customer.id == id else { return false }
+            guard let customer = (try? body.decoded(as: PersistedObjects.Customer.self))?.stored, customer.id == id else { return false }
             account.customers.load(customer, id: id, position: position)
         case ObjectKind.paymentMethod:
-            guard let method = (try? decoder.decode(PersistedObjects.PaymentMethod.self, from: body))?.stored, method.id == id else { return false }
+            guard let method = (try? body.decoded(as: PersistedObjects.PaymentMethod.self))?.stored, method.id == id else { return false }
             account.paymentMethods.load(method, id: id, position: position)
         case ObjectKind.idempotencyKey:
-            guard let key = try? decoder.decode(PersistedAccount.Key.self, from: body) else { return false }
+            guard let key = try? body.decoded(as: PersistedAccount.Key.self) else { return false }
             account.idempotency.load(key.record, key: id)
         case ObjectKind.cardChain:
-            guard let chain = try? decoder.decode(PersistedAccount.Chain.self, from: body), !chain.steps.isEmpty else { return false }
+            guard let chain = try? body.decoded(as: PersistedAccount.Chain.self), !chain.steps.isEmpty else { return false }
             account.cardChains.load(chain.chain, key: id)
         default:
             return false

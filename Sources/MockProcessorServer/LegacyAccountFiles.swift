@@ -77,7 +77,7 @@ enum LegacyAccountFiles {
             }
             guard name.hasPrefix("acct_"), name.hasSuffix(".json") else { continue }
             guard let data = FileManager.default.contents(atPath: path),
-                let persisted = try? JSONDecoder().decode(PersistedAccount.self, from: data), let account = persisted.account
+                let persisted = try? JSONParser().parse(data).decoded(as: PersistedAccount.self), let account = persisted.account
             else {
                 unreadable.append(folder + "/" + name)
                 continue

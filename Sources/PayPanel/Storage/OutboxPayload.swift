@@ -46,7 +46,7 @@ package struct OutboxPayload: Sendable, Equatable {
             }
             return
         }
-        let record = try StoredJSON.decode(Record.self, from: text)
+        let record = try StoredJSON.decode(Record.self, from: json)
         self.init(topic: record.topic, intent: try record.intent.model(), refund: try record.refund?.model())
     }
 

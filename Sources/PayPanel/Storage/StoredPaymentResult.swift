@@ -39,7 +39,7 @@ package enum StoredPaymentResult {
     package static func decode(_ text: String) throws(StoredFormatError) -> IdempotentPayload {
         let (version, json) = try StoredJSON.read(text, versionKey: "resultVersion", newest: currentVersion)
         guard version != nil else { return .version0(json) }
-        return try StoredJSON.decode(Envelope.self, from: text).payload.payload()
+        return try StoredJSON.decode(Envelope.self, from: json).payload.payload()
     }
 
     private struct Envelope: Codable {

@@ -28,10 +28,13 @@ enum StoredJSON {
         return (version, json)
     }
 
-    /// `text` decoded as `type`; a missing or wrong field is `malformed`, with Codable's account.
-    static func decode<T: Decodable>(_ type: T.Type, from text: String) throws(StoredFormatError) -> T {
+    /// `json` (what `read` parsed) decoded as `type`; a missing or wrong field is `malformed`,
+    /// naming the field. The text is not parsed again.
+    static func decode<T: Decodable>(_ type: T.Type, from json: JSONValue) throws(StoredFormatError) -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(text.utf8))
+            return try json.decoded(as: type)
+        } catch let error as DecodingError {
+            throw .malformed(error.summary)
         } catch {
             throw .malformed(String(describing: error))
         }
