@@ -18,7 +18,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         SELECT \(checkoutColumns) FROM checkouts
         WHERE status = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2
         """)
-    static let checkoutBySecret = S("checkouts.by_secret_hash", "SELECT id FROM checkouts WHERE client_secret_hash = $1::bytea")
+    static let secretHashByID = S("checkouts.secret_hash_by_id", "SELECT client_secret_hash FROM checkouts WHERE id = $1")
 
     /// One statement outside any transaction of this store (or inside the current one).
     @discardableResult
@@ -50,8 +50,8 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         try statement(Self.checkoutsDue, [now, Int64(limit)]).rows.map(Self.checkout)
     }
 
-    public func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
-        try statement(Self.checkoutBySecret, [hash]).rows.first?.optionalString(0)
+    public func clientSecretHash(ofCheckout id: String) throws -> [UInt8]? {
+        try statement(Self.secretHashByID, [id]).rows.first?.blob(0)
     }
 
     static func checkout(_ row: PostgreSQLRow) throws -> Checkout {

@@ -83,8 +83,8 @@ public final class WriteFailingStore: PaymentStore, @unchecked Sendable {
         try base.checkoutsDueForExpiry(at: now, limit: limit)
     }
 
-    public func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
-        try base.checkoutID(clientSecretHash: hash)
+    public func clientSecretHash(ofCheckout id: String) throws -> [UInt8]? {
+        try base.clientSecretHash(ofCheckout: id)
     }
 }
 

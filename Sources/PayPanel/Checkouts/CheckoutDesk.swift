@@ -122,11 +122,16 @@ public actor CheckoutDesk {
 
     /// The checkout a Bearer token may pay: the id when `clientSecret` is that checkout's
     /// secret (hash compared in constant time), nil otherwise. It authorizes nothing else.
+    ///
+    /// It reads the stored hash alone: the whole row (its panel read back through the panel's
+    /// validator) is read once, by the pay call the token is for.
     public func authenticate(clientSecret: String) async throws -> String? {
-        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret), let checkout = try await stored({ try $0.checkout(id) }) else {
+        guard let id = CheckoutSecret.claimedCheckoutID(clientSecret),
+            let storedHash = try await stored({ try $0.clientSecretHash(ofCheckout: id) })
+        else {
             return nil
         }
-        return CheckoutSecret.matches(clientSecret, storedHash: checkout.clientSecretHash) ? id : nil
+        return CheckoutSecret.matches(clientSecret, storedHash: storedHash) ? id : nil
     }
 
     // MARK: - Helpers

@@ -16,8 +16,10 @@ public protocol CheckoutStore: FlushAwaitingStore {
     func updateCheckout(_ checkout: Checkout, previousVersion: Int64) throws -> Bool
     /// Open checkouts whose `expires_at` is at or before `now`, earliest first, at most `limit`.
     func checkoutsDueForExpiry(at now: Date, limit: Int) throws -> [Checkout]
-    /// The id of the checkout whose client secret hashes to `hash`, or nil.
-    func checkoutID(clientSecretHash hash: [UInt8]) throws -> String?
+    /// The SHA-256 of checkout `id`'s client secret, or nil when there is no such checkout:
+    /// what a device's Bearer token is checked against, without reading (and validating) the
+    /// whole row.
+    func clientSecretHash(ofCheckout id: String) throws -> [UInt8]?
 }
 
 /// A checkout row this program cannot read back.

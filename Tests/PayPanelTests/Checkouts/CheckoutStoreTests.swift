@@ -23,8 +23,8 @@ import Testing
         let original = Self.checkout(id, expiresIn: 60, secret: "s1")
         try store.insertCheckout(original)
         #expect(try store.checkout(id) == original)
-        #expect(try store.checkoutID(clientSecretHash: SHA256.hash("s1")) == id)
-        #expect(try store.checkoutID(clientSecretHash: SHA256.hash("s2")) == nil)
+        #expect(try store.clientSecretHash(ofCheckout: id) == SHA256.hash("s1"))
+        #expect(try store.clientSecretHash(ofCheckout: "co_BBBBBBBBBBBBBBBBBBBBBBBB") == nil)
         #expect(throws: (any Error).self) { try store.insertCheckout(original) }
 
         var changed = original

@@ -41,9 +41,9 @@ extension SQLitePaymentStore: CheckoutStore {
         }
     }
 
-    package func checkoutID(clientSecretHash hash: [UInt8]) throws -> String? {
+    package func clientSecretHash(ofCheckout id: String) throws -> [UInt8]? {
         try database.read {
-            try database.queryFirst("SELECT id FROM checkouts WHERE client_secret_hash = ?", [hash]) { $0.string(0) }
+            try database.queryFirst("SELECT client_secret_hash FROM checkouts WHERE id = ?", [id]) { $0.blob(0) }
         }
     }
 
