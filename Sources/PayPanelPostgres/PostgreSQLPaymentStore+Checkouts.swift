@@ -18,7 +18,7 @@ extension PostgreSQLPaymentStore: CheckoutStore, APIKeyStore {
         SELECT \(checkoutColumns) FROM checkouts
         WHERE status = 'open' AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at, id LIMIT $2
         """)
-    static let secretHashByID = S("checkouts.secret_hash_by_id", "SELECT client_secret_hash FROM checkouts WHERE id = $1")
+    static let secretHashByID = S("checkouts.secret_hash_by_id", SharedSQL.checkoutSecretHash.postgreSQL)
 
     /// One statement outside any transaction of this store (or inside the current one).
     @discardableResult

@@ -232,6 +232,9 @@ package enum SharedSQL {
         created_at, updated_at, version, metadata, id, topic
         FROM checkout_outbox WHERE published_at IS NULL ORDER BY id LIMIT ?
         """)
+    /// The stored hash of a checkout's client secret, by id (the device's token is checked
+    /// against it alone).
+    package static let checkoutSecretHash = SharedStatement("SELECT client_secret_hash FROM checkouts WHERE id = ?")
     /// Only at the version the caller read (`previousVersion`, the last value).
     package static let updateCheckout = SharedStatement(
         """

@@ -43,7 +43,7 @@ extension SQLitePaymentStore: CheckoutStore {
 
     package func clientSecretHash(ofCheckout id: String) throws -> [UInt8]? {
         try database.read {
-            try database.queryFirst("SELECT client_secret_hash FROM checkouts WHERE id = ?", [id]) { $0.blob(0) }
+            try database.queryFirst(SharedSQL.checkoutSecretHash.sqlite, [id]) { $0.blob(0) }
         }
     }
 
