@@ -195,11 +195,17 @@ final class ChaosKiller: @unchecked Sendable {
         self.deadline = deadline
     }
 
+    ///
+    /// Each moment is a seeded delay after the previous moment, not after the previous restart:
+    /// on a loaded machine a restart can take seconds, and counting from its end pushed the
+    /// second kill past the deadline, so a run meant to kill both servers killed one.
     func run() {
         var firsts: [KillTarget] = random.next() % 2 == 0 ? [.serve, .processor] : [.processor, .serve]
+        var previous = Date()
         while true {
             let fraction = Double(random.next() % 10_001) / 10_000
-            let moment = Date().addingTimeInterval(interval.lowerBound + (interval.upperBound - interval.lowerBound) * fraction)
+            let moment = previous.addingTimeInterval(interval.lowerBound + (interval.upperBound - interval.lowerBound) * fraction)
+            previous = moment
             let target = firsts.isEmpty ? (random.next() % 2 == 0 ? KillTarget.serve : .processor) : firsts.removeFirst()
             guard moment < deadline else { return }
             Thread.sleep(until: moment)
