@@ -48,13 +48,15 @@ extension ListeningProcess {
 
     /// `paypanel(…)` on the calling thread.
     public static func paypanelNow(
-        _ arguments: [String], name: String, directory: TemporaryDirectory, environment: [String: String] = [:], launcher: [String] = []
+        _ arguments: [String], name: String, directory: TemporaryDirectory, environment: [String: String] = [:], launcher: [String] = [],
+        stderr: SpawnedProcess.Stream? = nil
     ) throws -> ListeningProcess {
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin", "NO_COLOR": "1", "HOME": directory.path]
         env.merge(environment) { $1 }
         let binary = CLIRunner.binary.path(percentEncoded: false)
         let (program, all) = launcher.first.map { ($0, Array(launcher.dropFirst()) + [binary] + arguments) } ?? (binary, arguments)
         return try ListeningProcess(
-            program, all, environment: env, outputPrefix: directory.file("\(name)-\(UUID().uuidString)"), workingDirectory: directory.path)
+            program, all, environment: env, outputPrefix: directory.file("\(name)-\(UUID().uuidString)"), workingDirectory: directory.path,
+            stderr: stderr)
     }
 }

@@ -39,7 +39,9 @@ extension HTTPServer {
         /// and input is read and discarded for at most this long, so the client reads the
         /// response instead of a reset caused by its own unread bytes (a "lingering close").
         public var lingerTimeout: Duration
-        /// Called once per request, on the event-loop thread: keep it quick and non-blocking.
+        /// Called once per request, on the event-loop thread: keep it quick and non-blocking
+        /// (a `write(2)` to a pipe blocks when the pipe is full: queue the line on a
+        /// `LogLineWriter`, as `serve` does).
         public var accessLog: (@Sendable (HTTPAccessLogEntry) -> Void)?
         /// Called for refusals, timeouts and failures, on the event-loop thread.
         public var eventLog: (@Sendable (HTTPServerEvent) -> Void)?

@@ -26,16 +26,17 @@ public final class ListeningProcess: @unchecked Sendable {
 
     /// Starts `executable arguments` with its output in `outputPrefix`.out and .err and waits
     /// (`timeout`, 60 s by default: a loaded 2-core machine) for the port. Throws
-    /// `ListeningProcessError` with the end of its standard error when none came.
+    /// `ListeningProcessError` with the end of its standard error when none came. `stderr`,
+    /// when given, replaces the .err file (a pipe a test reads, or does not).
     public init(
         _ executable: String, _ arguments: [String], environment: [String: String], outputPrefix: String,
-        workingDirectory: String? = nil, timeout: Duration = .seconds(60)
+        workingDirectory: String? = nil, timeout: Duration = .seconds(60), stderr: SpawnedProcess.Stream? = nil
     ) throws {
         stdoutPath = outputPrefix + ".out"
         stderrPath = outputPrefix + ".err"
         let process = try SpawnedProcess(
             executable, arguments, environment: environment, workingDirectory: workingDirectory,
-            stdout: .file(stdoutPath), stderr: .file(stderrPath))
+            stdout: .file(stdoutPath), stderr: stderr ?? .file(stderrPath))
         self.process = process
         guard let port = process.waitForOutput(in: stdoutPath, timeout: timeout, Self.announcedPort) else {
             process.crash()

@@ -41,6 +41,7 @@ struct ProcessorServeCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         ServerMemory.limitMallocArenas()
+        defer { ServeCommand.finishLog() }
         let environment = context.environment
         let clock = try arguments.clock(environment: environment)
         // Real sleeping even with --now: the clients on the other end wait in real time.

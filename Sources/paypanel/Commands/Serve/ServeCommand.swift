@@ -40,6 +40,7 @@ struct ServeCommand: CLICommand {
 
     func run(_ context: CommandContext) async throws -> ExitStatus {
         ServerMemory.limitMallocArenas()
+        defer { Self.finishLog() }
         let environment = context.environment
         let clock = try arguments.clock(environment: environment)
         // Before anything opens (and so creates or migrates) the file: a malformed one is never
@@ -119,8 +120,20 @@ struct ServeCommand: CLICommand {
         console.printError("API key created (shown once; 'paypanel keys create' makes more): \(created.key) id=\(created.record.id)")
     }
 
-    /// One line to standard error, written at once (the access log runs on the server's thread).
-    @Sendable static func writeError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+    /// Standard error for the servers' log lines: the access log is called on the server's
+    /// event-loop thread, which must never wait for whoever reads the log (a full pipe), so
+    /// lines are queued and written by a thread of their own; past 10,000 waiting lines they
+    /// are dropped and counted (`LogLineWriter`). `serve` and `processor serve` write out what
+    /// waits before they exit (`finishLog`).
+    static let standardErrorLog = LogLineWriter(descriptor: STDERR_FILENO, name: "log-writer")
+
+    /// Queues one line for standard error; `line` is built on the log writer's thread.
+    @Sendable static func writeError(_ line: @escaping @Sendable @autoclosure () -> String) {
+        standardErrorLog.write(line())
+    }
+
+    /// Writes the log lines still waiting, for at most two seconds, before the process exits.
+    static func finishLog() {
+        standardErrorLog.finish(within: .seconds(2))
     }
 }

@@ -19,10 +19,11 @@ enum ProcessorWebhookSelfRegistration {
             throw UsageError("'--public-url' must be this server's absolute http(s) URL as the processor reaches it, such as http://127.0.0.1:8080 (or auto), not '\(publicURL)'")
         }
         let registration = try await processor.registerWebhookEndpoint(url: base + "/v1/processor/webhooks")
-        ServeCommand.writeError(JSONWriter.string(.orderedObject([
+        let line = JSONWriter.string(.orderedObject([
             ("processor_webhooks", "registered"), ("endpoint", .string(registration.endpointID)), ("url", .string(base + "/v1/processor/webhooks")),
             ("replaced", .number(registration.replaced)),
-        ])))
+        ]))
+        ServeCommand.writeError(line)
         return registration.secret
     }
 }
