@@ -53,6 +53,9 @@ final class BenchmarkServerProcess: @unchecked Sendable {
     /// every payment's store work and state changes run on (`PaymentService`).
     func serviceThreadCPUSeconds() -> Double { ProcCPUTime.threadsNamed(PaymentService.threadName, inProcess: String(pid)) }
 
+    /// Every thread of the child, by thread id: its name and the CPU seconds it has used so far.
+    func threadCPUSeconds() -> [String: (name: String, seconds: Double)] { ProcCPUTime.threads(inProcess: String(pid)) }
+
     /// The context switches the child's threads have made so far, voluntary and not (summed
     /// over /proc/<pid>/task/*/status; a thread that has ended no longer counts). Each hand-off
     /// of a request from one thread to another costs one or two: a figure that does not move

@@ -22,6 +22,10 @@ public struct ServeSideFigures: Sendable {
     /// one thread every payment of a server passes through, so with `paymentsPerSecond` it says
     /// how near that thread is to bounding the rate. nil for the in-process side.
     public let serviceThreadCPUMillisecondsPerPayment: Double?
+    /// The server's CPU time per payment by kind of thread (`ProcCPUTime.byKind`: the eight
+    /// `handler-N` threads are `handler`), most first, in milliseconds: where a payment's CPU
+    /// goes. nil for the in-process side.
+    public let threadCPUMillisecondsPerPayment: [(kind: String, milliseconds: Double)]?
 
     init(_ measurement: ServeRunMeasurement) {
         let sorted = measurement.latencies.sorted()
@@ -40,6 +44,10 @@ public struct ServeSideFigures: Sendable {
         serviceThreadCPUMillisecondsPerPayment = measurement.serviceThreadCPUSeconds.flatMap { cpu in
             sorted.isEmpty ? nil : cpu * 1000 / Double(sorted.count)
         }
+        threadCPUMillisecondsPerPayment = measurement.threadCPUSeconds.flatMap { kinds in
+            sorted.isEmpty ? nil : kinds.map { (kind: $0.key, milliseconds: $0.value * 1000 / Double(sorted.count)) }
+                .sorted { $0.milliseconds > $1.milliseconds || ($0.milliseconds == $1.milliseconds && $0.kind < $1.kind) }
+        }
     }
 
 
@@ -55,6 +63,9 @@ public struct ServeSideFigures: Sendable {
         }
         if let service = serviceThreadCPUMillisecondsPerPayment {
             members.append(("serviceThreadCpuMsPerPayment", LifecycleBenchmarkResult.decimal(service, places: 2)))
+        }
+        if let threads = threadCPUMillisecondsPerPayment {
+            members.append(("serverThreadCpuMsPerPayment", .orderedObject(threads.map { ($0.kind, LifecycleBenchmarkResult.decimal($0.milliseconds, places: 3)) })))
         }
         if let firstError { members.append(("firstError", .string(firstError))) }
         return .orderedObject(members)

@@ -17,6 +17,9 @@ struct ServeRunMeasurement: Sendable {
     /// CPU time of the server processes' `payment-service` threads meanwhile, in seconds; nil
     /// for the in-process side.
     var serviceThreadCPUSeconds: Double?
+    /// CPU time of the server processes' threads meanwhile, by kind of thread
+    /// (`ProcCPUTime.byKind`), in seconds; nil for the in-process side.
+    var threadCPUSeconds: [String: Double]?
 
     mutating func add(_ other: ServeRunMeasurement) {
         seconds += other.seconds
@@ -26,6 +29,7 @@ struct ServeRunMeasurement: Sendable {
         if let more = other.serverCPUSeconds { serverCPUSeconds = (serverCPUSeconds ?? 0) + more }
         if let more = other.serverContextSwitches { serverContextSwitches = (serverContextSwitches ?? 0) + more }
         if let more = other.serviceThreadCPUSeconds { serviceThreadCPUSeconds = (serviceThreadCPUSeconds ?? 0) + more }
+        if let more = other.threadCPUSeconds { threadCPUSeconds = (threadCPUSeconds ?? [:]).merging(more, uniquingKeysWith: +) }
     }
 }
 

@@ -124,6 +124,12 @@ struct BenchServeCommand: CLICommand {
             console.print("  " + columns.joined(separator: "  "))
         }
         for run in result.runs {
+            // Where the server's CPU per payment goes, by kind of thread (those above 0.005 ms).
+            guard let threads = run.http.threadCPUMillisecondsPerPayment else { continue }
+            let shown = threads.filter { $0.milliseconds >= 0.005 }.map { "\($0.kind) \(number($0.milliseconds, 2))" }
+            console.print("  server CPU ms/pay by thread at \(run.servers) server(s), \(run.clients) client(s): \(shown.joined(separator: ", "))")
+        }
+        for run in result.runs {
             if let error = run.http.firstError { console.print("  first HTTP error at \(run.servers) server(s), \(run.clients) client(s): \(error)") }
             if let error = run.inProcess.firstError { console.print("  first in-process error at \(run.servers) server(s), \(run.clients) client(s): \(error)") }
         }
