@@ -42,8 +42,9 @@ extension DecodingError {
 private struct ValueReader {
     let value: JSONValue
     /// Where the value sits: its container's path and its own key. Kept apart, and joined only
-    /// when asked for (by an error, or by a container opened on the value), because a copy of
-    /// the path for every member read was a third of the reader's time.
+    /// when asked for (by an error, or by a container opened on the value): a copy of the path
+    /// for every member read cost about a fifth of the reader's time (one outbox payload in a
+    /// release build: 10.7–12.0 µs with the copies, 9.0 µs without).
     private let parentPath: [any CodingKey]
     private let key: (any CodingKey)?
 
