@@ -10,8 +10,10 @@ import TestSupport
 /// and every connection with it. Each server command is run with its standard error on a pipe
 /// the test does not read until the requests are done.
 @Suite struct StalledLogReaderTests {
-    /// Every server command that writes an access log, and its arguments in `directory`.
+    /// Every server command that writes an access log (the source file that sets it, which
+    /// `everyLogSetInSourcesIsQueued` finds), and its arguments in `directory`.
     static let commands = ["serve", "processor serve"]
+    static let commandFiles = ["serve": "Commands/Serve/ServeCommand.swift", "processor serve": "Commands/Processor/ProcessorServeCommand.swift"]
 
     static func arguments(_ command: String, in directory: TemporaryDirectory) -> [String] {
         switch command {
@@ -66,5 +68,25 @@ import TestSupport
         let lines = try await log.split(separator: "\n")
         #expect(lines.filter { $0.contains(#""request_id""#) }.count == Self.requests)
         #expect(!lines.contains { $0.contains("log_lines_dropped") })
+    }
+
+    @Test("Every access or event log a command sets queues its line, and each such command is run above")
+    func everyLogSetInSourcesIsQueued() throws {
+        let sources = RepositoryPaths.root.appending(path: "Sources")
+        let files = FileManager.default.enumerator(atPath: sources.path(percentEncoded: false))?
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".swift") } ?? []
+        var setters: [(file: String, line: String)] = []
+        for file in files {
+            let text = try String(contentsOf: sources.appending(path: file), encoding: .utf8)
+            for line in text.split(separator: "\n") where line.contains(/\.(accessLog|eventLog) = \{/) {
+                setters.append((file, String(line)))
+            }
+        }
+        #expect(!setters.isEmpty, "no access log is set anywhere: the search is broken")
+        for setter in setters {
+            #expect(setter.line.contains("writeError("), "\(setter.file) writes a log line on the event loop without queuing it: \(setter.line)")
+        }
+        #expect(Set(setters.map(\.file)) == Set(Self.commands.compactMap { Self.commandFiles[$0].map { "paypanel/" + $0 } }),
+                "a server command sets a log that keepsAnsweringWithAStalledLogReader does not run: \(setters.map(\.file))")
     }
 }
