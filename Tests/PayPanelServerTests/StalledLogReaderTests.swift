@@ -62,10 +62,11 @@ import TestSupport
         #expect(answered == Self.requests)
 
         // The reader comes back: every request's line is there, and the server stops cleanly
-        // (it writes out what waits before it exits).
-        async let log = onThread { pipe.readToEnd() }
+        // (it writes out what waits before it exits, for 2 s at most: the reader's thread is
+        // started before the server is told to stop, not whenever a task gets scheduled).
+        let log = StartedThread { pipe.readToEnd() }
         #expect(try await onThread { server.stop(within: .seconds(30)) } == 0)
-        let lines = try await log.split(separator: "\n")
+        let lines = try await log.value().split(separator: "\n")
         #expect(lines.filter { $0.contains(#""request_id""#) }.count == Self.requests)
         #expect(!lines.contains { $0.contains("log_lines_dropped") })
     }

@@ -203,3 +203,30 @@ public func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) as
         thread.start()
     }
 }
+
+/// Blocking work started on a thread of its own right away, in the calling line, and awaited
+/// later. `async let x = onThread { … }` starts the thread only when the child task is first
+/// scheduled, which on a loaded machine can be seconds later: a reader that must be reading
+/// before the next line runs (a pipe drained while its writer is told to stop) starts here.
+public final class StartedThread<T: Sendable>: Sendable {
+    private let outcome = Mutex<Result<T, any Error>?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(_ body: @escaping @Sendable () throws -> T) {
+        let thread = Thread { [self] in
+            let result = Result { try body() }
+            outcome.withLock { $0 = result }
+            finished.signal()
+        }
+        thread.start()
+    }
+
+    /// The work's result, once it has finished (waited for on a thread of its own).
+    public func value() async throws -> T {
+        try await onThread { [self] in
+            finished.wait()
+            finished.signal()  // for a second call
+            return try outcome.withLock { $0! }.get()
+        }
+    }
+}
