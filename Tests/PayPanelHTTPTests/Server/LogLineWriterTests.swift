@@ -19,10 +19,10 @@ import TestSupport
     /// Reads the pipe while the writer finishes, then closes the write end: everything written.
     /// (The read end is closed after the write end: no SIGPIPE in this process.)
     static func finishReading(_ writer: LogLineWriter, _ pipe: ClosingPipe) async throws -> String {
-        async let text = onThread { pipe.readToEnd() }
+        let text = StartedThread { pipe.readToEnd() }
         try await onThread { writer.finish(within: .seconds(30)) }
         close(pipe.writeEnd)
-        return try await text
+        return try await text.value()
     }
 
     @Test("Lines reach the descriptor whole and in order, a line longer than a pipe's atomic write too")
