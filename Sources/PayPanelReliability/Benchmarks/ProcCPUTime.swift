@@ -19,16 +19,7 @@ package enum ProcCPUTime {
     /// names them; a thread that has ended no longer counts) of process `pid` (this one unless
     /// given).
     package static func threadsNamed(_ name: String, inProcess pid: String = "self") -> Double {
-        let tasks = "/proc/\(pid)/task"
-        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks) else { return 0 }
-        var total = 0.0
-        for thread in threads {
-            guard let comm = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8),
-                comm.trimmingCharacters(in: .newlines) == name
-            else { continue }
-            total += seconds(statFile: "\(tasks)/\(thread)/stat") ?? 0
-        }
-        return total
+        threads(inProcess: pid).values.filter { $0.name == name }.reduce(0) { $0 + $1.seconds }
     }
 
     /// Each thread of process `pid` (this one unless given), by thread id: its name (`comm`)

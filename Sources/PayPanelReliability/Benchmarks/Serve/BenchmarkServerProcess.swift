@@ -49,10 +49,6 @@ final class BenchmarkServerProcess: @unchecked Sendable {
     /// `stime` of /proc/<pid>/stat, in clock ticks); 0 when it cannot be read.
     func cpuSeconds() -> Double { ProcCPUTime.seconds(statFile: "/proc/\(pid)/stat") ?? 0 }
 
-    /// The CPU time the child's `payment-service` thread has used so far, in seconds: the thread
-    /// every payment's store work and state changes run on (`PaymentService`).
-    func serviceThreadCPUSeconds() -> Double { ProcCPUTime.threadsNamed(PaymentService.threadName, inProcess: String(pid)) }
-
     /// Every thread of the child, by thread id: its name and the CPU seconds it has used so far.
     func threadCPUSeconds() -> [String: (name: String, seconds: Double)] { ProcCPUTime.threads(inProcess: String(pid)) }
 

@@ -144,7 +144,6 @@ public struct ServeBenchmark: Sendable {
                         let set = sets[side - 1]
                         let cpuBefore = set.servers.map { $0.cpuSeconds() }.reduce(0, +)
                         let switchesBefore = set.servers.map { $0.contextSwitches() }.reduce(0, +)
-                        let serviceBefore = set.servers.map { $0.serviceThreadCPUSeconds() }.reduce(0, +)
                         let threadsBefore = set.servers.map { $0.threadCPUSeconds() }
                         var measured = await ServeBenchmarkRunners.overHTTP(ports: set.ports, apiKey: set.apiKey, clients: clients, tokens: share)
                         measured.threadCPUSeconds = zip(set.servers, threadsBefore).map { server, before in
@@ -152,7 +151,6 @@ public struct ServeBenchmark: Sendable {
                         }.reduce(into: [:]) { sum, kinds in sum.merge(kinds, uniquingKeysWith: +) }
                         measured.serverCPUSeconds = set.servers.map { $0.cpuSeconds() }.reduce(0, +) - cpuBefore
                         measured.serverContextSwitches = set.servers.map { $0.contextSwitches() }.reduce(0, +) - switchesBefore
-                        measured.serviceThreadCPUSeconds = set.servers.map { $0.serviceThreadCPUSeconds() }.reduce(0, +) - serviceBefore
                         http[side - 1].add(measured)
                     }
                 }

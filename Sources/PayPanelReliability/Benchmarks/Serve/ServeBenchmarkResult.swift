@@ -41,8 +41,9 @@ public struct ServeSideFigures: Sendable {
         serverContextSwitchesPerPayment = measurement.serverContextSwitches.flatMap { switches in
             sorted.isEmpty ? nil : Double(switches) / Double(sorted.count)
         }
-        serviceThreadCPUMillisecondsPerPayment = measurement.serviceThreadCPUSeconds.flatMap { cpu in
-            sorted.isEmpty ? nil : cpu * 1000 / Double(sorted.count)
+        // The `payment-service` thread (`PaymentService`) is one kind among the threads.
+        serviceThreadCPUMillisecondsPerPayment = measurement.threadCPUSeconds.flatMap { kinds in
+            sorted.isEmpty ? nil : (kinds[PaymentService.threadName] ?? 0) * 1000 / Double(sorted.count)
         }
         threadCPUMillisecondsPerPayment = measurement.threadCPUSeconds.flatMap { kinds in
             sorted.isEmpty ? nil : kinds.map { (kind: $0.key, milliseconds: $0.value * 1000 / Double(sorted.count)) }

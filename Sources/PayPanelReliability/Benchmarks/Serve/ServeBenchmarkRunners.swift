@@ -14,9 +14,6 @@ struct ServeRunMeasurement: Sendable {
     var serverCPUSeconds: Double?
     /// Context switches of the server processes' threads meanwhile; nil for the in-process side.
     var serverContextSwitches: Int?
-    /// CPU time of the server processes' `payment-service` threads meanwhile, in seconds; nil
-    /// for the in-process side.
-    var serviceThreadCPUSeconds: Double?
     /// CPU time of the server processes' threads meanwhile, by kind of thread
     /// (`ProcCPUTime.byKind`), in seconds; nil for the in-process side.
     var threadCPUSeconds: [String: Double]?
@@ -28,7 +25,6 @@ struct ServeRunMeasurement: Sendable {
         firstError = firstError ?? other.firstError
         if let more = other.serverCPUSeconds { serverCPUSeconds = (serverCPUSeconds ?? 0) + more }
         if let more = other.serverContextSwitches { serverContextSwitches = (serverContextSwitches ?? 0) + more }
-        if let more = other.serviceThreadCPUSeconds { serviceThreadCPUSeconds = (serviceThreadCPUSeconds ?? 0) + more }
         if let more = other.threadCPUSeconds { threadCPUSeconds = (threadCPUSeconds ?? [:]).merging(more, uniquingKeysWith: +) }
     }
 }
