@@ -1,4 +1,5 @@
 import Foundation
+import PayPanelHTTP
 
 /// Replaces a file's contents in one step: the bytes go to a new file in the same directory,
 /// which `rename(2)` then moves over the old one (atomic within a file system), so a reader
@@ -50,18 +51,7 @@ package enum AtomicFile {
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32, path: String) throws(AtomicFileError) {
-        let failure: Int32? = bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
+        let failure = bytes.withUnsafeBytes { POSIX.writeAll($0, to: descriptor) }
         if let failure { throw AtomicFileError(step: "writing", path: path, code: failure) }
     }
 

@@ -119,22 +119,10 @@ package final class LogLineWriter: Sendable {
         return batch
     }
 
-    /// `write(2)` until every byte is out; gives up on an error other than EINTR (a closed
-    /// descriptor: nobody reads the log any more, and there is nowhere to say so).
+    /// Every byte of `text` out (`POSIX.writeAll`); a failure is dropped (a closed descriptor:
+    /// nobody reads the log any more, and there is nowhere to say so).
     private func writeFully(_ text: String) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+        text.withUTF8 { bytes in _ = POSIX.writeAll(UnsafeRawBufferPointer(bytes), to: descriptor) }
     }
 }

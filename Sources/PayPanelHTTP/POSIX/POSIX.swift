@@ -1,10 +1,28 @@
 import Glibc
 
 /// Small helpers over libc, so the loop's code reads as what it does rather than as casts.
-enum POSIX {
+package enum POSIX {
     /// `strerror` in lower case, for reasons such as "address already in use".
     static func describe(errno code: Int32) -> String {
         String(cString: strerror(code)).lowercased()
+    }
+
+    /// Writes every byte of `bytes` to `descriptor` (a file or a pipe), going on after a partial
+    /// write and retrying one that a signal interrupted; the `errno` of the write that failed
+    /// (EIO for one that wrote nothing), or nil when all was written.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written > 0 {
+                offset += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else {
+                return written < 0 ? errno : EIO
+            }
+        }
+        return nil
     }
 
     /// Closes a descriptor, retrying nothing: on Linux the descriptor is released even when
