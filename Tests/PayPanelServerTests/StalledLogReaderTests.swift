@@ -10,10 +10,10 @@ import TestSupport
 /// and every connection with it. Each server command is run with its standard error on a pipe
 /// the test does not read until the requests are done.
 @Suite struct StalledLogReaderTests {
-    /// Every server command that writes an access log (the source file that sets it, which
+    /// Every server command that writes an access log, with the source file that sets it (which
     /// `everyLogSetInSourcesIsQueued` finds), and its arguments in `directory`.
-    static let commands = ["serve", "processor serve"]
-    static let commandFiles = ["serve": "Commands/Serve/ServeCommand.swift", "processor serve": "Commands/Processor/ProcessorServeCommand.swift"]
+    static let commandFiles = ["serve": "paypanel/Commands/Serve/ServeCommand.swift", "processor serve": "paypanel/Commands/Processor/ProcessorServeCommand.swift"]
+    static let commands = commandFiles.keys.sorted()
 
     static func arguments(_ command: String, in directory: TemporaryDirectory) -> [String] {
         switch command {
@@ -87,7 +87,7 @@ import TestSupport
         for setter in setters {
             #expect(setter.line.contains("writeError("), "\(setter.file) writes a log line on the event loop without queuing it: \(setter.line)")
         }
-        #expect(Set(setters.map(\.file)) == Set(Self.commands.compactMap { Self.commandFiles[$0].map { "paypanel/" + $0 } }),
+        #expect(Set(setters.map(\.file)) == Set(Self.commandFiles.values),
                 "a server command sets a log that keepsAnsweringWithAStalledLogReader does not run: \(setters.map(\.file))")
     }
 }
